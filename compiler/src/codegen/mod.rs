@@ -1,0 +1,124 @@
+//! Emitting Rust: [`Emit`] is what an operator's codegen sees (views of its
+//! tensors, constants to put in flash); [`model`] assembles the generated
+//! type around the ops' calls.
+
+pub mod model;
+
+use crate::diag::Error;
+use crate::graph::{Graph, Tensor};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::HashMap;
+
+/// Codegen state shared by all ops of one model.
+pub struct Emit<'g> {
+    graph: &'g Graph<'g>,
+    /// Arena byte offset of each tensor that lives in the arena.
+    offsets: Vec<Option<usize>>,
+    /// `static` items (weights, constant tables) emitted so far.
+    statics: Vec<TokenStream>,
+    /// Constant tensors already emitted, by tensor index.
+    tensor_statics: HashMap<usize, Ident>,
+    /// Total bytes of constant data emitted.
+    pub flash_bytes: usize,
+}
+
+impl<'g> Emit<'g> {
+    /// A fresh emitter for a planned graph.
+    pub fn new(graph: &'g Graph<'g>, offsets: Vec<Option<usize>>) -> Self {
+        Emit { graph, offsets, statics: Vec::new(), tensor_statics: HashMap::new(), flash_bytes: 0 }
+    }
+
+    /// The emitted statics.
+    pub fn into_statics(self) -> Vec<TokenStream> {
+        self.statics
+    }
+
+    fn elem_type(t: &Tensor<'_>) -> Result<TokenStream, Error> {
+        let ty = t
+            .dtype
+            .rust()
+            .ok_or_else(|| Error::model(format!("tensor '{}' has dtype {}, which has no kernel", t.name, t.dtype.name())))?;
+        let ty = Ident::new(ty, Span::call_site());
+        Ok(quote!(#ty))
+    }
+
+    /// Static bytes in flash, 16-aligned; returns the static's name.
+    pub fn bytes(&mut self, data: &[u8]) -> Ident {
+        let name = format_ident!("CONST_{}", self.statics.len());
+        let len = data.len();
+        let lit = Literal::byte_string(data);
+        self.statics.push(quote! {
+            static #name: ::tinyaot::Aligned<[u8; #len]> = ::tinyaot::Aligned(*#lit);
+        });
+        self.flash_bytes += len;
+        name
+    }
+
+    /// A `&'static [i32]` expression for a constant table.
+    pub fn i32s(&mut self, values: &[i32]) -> TokenStream {
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let name = self.bytes(&data);
+        quote!(#name.cast::<i32>())
+    }
+
+    /// An expression `&[T]` reading tensor `t`: its flash static if it is a
+    /// constant, else its arena view.
+    pub fn read(&mut self, t: usize) -> Result<TokenStream, Error> {
+        let graph = self.graph;
+        let t = &graph.tensors[t];
+        let ty = Self::elem_type(t)?;
+        if let Some(data) = t.data {
+            let name = match self.tensor_statics.get(&t.index) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = self.bytes(data);
+                    self.tensor_statics.insert(t.index, n.clone());
+                    n
+                }
+            };
+            return Ok(quote!(#name.cast::<#ty>()));
+        }
+        let (offset, len) = self.placement(t)?;
+        // SAFETY (of the emitted block): the plan, checked before emission,
+        // puts this tensor at `offset..offset + bytes` inside the arena,
+        // 16-aligned, disjoint from every buffer live at this op; the op
+        // only writes its outputs, which are other buffers.
+        Ok(quote!(unsafe { ::tinyaot::arena::view::<#ty>(base, #offset, #len) }))
+    }
+
+    /// An expression `&mut [T]` for output tensor `t`.
+    pub fn write(&mut self, t: usize) -> Result<TokenStream, Error> {
+        let graph = self.graph;
+        let t = &graph.tensors[t];
+        let ty = Self::elem_type(t)?;
+        let (offset, len) = self.placement(t)?;
+        // SAFETY (of the emitted block): as for `read`; no other view of
+        // these bytes exists during the op (outputs are disjoint from inputs).
+        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #offset, #len) }))
+    }
+
+    /// `Some(&[T])` / `None` for an optional input.
+    pub fn read_opt(&mut self, t: Option<usize>) -> Result<TokenStream, Error> {
+        Ok(match t {
+            Some(t) => {
+                let r = self.read(t)?;
+                quote!(Some(#r))
+            }
+            None => quote!(None),
+        })
+    }
+
+    fn placement(&self, t: &Tensor<'_>) -> Result<(usize, usize), Error> {
+        let offset = self.offsets.get(t.index).copied().flatten().ok_or_else(|| {
+            Error::model(format!("internal error: tensor '{}' has no arena placement", t.name))
+        })?;
+        Ok((offset, t.elements))
+    }
+}
+
+/// `f32::from_bits(..)`: the exact value, whatever it is.
+pub fn f32_lit(x: f32) -> TokenStream {
+    let bits = x.to_bits();
+    quote!(f32::from_bits(#bits))
+}

@@ -1,0 +1,263 @@
+//! The generated model type: arena, take-once guard, typed I/O accessors,
+//! constants, the plan table, and `invoke()` with one call per op.
+
+use crate::Analysis;
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// What the macro tells the compiler about the invocation.
+pub struct Target {
+    /// Visibility of the generated type (`pub`, `pub(crate)`, nothing).
+    pub vis: TokenStream,
+    /// Name of the generated type.
+    pub name: Ident,
+    /// Absolute path of the model file, tracked with `include_bytes!` so an
+    /// edited model rebuilds the crate.
+    pub track_path: Option<String>,
+}
+
+fn dtype_tokens(d: DType) -> TokenStream {
+    match d {
+        DType::F32 => quote!(::tinyaot::DType::F32),
+        DType::I8 => quote!(::tinyaot::DType::I8),
+        DType::U8 => quote!(::tinyaot::DType::U8),
+        DType::I16 => quote!(::tinyaot::DType::I16),
+        _ => quote!(::tinyaot::DType::I32),
+    }
+}
+
+fn quant_tokens(t: &Tensor<'_>) -> TokenStream {
+    match &t.quant {
+        Some(q) if q.scales.len() == 1 => {
+            let scale = super::f32_lit(q.scale());
+            let zp = q.zero_point();
+            quote!(Some(::tinyaot::Quant { scale: #scale, zero_point: #zp }))
+        }
+        _ => quote!(None),
+    }
+}
+
+/// One graph input or output as the generated type exposes it.
+struct Io {
+    offset: usize,
+    bytes: usize,
+    elements: usize,
+    ty: Ident,
+    info: TokenStream,
+    shape: Vec<usize>,
+    quant: TokenStream,
+    name: String,
+}
+
+fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
+    let tensor = &a.graph.tensors[t];
+    let ty = tensor.dtype.rust().ok_or_else(|| {
+        Error::model(format!(
+            "graph {role} '{}' has dtype {}; supported input/output dtypes: int8, uint8, int16, int32, float32",
+            tensor.name,
+            tensor.dtype.name()
+        ))
+    })?;
+    let offset = a.tensor_offset(t).ok_or_else(|| {
+        Error::model(format!("graph {role} '{}' is a constant or unused; it has no place in the arena", tensor.name))
+    })?;
+    let name = &tensor.name;
+    let dtype = dtype_tokens(tensor.dtype);
+    let shape = &tensor.shape;
+    let quant = quant_tokens(tensor);
+    let bytes = tensor.bytes;
+    Ok(Io {
+        offset,
+        bytes,
+        elements: tensor.elements,
+        ty: format_ident!("{}", ty),
+        info: quote!(::tinyaot::TensorInfo {
+            name: #name, dtype: #dtype, shape: &[#(#shape),*], quant: #quant, offset: #offset, bytes: #bytes,
+        }),
+        shape: shape.clone(),
+        quant,
+        name: name.clone(),
+    })
+}
+
+/// Emits the whole model.
+pub fn emit(a: &Analysis<'_>, target: &Target, ops: Vec<TokenStream>, statics: Vec<TokenStream>) -> Result<TokenStream, Error> {
+    let Target { vis, name, track_path } = target;
+    let module = format_ident!("__tinyaot_{}", name);
+    let arena_size = a.plan.arena_size;
+
+    let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;
+    let outputs: Vec<Io> = a.graph.outputs.iter().map(|&t| io(a, t, "output")).collect::<Result<_, _>>()?;
+
+    let mut accessors = Vec::new();
+    for (role, list) in [("input", &inputs), ("output", &outputs)] {
+        for (i, io) in list.iter().enumerate() {
+            let suffix = if i == 0 { String::new() } else { i.to_string() };
+            let upper = format!("{}{}", role.to_uppercase(), suffix);
+            let shape_c = format_ident!("{}_SHAPE", upper);
+            let quant_c = format_ident!("{}_QUANT", upper);
+            let get = format_ident!("{}{}", role, suffix);
+            let get_mut = format_ident!("{}{}_mut", role, suffix);
+            let (off, n, ty, shape, quant) = (io.offset, io.elements, &io.ty, &io.shape, &io.quant);
+            let rank = shape.len();
+            let doc = format!(
+                "Graph {role} {i} `{}`: `{}{:?}` (shape {:?}).",
+                io.name,
+                ty,
+                [n],
+                shape
+            );
+            accessors.push(quote! {
+                #[doc = #doc]
+                pub const #shape_c: [usize; #rank] = [#(#shape),*];
+                #[doc = "Quantization of this tensor (`None` for float or unquantized tensors)."]
+                pub const #quant_c: Option<::tinyaot::Quant> = #quant;
+                #[doc = #doc]
+                #[inline]
+                pub fn #get(&self) -> &[#ty; #n] {
+                    // SAFETY: the tensor occupies `off..off + n * size_of::<T>()`
+                    // of this model's arena (checked plan); the arena is 16-aligned
+                    // and `off` is a multiple of 16; `&self` keeps it borrowed.
+                    unsafe { &*(self.arena.0.as_ptr().add(#off).cast::<[#ty; #n]>()) }
+                }
+                #[doc = #doc]
+                #[inline]
+                pub fn #get_mut(&mut self) -> &mut [#ty; #n] {
+                    // SAFETY: as above, with the exclusive borrow of `self`.
+                    unsafe { &mut *(self.arena.0.as_mut_ptr().add(#off).cast::<[#ty; #n]>()) }
+                }
+            });
+        }
+    }
+    let input_infos: Vec<&TokenStream> = inputs.iter().map(|io| &io.info).collect();
+    let output_infos: Vec<&TokenStream> = outputs.iter().map(|io| &io.info).collect();
+    let n_in = inputs.len();
+    let n_out = outputs.len();
+    let in_ranges: Vec<TokenStream> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(#i => Some(&mut self.arena.0[#o..#b]),)
+        })
+        .collect();
+    let out_ranges: Vec<TokenStream> = outputs
+        .iter()
+        .enumerate()
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(#i => Some(&self.arena.0[#o..#b]),)
+        })
+        .collect();
+
+    let placements: Vec<TokenStream> = a
+        .placements()
+        .iter()
+        .map(|p| {
+            let (n, o, s, f, l) = (&p.name, p.offset, p.size, p.first_op, p.last_op);
+            quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
+        })
+        .collect();
+    let lower_bound = a.lower_bound;
+    let tflm = a.tflm_greedy.arena_size;
+
+    let track = track_path.as_ref().map(|p| {
+        let lit = Literal::string(p);
+        quote!(const _MODEL_FILE: &[u8] = include_bytes!(#lit);)
+    });
+    let doc = a.rustdoc();
+    let module_doc = format!("Generated by `tinyaot::include_model!` for [`{name}`].");
+
+    Ok(quote! {
+        #[doc = #doc]
+        #vis struct #name<'a> {
+            arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
+        }
+
+        #[doc = #module_doc]
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, unused_unsafe, clippy::all, clippy::pedantic)]
+        mod #module {
+            pub const ARENA_SIZE: usize = #arena_size;
+            pub static TAKEN: ::tinyaot::TakeOnce = ::tinyaot::TakeOnce::new();
+            pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
+            #track
+            #(#statics)*
+
+            /// Runs every op in order on the arena at `base`.
+            ///
+            /// # Safety
+            /// `base` points to a live, exclusively borrowed, 16-aligned arena
+            /// of `ARENA_SIZE` bytes.
+            #[inline(never)]
+            pub unsafe fn run(base: *mut u8) {
+                let _ = base;
+                #(#ops)*
+            }
+        }
+
+        #[allow(clippy::all, clippy::pedantic)]
+        impl<'a> #name<'a> {
+            /// Bytes of activation memory the plan needs.
+            pub const ARENA_SIZE: usize = #module::ARENA_SIZE;
+            /// Every planned buffer, with the plan's figures.
+            pub const PLAN: ::tinyaot::MemoryPlan = ::tinyaot::MemoryPlan {
+                arena_size: #arena_size,
+                lower_bound: #lower_bound,
+                tflm_greedy: #tflm,
+                buffers: &[#(#placements),*],
+            };
+            /// The graph inputs, in order.
+            pub const INPUTS: [::tinyaot::TensorInfo; #n_in] = [#(#input_infos),*];
+            /// The graph outputs, in order.
+            pub const OUTPUTS: [::tinyaot::TensorInfo; #n_out] = [#(#output_infos),*];
+
+            /// The model on its static arena. Returns `Some` once, `None` on
+            /// every later call, so the arena is never aliased.
+            pub fn take() -> Option<#name<'static>> {
+                if #module::TAKEN.take() {
+                    // SAFETY: `TAKEN` lets exactly one caller get here, so this
+                    // is the only reference ever made to `ARENA`; `&raw mut`
+                    // creates it without an intermediate shared reference.
+                    Some(#name { arena: unsafe { &mut *(&raw mut #module::ARENA) } })
+                } else {
+                    None
+                }
+            }
+
+            /// The model on an arena you provide (placed in a chosen RAM
+            /// section, or on the stack).
+            pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
+                #name { arena }
+            }
+
+            /// Runs the model: reads the inputs, writes the outputs.
+            #[inline]
+            pub fn invoke(&mut self) {
+                // SAFETY: `self.arena` is an exclusive borrow of an arena of
+                // `ARENA_SIZE` bytes, 16-aligned by its type.
+                unsafe { #module::run(self.arena.as_mut_ptr()) }
+            }
+
+            /// Bytes of graph input `i`, for generic code (`None` if out of range).
+            pub fn input_bytes_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+                match i {
+                    #(#in_ranges)*
+                    _ => None,
+                }
+            }
+
+            /// Bytes of graph output `i` (`None` if out of range).
+            pub fn output_bytes(&self, i: usize) -> Option<&[u8]> {
+                match i {
+                    #(#out_ranges)*
+                    _ => None,
+                }
+            }
+
+            #(#accessors)*
+        }
+    })
+}

@@ -1,0 +1,401 @@
+//! The graph IR: tensors (shape, dtype, quantization, constant data) and
+//! nodes (builtin code, tensor indices, options), read from subgraph 0 with
+//! every index and size checked. Operator semantics live in `ops/`.
+
+use crate::diag::Error;
+use crate::tflite::{self, Options, names};
+
+/// Largest tensor tinyaot accepts, in bytes. No microcontroller has more
+/// memory; anything larger is a corrupt or hostile file.
+pub const MAX_TENSOR_BYTES: usize = 1 << 31;
+/// Largest rank accepted.
+pub const MAX_RANK: usize = 6;
+
+/// Element type of a tensor (TFLite `TensorType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    /// float32
+    F32,
+    /// float16
+    F16,
+    /// int32
+    I32,
+    /// uint8
+    U8,
+    /// int64
+    I64,
+    /// bool
+    Bool,
+    /// int16
+    I16,
+    /// int8
+    I8,
+    /// Any other `TensorType` code.
+    Other(i8),
+}
+
+impl DType {
+    fn from_code(code: i8) -> DType {
+        match code {
+            0 => DType::F32,
+            1 => DType::F16,
+            2 => DType::I32,
+            3 => DType::U8,
+            4 => DType::I64,
+            6 => DType::Bool,
+            7 => DType::I16,
+            9 => DType::I8,
+            c => DType::Other(c),
+        }
+    }
+
+    /// Lower-case name as users know it.
+    pub fn name(self) -> String {
+        match self {
+            DType::F32 => "float32".into(),
+            DType::F16 => "float16".into(),
+            DType::I32 => "int32".into(),
+            DType::U8 => "uint8".into(),
+            DType::I64 => "int64".into(),
+            DType::Bool => "bool".into(),
+            DType::I16 => "int16".into(),
+            DType::I8 => "int8".into(),
+            DType::Other(c) => format!("TensorType {c}"),
+        }
+    }
+
+    /// Bytes per element, for types tinyaot can store.
+    pub fn size(self) -> Option<usize> {
+        match self {
+            DType::F32 | DType::I32 => Some(4),
+            DType::F16 | DType::I16 => Some(2),
+            DType::U8 | DType::I8 | DType::Bool => Some(1),
+            DType::I64 => Some(8),
+            DType::Other(_) => None,
+        }
+    }
+
+    /// The Rust element type the generated code uses.
+    pub fn rust(self) -> Option<&'static str> {
+        match self {
+            DType::F32 => Some("f32"),
+            DType::I32 => Some("i32"),
+            DType::U8 => Some("u8"),
+            DType::I16 => Some("i16"),
+            DType::I8 => Some("i8"),
+            _ => None,
+        }
+    }
+}
+
+/// Affine quantization parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quant {
+    /// One scale, or one per channel along `axis`.
+    pub scales: Vec<f32>,
+    /// Zero points (same length as `scales`).
+    pub zero_points: Vec<i64>,
+    /// The channel axis for per-channel parameters.
+    pub axis: usize,
+}
+
+impl Quant {
+    /// The per-tensor scale (the first one).
+    pub fn scale(&self) -> f32 {
+        self.scales[0]
+    }
+    /// The per-tensor zero point.
+    pub fn zero_point(&self) -> i32 {
+        self.zero_points[0] as i32
+    }
+}
+
+/// A tensor of the graph.
+#[derive(Clone, Debug)]
+pub struct Tensor<'a> {
+    /// Index in the subgraph.
+    pub index: usize,
+    /// Name from the model ("tensor N" if it has none).
+    pub name: String,
+    /// Shape (empty for a scalar).
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub dtype: DType,
+    /// Quantization, when present.
+    pub quant: Option<Quant>,
+    /// Constant contents, little-endian, for tensors backed by a buffer.
+    pub data: Option<&'a [u8]>,
+    /// A variable (state) tensor.
+    pub is_variable: bool,
+    /// Number of elements.
+    pub elements: usize,
+    /// Size in bytes (0 when the dtype has no storage size).
+    pub bytes: usize,
+}
+
+impl Tensor<'_> {
+    /// `float32[1, 49, 10, 1]`.
+    pub fn describe(&self) -> String {
+        format!("{}{:?}", self.dtype.name(), self.shape)
+    }
+
+    /// The per-tensor quantization, or an error naming the tensor.
+    pub fn per_tensor_quant(&self) -> Result<(f32, i32), String> {
+        match &self.quant {
+            Some(q) if q.scales.len() == 1 => Ok((q.scale(), q.zero_point())),
+            Some(_) => Err(format!(
+                "tensor '{}' must have one (per-tensor) scale, it has {}",
+                self.name,
+                self.quant.as_ref().map_or(0, |q| q.scales.len())
+            )),
+            None => Err(format!("tensor '{}' ({}) has no quantization parameters", self.name, self.describe())),
+        }
+    }
+}
+
+/// One operator of the graph, before its semantics are checked.
+#[derive(Clone)]
+pub struct Node<'a> {
+    /// Position in execution order.
+    pub index: usize,
+    /// Builtin operator code (32 = CUSTOM).
+    pub code: i32,
+    /// Operator name (`CONV_2D`, or the custom op's name).
+    pub name: String,
+    /// Operator version.
+    pub version: i32,
+    /// Input tensor indices; `None` for an omitted optional input.
+    pub inputs: Vec<Option<usize>>,
+    /// Output tensor indices.
+    pub outputs: Vec<usize>,
+    /// `BuiltinOptions` union tag.
+    pub options_type: u8,
+    /// `BuiltinOptions` table.
+    pub options: Option<Options<'a>>,
+}
+
+/// Subgraph 0 of a model.
+pub struct Graph<'a> {
+    /// All tensors.
+    pub tensors: Vec<Tensor<'a>>,
+    /// Operators in execution order.
+    pub nodes: Vec<Node<'a>>,
+    /// Graph input tensor indices.
+    pub inputs: Vec<usize>,
+    /// Graph output tensor indices.
+    pub outputs: Vec<usize>,
+}
+
+fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
+    usize::try_from(raw)
+        .ok()
+        .filter(|&i| i < count)
+        .ok_or_else(|| Error::model(format!("{what} refers to tensor {raw}, but the graph has {count} tensors")))
+}
+
+impl<'a> Graph<'a> {
+    /// Reads subgraph 0 of a verified model.
+    pub fn read(model: &tflite::Model<'a>) -> Result<Graph<'a>, Error> {
+        let subgraphs = model.subgraphs().ok_or_else(|| Error::model("the model has no subgraph"))?;
+        match subgraphs.len() {
+            0 => return Err(Error::model("the model has no subgraph")),
+            1 => {}
+            n => {
+                return Err(Error::model(format!(
+                    "the model has {n} subgraphs; tinyaot compiles single-subgraph models \
+                     (control flow such as IF/WHILE/CALL_ONCE is not supported)"
+                )));
+            }
+        }
+        let sg = subgraphs.get(0);
+        let buffers = model.buffers();
+        let codes = model.operator_codes();
+
+        let raw_tensors = sg.tensors().ok_or_else(|| Error::model("subgraph 0 has no tensors"))?;
+        let mut tensors = Vec::with_capacity(raw_tensors.len());
+        for (index, t) in raw_tensors.iter().enumerate() {
+            tensors.push(read_tensor(index, &t, buffers.as_ref())?);
+        }
+        let count = tensors.len();
+
+        let inputs = sg
+            .inputs()
+            .map(|v| v.iter().map(|i| tensor_index(i, count, "a graph input")).collect::<Result<Vec<_>, _>>())
+            .transpose()?
+            .unwrap_or_default();
+        let outputs = sg
+            .outputs()
+            .map(|v| v.iter().map(|i| tensor_index(i, count, "a graph output")).collect::<Result<Vec<_>, _>>())
+            .transpose()?
+            .unwrap_or_default();
+        if inputs.is_empty() {
+            return Err(Error::model("the graph has no inputs"));
+        }
+        if outputs.is_empty() {
+            return Err(Error::model("the graph has no outputs"));
+        }
+
+        let mut nodes = Vec::new();
+        if let Some(ops) = sg.operators() {
+            for (index, op) in ops.iter().enumerate() {
+                nodes.push(read_node(index, &op, codes.as_ref(), count)?);
+            }
+        }
+        Ok(Graph { tensors, nodes, inputs, outputs })
+    }
+}
+
+type CodeVec<'a> = flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<tflite::OperatorCode<'a>>>;
+type BufferVec<'a> = flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<tflite::Buffer<'a>>>;
+
+fn read_node<'a>(
+    index: usize,
+    op: &tflite::Operator<'a>,
+    codes: Option<&CodeVec<'a>>,
+    count: usize,
+) -> Result<Node<'a>, Error> {
+    let opcode_index = op.opcode_index() as usize;
+    let code = codes
+        .filter(|c| opcode_index < c.len())
+        .map(|c| c.get(opcode_index))
+        .ok_or_else(|| Error::model(format!("op {index}: operator code index {opcode_index} is out of range")))?;
+    let builtin = code.code();
+    let name = if builtin == 32 {
+        format!("CUSTOM:{}", code.custom_code().unwrap_or("?"))
+    } else {
+        names::builtin_name(builtin).map_or_else(|| format!("builtin operator {builtin}"), str::to_string)
+    };
+    let what = format!("op {index} ({name})");
+    let inputs = op
+        .inputs()
+        .map(|v| {
+            v.iter()
+                .map(|i| if i < 0 { Ok(None) } else { tensor_index(i, count, &what).map(Some) })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?
+        .unwrap_or_default();
+    let outputs = op
+        .outputs()
+        .map(|v| v.iter().map(|i| tensor_index(i, count, &what)).collect::<Result<Vec<_>, _>>())
+        .transpose()?
+        .unwrap_or_default();
+    Ok(Node {
+        index,
+        code: builtin,
+        name,
+        version: code.version(),
+        inputs,
+        outputs,
+        options_type: op.builtin_options_type(),
+        options: op.builtin_options(),
+    })
+}
+
+fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&BufferVec<'a>>) -> Result<Tensor<'a>, Error> {
+    let name = match t.name() {
+        "" => format!("tensor {index}"),
+        n => n.to_string(),
+    };
+    let dtype = DType::from_code(t.dtype());
+    let raw_shape: Vec<i32> = t.shape().map(|s| s.iter().collect()).unwrap_or_default();
+    if raw_shape.len() > MAX_RANK {
+        return Err(Error::model(format!(
+            "tensor '{name}' has rank {}; tinyaot supports up to {MAX_RANK} dimensions",
+            raw_shape.len()
+        )));
+    }
+    // `shape_signature` may mark a dimension dynamic (-1) while `shape` holds
+    // the size the model was converted with; like TFLM, use `shape`.
+    if raw_shape.iter().any(|&d| d < 0) {
+        return Err(Error::model(format!(
+            "tensor '{name}' has a dynamic (-1) dimension {raw_shape:?}; tinyaot needs every shape \
+             fixed at compile time (convert with a fixed batch size, e.g. `batch_size=1`)"
+        )));
+    }
+    let shape: Vec<usize> = raw_shape.iter().map(|&d| d as usize).collect();
+    let elements = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= MAX_TENSOR_BYTES)
+        .ok_or_else(|| Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")))?;
+    let bytes = match dtype.size() {
+        Some(s) => elements
+            .checked_mul(s)
+            .filter(|&b| b <= MAX_TENSOR_BYTES)
+            .ok_or_else(|| Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")))?,
+        None => 0,
+    };
+    if t.is_sparse() {
+        return Err(Error::model(format!("tensor '{name}' is sparse; sparse tensors are not supported")));
+    }
+
+    let quant = match t.quantization() {
+        Some(q) if q.details_type() != 0 => {
+            return Err(Error::model(format!("tensor '{name}' uses custom quantization details, which are not supported")));
+        }
+        Some(q) => match q.scale() {
+            Some(scales) if !scales.is_empty() => {
+                let scales: Vec<f32> = scales.iter().collect();
+                let mut zero_points: Vec<i64> = q.zero_point().map(|z| z.iter().collect()).unwrap_or_default();
+                if zero_points.is_empty() {
+                    zero_points = vec![0; scales.len()];
+                }
+                if zero_points.len() != scales.len() {
+                    return Err(Error::model(format!(
+                        "tensor '{name}' has {} scales but {} zero points",
+                        scales.len(),
+                        zero_points.len()
+                    )));
+                }
+                let axis = q.quantized_dimension();
+                let axis = usize::try_from(axis).ok().filter(|&a| scales.len() == 1 || a < shape.len()).ok_or_else(|| {
+                    Error::model(format!("tensor '{name}' has quantized dimension {axis} outside its rank {}", shape.len()))
+                })?;
+                if scales.len() > 1 && shape[axis] != scales.len() {
+                    return Err(Error::model(format!(
+                        "tensor '{name}' has {} per-channel scales but dimension {axis} is {}",
+                        scales.len(),
+                        shape[axis]
+                    )));
+                }
+                if scales.iter().any(|s| !s.is_finite() || *s <= 0.0) {
+                    return Err(Error::model(format!("tensor '{name}' has a non-positive or non-finite scale")));
+                }
+                Some(Quant { scales, zero_points, axis })
+            }
+            _ => None,
+        },
+        None => None,
+    };
+
+    let buffer_index = t.buffer() as usize;
+    let data = if buffer_index == 0 {
+        None
+    } else {
+        let buffers = buffers
+            .filter(|b| buffer_index < b.len())
+            .ok_or_else(|| Error::model(format!("tensor '{name}' refers to buffer {buffer_index}, which does not exist")))?;
+        let buffer = buffers.get(buffer_index);
+        if buffer.offset() > 1 {
+            return Err(Error::model(format!(
+                "tensor '{name}' keeps its data outside the flatbuffer (a >2 GB model); not supported"
+            )));
+        }
+        match buffer.data() {
+            Some(d) if !d.is_empty() => {
+                if d.len() != bytes {
+                    return Err(Error::model(format!(
+                        "tensor '{name}' ({}{:?}) needs {bytes} bytes of data, its buffer has {}",
+                        dtype.name(),
+                        shape,
+                        d.len()
+                    )));
+                }
+                Some(d)
+            }
+            _ => None,
+        }
+    };
+    Ok(Tensor { index, name, shape, dtype, quant, data, is_variable: t.is_variable(), elements, bytes })
+}

@@ -1,0 +1,146 @@
+//! # tinyaot-compiler
+//!
+//! The ahead-of-time compiler behind `tinyaot::include_model!`, as a plain
+//! library (the proc macro, the CLI and the tests all call it):
+//!
+//! ```text
+//! bytes --tflite::read--> verified flatbuffer --Graph::read--> Graph
+//!       --ops::lower--> checked operators --schedule--> buffers + lifetimes
+//!       --plan--> offsets --codegen--> Rust tokens
+//! ```
+//!
+//! [`analyze`] runs everything up to the plan; [`compile`] also emits code.
+
+pub mod codegen;
+pub mod diag;
+pub mod graph;
+pub mod ops;
+pub mod plan;
+pub mod quant;
+pub mod report;
+pub mod schedule;
+pub mod tflite;
+
+pub use codegen::model::Target;
+pub use diag::{Error, Site};
+
+use graph::Graph;
+use ops::Operator;
+use plan::Plan;
+use proc_macro2::TokenStream;
+use schedule::Schedule;
+
+/// A checked and planned model.
+pub struct Analysis<'a> {
+    /// Subgraph 0.
+    pub graph: Graph<'a>,
+    /// One checked operator per node.
+    pub ops: Vec<Box<dyn Operator>>,
+    /// Arena buffers and their lifetimes.
+    pub schedule: Schedule,
+    /// Our plan (checked).
+    pub plan: Plan,
+    /// TFLM's greedy planner on TFLM's buffers (every tensor its own buffer).
+    pub tflm_greedy: Plan,
+    /// Largest sum of aligned live sizes at one time step.
+    pub lower_bound: usize,
+    /// The TFLM time step at which that sum is reached.
+    pub peak_step: usize,
+}
+
+/// One row of the plan table.
+#[derive(Clone, Debug)]
+pub struct PlacementRow {
+    /// Tensor name (aliases joined with " = ").
+    pub name: String,
+    /// Byte offset.
+    pub offset: usize,
+    /// Bytes.
+    pub size: usize,
+    /// First op index at which it is live.
+    pub first_op: usize,
+    /// Last op index at which it is live.
+    pub last_op: usize,
+    /// Buffer index in the schedule.
+    pub buffer: usize,
+}
+
+impl<'a> Analysis<'a> {
+    /// Arena offset of tensor `t`, if it lives in the arena.
+    pub fn tensor_offset(&self, t: usize) -> Option<usize> {
+        self.schedule.buffer_of.get(t).copied().flatten().map(|b| self.plan.offsets[b])
+    }
+
+    /// Op index of a TFLM time step (step 0, before the first op, is op 0).
+    pub fn op_of_step(&self, step: usize) -> usize {
+        step.saturating_sub(1).min(self.graph.nodes.len().saturating_sub(1))
+    }
+
+    /// The plan as rows, in buffer order.
+    pub fn placements(&self) -> Vec<PlacementRow> {
+        self.schedule
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| PlacementRow {
+                name: b.tensors.iter().map(|&t| self.graph.tensors[t].name.as_str()).collect::<Vec<_>>().join(" = "),
+                offset: self.plan.offsets[i],
+                size: b.size,
+                first_op: self.op_of_step(b.life.first),
+                last_op: self.op_of_step(b.life.last),
+                buffer: i,
+            })
+            .collect()
+    }
+
+    /// Multiply-accumulates per invoke.
+    pub fn macs(&self) -> u64 {
+        self.ops.iter().map(|o| o.macs()).sum()
+    }
+}
+
+/// Reads, checks and plans a model.
+pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
+    let model = tflite::read(bytes)?;
+    let graph = Graph::read(&model)?;
+    let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
+    let schedule = schedule::schedule(&graph, &ops)?;
+    let requests = schedule.requests();
+    let plan = plan::plan(&requests);
+    plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
+    let tflm_greedy = plan::plan_tflm_greedy(&schedule.tflm_requests);
+    let (lower_bound, peak_step) = plan::lower_bound(&requests);
+    Ok(Analysis { graph, ops, schedule, plan, tflm_greedy, lower_bound, peak_step })
+}
+
+/// The result of compiling a model.
+pub struct Compiled {
+    /// The generated items.
+    pub tokens: TokenStream,
+    /// Planned arena bytes.
+    pub arena_size: usize,
+    /// The plan report (the same text as the CLI prints).
+    pub report: String,
+}
+
+/// Compiles a model into Rust items, checking the arena against `arena_limit`.
+pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Result<Compiled, Error> {
+    let a = analyze(bytes)?;
+    if let Some(limit) = arena_limit {
+        if a.plan.arena_size > limit {
+            return Err(Error::arena_limit(report::over_budget(&a, limit)));
+        }
+    }
+    let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
+    let mut emit = codegen::Emit::new(&a.graph, offsets);
+    let mut calls = Vec::new();
+    for op in &a.ops {
+        let call = op.emit(&mut emit)?;
+        if !call.is_empty() {
+            calls.push(quote::quote! { { #call } });
+        }
+    }
+    let statics = emit.into_statics();
+    let tokens = codegen::model::emit(&a, target, calls, statics)?;
+    Ok(Compiled { tokens, arena_size: a.plan.arena_size, report: report::plan_table(&a) })
+}

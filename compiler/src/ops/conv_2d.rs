@@ -1,0 +1,180 @@
+//! CONV_2D: int8 (per-channel or per-tensor symmetric filter, int32 bias)
+//! and float32; stride, dilation, SAME/VALID, fused RELU/RELU6/RELU_N1_TO_1,
+//! grouped filters.
+
+use super::{Activation, Arith, OpCx, Operator, Padding, Requant, check_bias, positive};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `Conv2DOptions`.
+const OPTIONS: u8 = 1;
+
+/// The window geometry shared by CONV_2D and DEPTHWISE_CONV_2D.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    /// Input N, H, W, C.
+    pub input: [usize; 4],
+    /// Output N, H, W, C.
+    pub output: [usize; 4],
+    /// Filter height and width.
+    pub kernel: [usize; 2],
+    /// Stride (h, w).
+    pub stride: [usize; 2],
+    /// Dilation (h, w).
+    pub dilation: [usize; 2],
+    /// Top and left padding.
+    pub pad: [usize; 2],
+}
+
+impl Geometry {
+    /// Computes output size and padding, and checks the stored output shape.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cx: &OpCx<'_, '_>,
+        input: [usize; 4],
+        kernel: [usize; 2],
+        out_channels: usize,
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        padding: Padding,
+        output: &crate::graph::Tensor<'_>,
+    ) -> Result<Geometry, Error> {
+        let oh = padding.out_size(input[1], kernel[0], stride[0], dilation[0]);
+        let ow = padding.out_size(input[2], kernel[1], stride[1], dilation[1]);
+        let (Some(oh), Some(ow)) = (oh, ow) else {
+            return Err(cx.err(format!(
+                "a {}x{} filter (dilation {}x{}) does not fit the {}x{} input with VALID padding",
+                kernel[0], kernel[1], dilation[0], dilation[1], input[1], input[2]
+            )));
+        };
+        let out = [input[0], oh, ow, out_channels];
+        cx.check_shape(output, &out)?;
+        if oh == 0 || ow == 0 {
+            return Err(cx.err("the output is empty"));
+        }
+        let pad = [
+            Padding::leading(input[1], kernel[0], stride[0], dilation[0], oh),
+            Padding::leading(input[2], kernel[1], stride[1], dilation[1], ow),
+        ];
+        Ok(Geometry { input, output: out, kernel, stride, dilation, pad })
+    }
+
+    /// The runtime's `Window` literal.
+    pub fn window(&self) -> TokenStream {
+        let [sh, sw] = self.stride;
+        let [dh, dw] = self.dilation;
+        let [pt, pl] = self.pad;
+        quote!(&::tinyaot::kernels::conv::Window {
+            stride_h: #sh, stride_w: #sw, dilation_h: #dh, dilation_w: #dw, pad_top: #pt, pad_left: #pl,
+        })
+    }
+}
+
+/// Reads the common stride/dilation/padding/activation options.
+pub struct WindowOptions {
+    /// SAME or VALID.
+    pub padding: Padding,
+    /// (h, w)
+    pub stride: [usize; 2],
+    /// (h, w)
+    pub dilation: [usize; 2],
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+struct Conv2d {
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+    geo: Geometry,
+    filter_depth: usize,
+    arith: Arith<Requant>,
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 3, 1)?;
+    let opts = cx.options(OPTIONS, "Conv2DOptions")?;
+    let o = opts.as_ref();
+    let wo = WindowOptions {
+        padding: Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?,
+        stride: [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?],
+        dilation: [positive(cx, o, 5, 1, "dilation_h")?, positive(cx, o, 4, 1, "dilation_w")?],
+        activation: Activation::parse(cx, o.map(|o| o.scalar::<i8>(3, 0)).transpose()?.unwrap_or(0))?,
+    };
+    let input = cx.input(0)?;
+    let filter = cx.input(1)?;
+    let bias = cx.opt_input(2);
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    let ishape = cx.nhwc(input, "input")?;
+    let [oc, kh, kw, kc] = cx.nhwc(filter, "filter")?;
+    if kc == 0 || ishape[3] % kc != 0 || oc % (ishape[3] / kc) != 0 {
+        return Err(cx.err(format!(
+            "filter depth {kc} does not divide input depth {} into groups that divide {oc} output channels",
+            ishape[3]
+        )));
+    }
+    let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
+    let arith = match (input.dtype, filter.dtype, output.dtype) {
+        (DType::I8, DType::I8, DType::I8) => {
+            check_bias(cx, bias, DType::I32, oc)?;
+            Arith::Int8(Requant::new(cx, input, filter, output, oc, wo.activation)?)
+        }
+        (DType::F32, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, oc)?;
+            let (lo, hi) = wo.activation.float_range();
+            Arith::Float(lo, hi)
+        }
+        (i, f, o) => {
+            return Err(cx.unsupported(
+                &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
+                "int8/int8/int8 (int32 bias), float32/float32/float32",
+            ));
+        }
+    };
+    Ok(Box::new(Conv2d {
+        input: input.index,
+        filter: filter.index,
+        bias: bias.map(|b| b.index),
+        output: output.index,
+        geo,
+        filter_depth: kc,
+        arith,
+    }))
+}
+
+impl Operator for Conv2d {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, ic] = self.geo.input;
+        let [_, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        let kc = self.filter_depth;
+        let input = cx.read(self.input)?;
+        let filter = cx.read(self.filter)?;
+        let bias = cx.read_opt(self.bias)?;
+        let output = cx.write(self.output)?;
+        let win = self.geo.window();
+        Ok(match &self.arith {
+            Arith::Int8(q) => {
+                let q = q.emit(cx);
+                quote!(::tinyaot::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc>(
+                    #input, #filter, #bias, #win, #q, #output);)
+            }
+            Arith::Float(lo, hi) => {
+                let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+                quote!(::tinyaot::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc>(
+                    #input, #filter, #bias, #win, #lo, #hi, #output);)
+            }
+        })
+    }
+
+    fn macs(&self) -> u64 {
+        let [n, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        (n * oh * ow * oc * kh * kw * self.filter_depth) as u64
+    }
+}

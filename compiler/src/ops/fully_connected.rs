@@ -1,0 +1,133 @@
+//! FULLY_CONNECTED: int8 (per-tensor or per-channel weights, int32 bias)
+//! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
+//! flattened to rows of the weights' depth, as TFLite does.
+
+use super::{Activation, Arith, OpCx, Operator, Requant, check_bias};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `FullyConnectedOptions`.
+const OPTIONS: u8 = 8;
+
+struct FullyConnected {
+    input: usize,
+    weights: usize,
+    bias: Option<usize>,
+    output: usize,
+    batches: usize,
+    depth: usize,
+    units: usize,
+    arith: Arith<(Requant, i32)>,
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 3, 1)?;
+    let opts = cx.options(OPTIONS, "FullyConnectedOptions")?;
+    let o = opts.as_ref();
+    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
+    let weights_format = o.map(|o| o.scalar::<i8>(1, 0)).transpose()?.unwrap_or(0);
+    if weights_format != 0 {
+        return Err(cx.err("the SHUFFLED4x16INT8 weights format is not supported"));
+    }
+    let keep_num_dims = o.map(|o| o.scalar::<bool>(2, false)).transpose()?.unwrap_or(false);
+
+    let input = cx.input(0)?;
+    let weights = cx.input(1)?;
+    let bias = cx.opt_input(2);
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    let [units, depth] = <[usize; 2]>::try_from(weights.shape.as_slice())
+        .map_err(|_| cx.err(format!("weights '{}' must have rank 2, shape is {:?}", weights.name, weights.shape)))?;
+    if depth == 0 || input.elements % depth != 0 {
+        return Err(cx.err(format!(
+            "input {} has {} elements, not a multiple of the weights' depth {depth}",
+            input.describe(),
+            input.elements
+        )));
+    }
+    let batches = input.elements / depth;
+    let expected: Vec<usize> = if keep_num_dims {
+        let mut s = input.shape.clone();
+        match s.last_mut() {
+            Some(last) if *last == depth => *last = units,
+            _ => return Err(cx.err(format!("keep_num_dims needs the input's last dimension to be {depth}"))),
+        }
+        s
+    } else {
+        vec![batches, units]
+    };
+    // Converters sometimes store [units] for batch 1: accept any shape with
+    // the right element count when keep_num_dims is off.
+    if keep_num_dims {
+        cx.check_shape(output, &expected)?;
+    } else if output.elements != batches * units {
+        cx.check_shape(output, &expected)?;
+    }
+
+    let arith = match (input.dtype, weights.dtype, output.dtype) {
+        (DType::I8, DType::I8, DType::I8) => {
+            check_bias(cx, bias, DType::I32, units)?;
+            let wq = weights.quant.as_ref().ok_or_else(|| cx.err("int8 weights need quantization parameters"))?;
+            let weight_offset = -(wq.zero_points[0] as i32);
+            if wq.scales.len() > 1 && wq.zero_points.iter().any(|&z| z != 0) {
+                return Err(cx.err("per-channel weights must be symmetric (zero point 0)"));
+            }
+            let mut weights_sym = weights.clone();
+            if let Some(q) = weights_sym.quant.as_mut() {
+                q.zero_points.iter_mut().for_each(|z| *z = 0);
+            }
+            let rq = Requant::new(cx, input, &weights_sym, output, units, activation)?;
+            Arith::Int8((rq, weight_offset))
+        }
+        (DType::F32, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, units)?;
+            let (lo, hi) = activation.float_range();
+            Arith::Float(lo, hi)
+        }
+        (i, w, o) => {
+            return Err(cx.unsupported(
+                &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),
+                "int8/int8/int8 (int32 bias), float32/float32/float32",
+            ));
+        }
+    };
+    Ok(Box::new(FullyConnected {
+        input: input.index,
+        weights: weights.index,
+        bias: bias.map(|b| b.index),
+        output: output.index,
+        batches,
+        depth,
+        units,
+        arith,
+    }))
+}
+
+impl Operator for FullyConnected {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let (b, d, o) = (self.batches, self.depth, self.units);
+        let input = cx.read(self.input)?;
+        let weights = cx.read(self.weights)?;
+        let bias = cx.read_opt(self.bias)?;
+        let output = cx.write(self.output)?;
+        Ok(match &self.arith {
+            Arith::Int8((q, weight_offset)) => {
+                let q = q.emit(cx);
+                quote!(::tinyaot::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(
+                    #input, #weights, #bias, #weight_offset, #q, #output);)
+            }
+            Arith::Float(lo, hi) => {
+                let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+                quote!(::tinyaot::kernels::fully_connected::fully_connected_f32::<#b, #d, #o>(
+                    #input, #weights, #bias, #lo, #hi, #output);)
+            }
+        })
+    }
+
+    fn macs(&self) -> u64 {
+        (self.batches * self.depth * self.units) as u64
+    }
+}

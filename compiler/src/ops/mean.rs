@@ -1,0 +1,149 @@
+//! MEAN over any constant set of axes (negative axes allowed), keep_dims or
+//! not: int8 (TFLite's integer mean with the 1/count folded into the
+//! multiplier) and float32.
+
+use super::{OpCx, Operator};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use crate::quant::quantize_multiplier;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `ReducerOptions`.
+const OPTIONS: u8 = 27;
+
+enum Arith {
+    Int8 { zero_point_sum: i32, multiplier: i32, shift: i32, output_zero_point: i32 },
+    Float,
+}
+
+struct Mean {
+    input: usize,
+    output: usize,
+    in_len: usize,
+    out_len: usize,
+    count: usize,
+    /// (dims, strides) of kept axes and of reduced axes, right-aligned to 6.
+    outer: ([usize; 6], [usize; 6]),
+    inner: ([usize; 6], [usize; 6]),
+    arith: Arith,
+}
+
+/// Right-aligns up to 6 (extent, stride) pairs.
+pub fn six(pairs: &[(usize, usize)]) -> ([usize; 6], [usize; 6]) {
+    let mut dims = [1; 6];
+    let mut strides = [0; 6];
+    let skip = 6 - pairs.len();
+    for (i, &(d, s)) in pairs.iter().enumerate() {
+        dims[skip + i] = d;
+        strides[skip + i] = s;
+    }
+    (dims, strides)
+}
+
+/// TFLite's integer mean rescaling: fold 1/count into the multiplier.
+fn mean_multiplier(real: f64, count: usize) -> (i32, i32) {
+    let (mult, shift) = quantize_multiplier(real);
+    let log2 = 63 - (count as u64).leading_zeros() as i32;
+    let s = log2.min(32).min(31 + shift).max(0);
+    let mult = ((mult as i64) << s) / count as i64;
+    (mult as i32, shift - s)
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 2, 1)?;
+    let keep_dims = match cx.options(OPTIONS, "ReducerOptions")? {
+        Some(o) => o.scalar::<bool>(0, false)?,
+        None => false,
+    };
+    let input = cx.input(0)?;
+    let axis = cx.input(1)?;
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    if axis.dtype != DType::I32 {
+        return Err(cx.err(format!("the axis tensor must be int32, it is {}", axis.dtype.name())));
+    }
+    let data = cx.constant(axis, "axis")?;
+    let rank = input.shape.len();
+    let mut reduced = vec![false; rank];
+    for chunk in data.chunks_exact(4) {
+        let a = i32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]) as i64;
+        let a = if a < 0 { a + rank as i64 } else { a };
+        if a < 0 || a >= rank as i64 {
+            return Err(cx.err(format!("axis {a} is out of range for rank {rank}")));
+        }
+        reduced[a as usize] = true;
+    }
+    let mut strides = vec![0usize; rank];
+    let mut acc = 1;
+    for d in (0..rank).rev() {
+        strides[d] = acc;
+        acc *= input.shape[d];
+    }
+    let mut outer = Vec::new();
+    let mut inner = Vec::new();
+    let mut expected = Vec::new();
+    for d in 0..rank {
+        if reduced[d] {
+            inner.push((input.shape[d], strides[d]));
+            if keep_dims {
+                expected.push(1);
+            }
+        } else {
+            outer.push((input.shape[d], strides[d]));
+            expected.push(input.shape[d]);
+        }
+    }
+    cx.check_shape(output, &expected)?;
+    let count: usize = inner.iter().map(|p| p.0).product();
+    if count == 0 {
+        return Err(cx.err("the reduced axes are empty"));
+    }
+    let arith = match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8) => {
+            let (in_scale, in_zp) = cx.per_tensor(input)?;
+            let (out_scale, out_zp) = cx.per_tensor(output)?;
+            let (multiplier, shift) = mean_multiplier(in_scale as f64 / out_scale as f64, count);
+            let zero_point_sum = (in_zp as i64 * count as i64) as i32;
+            Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point: out_zp }
+        }
+        (DType::F32, DType::F32) => Arith::Float,
+        (i, o) => return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")),
+    };
+    Ok(Box::new(Mean {
+        input: input.index,
+        output: output.index,
+        in_len: input.elements,
+        out_len: output.elements,
+        count,
+        outer: six(&outer),
+        inner: six(&inner),
+        arith,
+    }))
+}
+
+fn strided(dims: &[usize; 6], strides: &[usize; 6]) -> TokenStream {
+    quote!(::tinyaot::kernels::Strided6 { dims: [#(#dims),*], a: [#(#strides),*], b: [0; 6] })
+}
+
+impl Operator for Mean {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let (inl, outl) = (self.in_len, self.out_len);
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        let outer = strided(&self.outer.0, &self.outer.1);
+        let inner = strided(&self.inner.0, &self.inner.1);
+        let r = quote!(&::tinyaot::kernels::reduce::Reduction { outer: #outer, inner: #inner });
+        Ok(match self.arith {
+            Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point } => quote!(
+                ::tinyaot::kernels::reduce::mean_s8::<#inl, #outl>(
+                    #input, #r, #zero_point_sum, #multiplier, #shift, #output_zero_point, #output);
+            ),
+            Arith::Float => {
+                let count = f32_lit(self.count as f32);
+                quote!(::tinyaot::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
+            }
+        })
+    }
+}

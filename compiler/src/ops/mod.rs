@@ -1,0 +1,382 @@
+//! Operators: one file each, owning its options, shape and dtype rules,
+//! compile-time constants and codegen. [`lower`] checks one graph node and
+//! returns its [`Operator`]; anything unsupported is an error naming the op.
+
+mod add;
+mod conv_2d;
+mod depthwise_conv_2d;
+mod fully_connected;
+mod mean;
+mod pool_2d;
+mod reshape;
+mod softmax;
+
+use crate::codegen::Emit;
+use crate::diag::Error;
+use crate::graph::{DType, Graph, Node, Tensor};
+use crate::quant::quantize_f32;
+use crate::tflite::Options;
+use proc_macro2::TokenStream;
+
+/// A checked operator, ready to emit.
+pub trait Operator {
+    /// Emits the statement(s) that run this op (nothing for aliases).
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error>;
+
+    /// `Some((input, output))` when the output is a view of the input's
+    /// bytes (RESHAPE): the planner gives both one buffer, no copy is made.
+    fn alias(&self) -> Option<(usize, usize)> {
+        None
+    }
+
+    /// Multiply-accumulates per invoke (for reports).
+    fn macs(&self) -> u64 {
+        0
+    }
+}
+
+/// How each builtin operator is lowered, and in which dtypes.
+pub struct OpSupport {
+    /// Builtin code.
+    pub code: i32,
+    /// Name (as in the schema).
+    pub name: &'static str,
+    /// Activation dtypes supported.
+    pub dtypes: &'static [&'static str],
+    lower: fn(&OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error>,
+}
+
+/// Every supported operator: the registry the docs table is checked against.
+pub const SUPPORTED: &[OpSupport] = &[
+    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "float32"], lower: add::lower },
+    OpSupport { code: 1, name: "AVERAGE_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_average },
+    OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "float32"], lower: conv_2d::lower },
+    OpSupport { code: 4, name: "DEPTHWISE_CONV_2D", dtypes: &["int8", "float32"], lower: depthwise_conv_2d::lower },
+    OpSupport { code: 9, name: "FULLY_CONNECTED", dtypes: &["int8", "float32"], lower: fully_connected::lower },
+    OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_max },
+    OpSupport { code: 22, name: "RESHAPE", dtypes: &["any"], lower: reshape::lower },
+    OpSupport { code: 25, name: "SOFTMAX", dtypes: &["int8", "float32"], lower: softmax::lower },
+    OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "float32"], lower: mean::lower },
+];
+
+/// The supported operator names, for error messages.
+pub fn supported_list() -> String {
+    SUPPORTED.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks node `index` of the graph and returns its operator.
+pub fn lower(graph: &Graph<'_>, node: &Node<'_>) -> Result<Box<dyn Operator>, Error> {
+    let cx = OpCx { graph, node };
+    match SUPPORTED.iter().find(|s| s.code == node.code) {
+        Some(s) => (s.lower)(&cx),
+        None => Err(cx.err(format!("operator not supported; supported operators: {}", supported_list()))),
+    }
+}
+
+/// What an operator's lowering sees: the graph and its node.
+pub struct OpCx<'g, 'a> {
+    /// The whole graph.
+    pub graph: &'g Graph<'a>,
+    /// This operator.
+    pub node: &'g Node<'a>,
+}
+
+impl<'g, 'a> OpCx<'g, 'a> {
+    /// An error about this op.
+    pub fn err(&self, msg: impl std::fmt::Display) -> Error {
+        Error::op(self.node.index, &self.node.name, msg)
+    }
+
+    /// Checks the number of inputs (`min..=max`) and outputs.
+    pub fn arity(&self, min_in: usize, max_in: usize, outs: usize) -> Result<(), Error> {
+        let n = self.node.inputs.len();
+        if n < min_in || n > max_in {
+            let want = if min_in == max_in { format!("{min_in}") } else { format!("{min_in} to {max_in}") };
+            return Err(self.err(format!("expected {want} inputs, found {n}")));
+        }
+        if self.node.outputs.len() != outs {
+            return Err(self.err(format!("expected {outs} outputs, found {}", self.node.outputs.len())));
+        }
+        Ok(())
+    }
+
+    /// Input `i`, which must be present.
+    pub fn input(&self, i: usize) -> Result<&'g Tensor<'a>, Error> {
+        self.opt_input(i).ok_or_else(|| self.err(format!("input {i} is missing")))
+    }
+
+    /// Input `i`, if present.
+    pub fn opt_input(&self, i: usize) -> Option<&'g Tensor<'a>> {
+        self.node.inputs.get(i).copied().flatten().map(|t| &self.graph.tensors[t])
+    }
+
+    /// Output `i`.
+    pub fn output(&self, i: usize) -> Result<&'g Tensor<'a>, Error> {
+        self.node
+            .outputs
+            .get(i)
+            .map(|&t| &self.graph.tensors[t])
+            .ok_or_else(|| self.err(format!("output {i} is missing")))
+    }
+
+    /// The builtin options table, checking its union tag.
+    pub fn options(&self, tag: u8, table: &str) -> Result<Option<Options<'a>>, Error> {
+        match (self.node.options_type, self.node.options) {
+            (0, _) | (_, None) => Ok(None),
+            (t, Some(o)) if t == tag => Ok(Some(o)),
+            (t, _) => Err(self.err(format!("expected {table} (union tag {tag}), found options of tag {t}"))),
+        }
+    }
+
+    /// Error for an unsupported dtype combination.
+    pub fn unsupported(&self, what: &str, supported: &str) -> Error {
+        self.err(format!("{what} is not supported; supported: {supported}"))
+    }
+
+    /// Requires an activation (non-constant) tensor.
+    pub fn activation_tensor(&self, t: &Tensor<'_>, role: &str) -> Result<(), Error> {
+        if t.data.is_some() {
+            return Err(self.err(format!("{role} '{}' must not be a constant", t.name)));
+        }
+        Ok(())
+    }
+
+    /// Requires a constant tensor.
+    pub fn constant<'t>(&self, t: &'t Tensor<'a>, role: &str) -> Result<&'a [u8], Error> {
+        t.data.ok_or_else(|| self.err(format!("{role} '{}' must be a constant in the model", t.name)))
+    }
+
+    /// Checks that the stored shape of `t` equals `expected`.
+    pub fn check_shape(&self, t: &Tensor<'_>, expected: &[usize]) -> Result<(), Error> {
+        if t.shape != expected {
+            return Err(self.err(format!(
+                "tensor '{}' has shape {:?}, but the op's inputs give {:?}",
+                t.name, t.shape, expected
+            )));
+        }
+        Ok(())
+    }
+
+    /// Requires rank 4 and returns the dims.
+    pub fn nhwc(&self, t: &Tensor<'_>, role: &str) -> Result<[usize; 4], Error> {
+        <[usize; 4]>::try_from(t.shape.as_slice())
+            .map_err(|_| self.err(format!("{role} '{}' must have rank 4 (NHWC), it has shape {:?}", t.name, t.shape)))
+    }
+
+    /// Requires a per-tensor quantized tensor.
+    pub fn per_tensor(&self, t: &Tensor<'_>) -> Result<(f32, i32), Error> {
+        t.per_tensor_quant().map_err(|m| self.err(m))
+    }
+}
+
+/// A fused activation function (TFLite `ActivationFunctionType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// None.
+    None,
+    /// max(x, 0)
+    Relu,
+    /// clamp(x, -1, 1)
+    ReluN1To1,
+    /// clamp(x, 0, 6)
+    Relu6,
+}
+
+impl Activation {
+    /// Parses the option value.
+    pub fn parse(cx: &OpCx<'_, '_>, code: i8) -> Result<Activation, Error> {
+        match code {
+            0 => Ok(Activation::None),
+            1 => Ok(Activation::Relu),
+            2 => Ok(Activation::ReluN1To1),
+            3 => Ok(Activation::Relu6),
+            4 => Err(cx.err("fused TANH activation is not supported")),
+            5 => Err(cx.err("fused SIGN_BIT activation is not supported")),
+            c => Err(cx.err(format!("unknown fused activation {c}"))),
+        }
+    }
+
+    /// The float clamp range (TFLite `CalculateActivationRange`).
+    pub fn float_range(self) -> (f32, f32) {
+        match self {
+            Activation::None => (f32::MIN, f32::MAX),
+            Activation::Relu => (0.0, f32::MAX),
+            Activation::ReluN1To1 => (-1.0, 1.0),
+            Activation::Relu6 => (0.0, 6.0),
+        }
+    }
+
+    /// The quantized clamp range for an output of the given quantization and
+    /// type range (TFLite `CalculateActivationRangeQuantized`).
+    pub fn quant_range(self, scale: f32, zero_point: i32, qmin: i32, qmax: i32) -> (i32, i32) {
+        let q = |x: f32| quantize_f32(x, scale, zero_point);
+        match self {
+            Activation::None => (qmin, qmax),
+            Activation::Relu => (qmin.max(q(0.0)), qmax),
+            Activation::Relu6 => (qmin.max(q(0.0)), qmax.min(q(6.0))),
+            Activation::ReluN1To1 => (qmin.max(q(-1.0)), qmax.min(q(1.0))),
+        }
+    }
+}
+
+/// Integer range of a quantized activation type.
+pub fn qrange(dtype: DType) -> (i32, i32) {
+    match dtype {
+        DType::I8 => (i8::MIN as i32, i8::MAX as i32),
+        DType::U8 => (0, 255),
+        DType::I16 => (i16::MIN as i32, i16::MAX as i32),
+        _ => (i32::MIN, i32::MAX),
+    }
+}
+
+/// TFLite padding: SAME or VALID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// Output size ceil(in / stride), zero padding split with the extra at the end.
+    Same,
+    /// No padding.
+    Valid,
+}
+
+impl Padding {
+    /// Parses the option value.
+    pub fn parse(cx: &OpCx<'_, '_>, code: i8) -> Result<Padding, Error> {
+        match code {
+            0 => Ok(Padding::Same),
+            1 => Ok(Padding::Valid),
+            c => Err(cx.err(format!("unknown padding {c}"))),
+        }
+    }
+
+    /// Output size along one axis (TFLite `ComputeOutSize`).
+    pub fn out_size(self, input: usize, filter: usize, stride: usize, dilation: usize) -> Option<usize> {
+        let effective = filter.checked_sub(1)?.checked_mul(dilation)?.checked_add(1)?;
+        match self {
+            Padding::Same => Some(input.div_ceil(stride)),
+            Padding::Valid => input.checked_sub(effective).map(|d| d / stride + 1),
+        }
+    }
+
+    /// Leading padding along one axis (TFLite `ComputePadding`).
+    pub fn leading(input: usize, filter: usize, stride: usize, dilation: usize, output: usize) -> usize {
+        let effective = (filter as i64 - 1) * dilation as i64 + 1;
+        let total = (output as i64 - 1) * stride as i64 + effective - input as i64;
+        (total.max(0) / 2) as usize
+    }
+}
+
+/// Reads a stride/dilation/filter-size option that must be >= 1.
+pub fn positive(cx: &OpCx<'_, '_>, opts: Option<&Options<'_>>, id: u16, default: i32, what: &str) -> Result<usize, Error> {
+    let v = match opts {
+        Some(o) => o.scalar::<i32>(id, default)?,
+        None => default,
+    };
+    usize::try_from(v)
+        .ok()
+        .filter(|&v| (1..=1 << 16).contains(&v))
+        .ok_or_else(|| cx.err(format!("{what} must be between 1 and 65536, it is {v}")))
+}
+
+/// Per-channel requantization constants for conv-like ops: the effective
+/// scale `input * filter[c] / output` (in double, as TFLM), quantized.
+pub fn conv_multipliers(cx: &OpCx<'_, '_>, input: &Tensor<'_>, filter: &Tensor<'_>, output: &Tensor<'_>, channels: usize) -> Result<(Vec<i32>, Vec<i32>), Error> {
+    let (in_scale, _) = cx.per_tensor(input)?;
+    let (out_scale, _) = cx.per_tensor(output)?;
+    let fq = filter
+        .quant
+        .as_ref()
+        .ok_or_else(|| cx.err(format!("filter '{}' has no quantization parameters", filter.name)))?;
+    if fq.scales.len() != 1 && fq.scales.len() != channels {
+        return Err(cx.err(format!(
+            "filter '{}' has {} scales; expected 1 or one per output channel ({channels})",
+            filter.name,
+            fq.scales.len()
+        )));
+    }
+    if fq.zero_points.iter().any(|&z| z != 0) {
+        return Err(cx.err(format!("filter '{}' must be symmetric (zero point 0)", filter.name)));
+    }
+    let mut mult = Vec::with_capacity(channels);
+    let mut shift = Vec::with_capacity(channels);
+    for c in 0..channels {
+        let fs = if fq.scales.len() == 1 { fq.scales[0] } else { fq.scales[c] };
+        let eff = in_scale as f64 * fs as f64 / out_scale as f64;
+        let (m, s) = crate::quant::quantize_multiplier(eff);
+        mult.push(m);
+        shift.push(s);
+    }
+    Ok((mult, shift))
+}
+
+/// Checks an optional bias: `dtype`, `channels` elements, constant.
+pub fn check_bias(cx: &OpCx<'_, '_>, bias: Option<&Tensor<'_>>, dtype: DType, channels: usize) -> Result<(), Error> {
+    if let Some(b) = bias {
+        if b.dtype != dtype {
+            return Err(cx.unsupported(&format!("a {} bias", b.dtype.name()), &format!("{} bias", dtype.name())));
+        }
+        if b.elements != channels {
+            return Err(cx.err(format!("bias '{}' has {} elements, expected {channels}", b.name, b.elements)));
+        }
+    }
+    Ok(())
+}
+
+/// The int8 requantization constants of a conv-like op (runtime `Requant`).
+#[derive(Clone, Debug)]
+pub struct Requant {
+    /// Negated input zero point.
+    pub input_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Per-channel significands.
+    pub multiplier: Vec<i32>,
+    /// Per-channel exponents.
+    pub shift: Vec<i32>,
+    /// Quantized activation range.
+    pub act_min: i32,
+    /// Upper end.
+    pub act_max: i32,
+}
+
+impl Requant {
+    /// Computes the constants of a conv-like op with `channels` outputs.
+    pub fn new(
+        cx: &OpCx<'_, '_>,
+        input: &Tensor<'_>,
+        filter: &Tensor<'_>,
+        output: &Tensor<'_>,
+        channels: usize,
+        activation: Activation,
+    ) -> Result<Requant, Error> {
+        let (_, in_zp) = cx.per_tensor(input)?;
+        let (out_scale, out_zp) = cx.per_tensor(output)?;
+        let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
+        let (qmin, qmax) = qrange(output.dtype);
+        let (act_min, act_max) = activation.quant_range(out_scale, out_zp, qmin, qmax);
+        Ok(Requant { input_offset: -in_zp, output_offset: out_zp, multiplier, shift, act_min, act_max })
+    }
+
+    /// `&::tinyaot::kernels::Requant { .. }` with the tables in flash.
+    pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
+        let m = cx.i32s(&self.multiplier);
+        let s = cx.i32s(&self.shift);
+        quote::quote!(&::tinyaot::kernels::Requant {
+            input_offset: #input_offset,
+            output_offset: #output_offset,
+            multiplier: #m,
+            shift: #s,
+            act_min: #act_min,
+            act_max: #act_max,
+        })
+    }
+}
+
+/// The arithmetic of an op that is either int8 or float32.
+#[derive(Clone, Debug)]
+pub enum Arith<Q> {
+    /// Quantized int8 with its constants.
+    Int8(Q),
+    /// float32 with its activation clamp.
+    Float(f32, f32),
+}

@@ -1,0 +1,98 @@
+//! MAX_POOL_2D and AVERAGE_POOL_2D: int8 and float32, SAME/VALID, strides,
+//! fused RELU family. The two share options and geometry, so they share
+//! this file.
+
+use super::conv_2d::Geometry;
+use super::{Activation, Arith, OpCx, Operator, Padding, positive, qrange};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// Union tag of `Pool2DOptions`.
+const OPTIONS: u8 = 5;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Max,
+    Average,
+}
+
+struct Pool2d {
+    kind: Kind,
+    input: usize,
+    output: usize,
+    geo: Geometry,
+    arith: Arith<(i32, i32)>,
+}
+
+pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Max)
+}
+
+pub fn lower_average(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Average)
+}
+
+fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(1, 1, 1)?;
+    let opts = cx.options(OPTIONS, "Pool2DOptions")?;
+    let o = opts.as_ref();
+    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
+    let stride = [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?];
+    let filter = [positive(cx, o, 4, 0, "filter_height")?, positive(cx, o, 3, 0, "filter_width")?];
+    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(5, 0)).transpose()?.unwrap_or(0))?;
+    let input = cx.input(0)?;
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    let ishape = cx.nhwc(input, "input")?;
+    let geo = Geometry::new(cx, ishape, filter, ishape[3], stride, [1, 1], padding, output)?;
+    // Every window must cover at least one input pixel (TFLM fails at run
+    // time otherwise); with SAME/VALID padding it always does, check anyway.
+    if geo.pad[0] >= filter[0] || geo.pad[1] >= filter[1] {
+        return Err(cx.err("the padding is as large as the filter: some windows would be empty"));
+    }
+    let arith = match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8) => {
+            let (scale, zp) = cx.per_tensor(output)?;
+            let (qmin, qmax) = qrange(DType::I8);
+            Arith::Int8(activation.quant_range(scale, zp, qmin, qmax))
+        }
+        (DType::F32, DType::F32) => {
+            let (lo, hi) = activation.float_range();
+            Arith::Float(lo, hi)
+        }
+        (i, o) => {
+            return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32"));
+        }
+    };
+    Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith }))
+}
+
+impl Operator for Pool2d {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, c] = self.geo.input;
+        let [_, oh, ow, _] = self.geo.output;
+        let [fh, fw] = self.geo.kernel;
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        let win = self.geo.window();
+        let prefix = match self.kind {
+            Kind::Max => "max_pool",
+            Kind::Average => "avg_pool",
+        };
+        let pool = quote!(&::tinyaot::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
+        Ok(match self.arith {
+            Arith::Int8((lo, hi)) => {
+                let f = format_ident!("{prefix}_s8");
+                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #pool, #lo, #hi, #output);)
+            }
+            Arith::Float(lo, hi) => {
+                let f = format_ident!("{prefix}_f32");
+                let (lo, hi) = (f32_lit(lo), f32_lit(hi));
+                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #pool, #lo, #hi, #output);)
+            }
+        })
+    }
+}

@@ -1,0 +1,108 @@
+//! SOFTMAX over the last dimension: int8 -> int8 (TFLite's output scale
+//! 1/256, zero point -128), int8 -> int16, and float32, with beta.
+
+use super::{OpCx, Operator};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use crate::quant::quantize_multiplier;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `SoftmaxOptions`.
+const OPTIONS: u8 = 9;
+/// Integer bits of the scaled difference (Q5.26), as TFLite.
+const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+
+enum Arith {
+    Int8 { multiplier: i32, left_shift: i32, diff_min: i32, out16: bool },
+    Float { beta: f32 },
+}
+
+struct Softmax {
+    input: usize,
+    output: usize,
+    rows: usize,
+    depth: usize,
+    arith: Arith,
+}
+
+/// TFLite `PreprocessSoftmaxScaling`: beta * scale as a Q(31-5) multiplier
+/// greater than one, capped below 2^31.
+fn preprocess_softmax_scaling(beta: f64, input_scale: f64) -> (i32, i32) {
+    let max_real_multiplier = ((1u64 << 31) - 1) as f64;
+    let real = (beta * input_scale * (1u64 << (31 - SCALED_DIFF_INTEGER_BITS)) as f64).min(max_real_multiplier);
+    quantize_multiplier(real)
+}
+
+/// TFLite `CalculateInputRadius` for 32-bit values.
+fn input_radius(integer_bits: i32, left_shift: i32) -> i32 {
+    let max = ((1i64 << integer_bits) - 1) as f64 * (1i64 << (31 - integer_bits)) as f64 / (1i64 << left_shift) as f64;
+    max.floor() as i32
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(1, 1, 1)?;
+    let beta = match cx.options(OPTIONS, "SoftmaxOptions")? {
+        Some(o) => o.scalar::<f32>(0, 0.0)?,
+        None => 0.0,
+    };
+    let input = cx.input(0)?;
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    if input.shape != output.shape {
+        return Err(cx.err(format!("output shape {:?} differs from input shape {:?}", output.shape, input.shape)));
+    }
+    let depth = input.shape.last().copied().unwrap_or(1);
+    if depth == 0 {
+        return Err(cx.err("the last dimension is empty"));
+    }
+    let rows = input.elements / depth;
+    let arith = match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8 | DType::I16) => {
+            let out16 = output.dtype == DType::I16;
+            let (in_scale, _) = cx.per_tensor(input)?;
+            let (out_scale, out_zp) = cx.per_tensor(output)?;
+            let (want_zp, want_scale) = if out16 { (-32768, 1.0 / 65536.0) } else { (-128, 1.0 / 256.0) };
+            if out_zp != want_zp || (out_scale - want_scale).abs() > 0.001 * want_scale {
+                return Err(cx.err(format!(
+                    "the output must have zero point {want_zp} and scale {want_scale} (it has {out_zp} and {out_scale})"
+                )));
+            }
+            let (multiplier, left_shift) = preprocess_softmax_scaling(beta as f64, in_scale as f64);
+            let diff_min = -input_radius(SCALED_DIFF_INTEGER_BITS, left_shift);
+            Arith::Int8 { multiplier, left_shift, diff_min, out16 }
+        }
+        (DType::F32, DType::F32) => Arith::Float { beta },
+        (i, o) => {
+            return Err(cx.unsupported(
+                &format!("input {}, output {}", i.name(), o.name()),
+                "int8 -> int8, int8 -> int16, float32 -> float32",
+            ));
+        }
+    };
+    Ok(Box::new(Softmax { input: input.index, output: output.index, rows, depth, arith }))
+}
+
+impl Operator for Softmax {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let (rows, depth) = (self.rows, self.depth);
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        Ok(match self.arith {
+            Arith::Int8 { multiplier, left_shift, diff_min, out16 } => {
+                let out_ty = if out16 { quote!(i16) } else { quote!(i8) };
+                quote!(::tinyaot::kernels::softmax::softmax_s8::<#out_ty, #rows, #depth>(
+                    #input,
+                    &::tinyaot::kernels::softmax::SoftmaxQuant {
+                        input_multiplier: #multiplier, input_left_shift: #left_shift, diff_min: #diff_min,
+                    },
+                    #output);)
+            }
+            Arith::Float { beta } => {
+                let beta = f32_lit(beta);
+                quote!(::tinyaot::kernels::softmax::softmax_f32::<#rows, #depth>(#input, #beta, #output);)
+            }
+        })
+    }
+}

@@ -1,0 +1,155 @@
+//! From checked ops to planner requests: which tensors need arena bytes,
+//! when each is live (TFLM's definition), and which share bytes because
+//! an op's output is a view of its input (RESHAPE).
+
+use crate::diag::Error;
+use crate::graph::Graph;
+use crate::ops::Operator;
+use crate::plan::{Lifetime, Request};
+
+/// One arena buffer: one tensor, or several that alias each other.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// Display name (the first member tensor's name).
+    pub name: String,
+    /// Member tensors, the root first.
+    pub tensors: Vec<usize>,
+    /// Bytes.
+    pub size: usize,
+    /// Live range in TFLM time steps (op `i` runs at `i + 1`).
+    pub life: Lifetime,
+}
+
+/// The arena buffers of a graph.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// Buffers in tensor order of their root.
+    pub buffers: Vec<Buffer>,
+    /// For each tensor, its buffer (None for constants and unused tensors).
+    pub buffer_of: Vec<Option<usize>>,
+    /// The per-tensor requests TFLM would plan (no aliasing), for comparison.
+    pub tflm_requests: Vec<Request>,
+}
+
+impl Schedule {
+    /// The planner's view of the buffers.
+    pub fn requests(&self) -> Vec<Request> {
+        self.buffers.iter().map(|b| Request { size: b.size, life: b.life }).collect()
+    }
+}
+
+/// TFLM's tensor lifetimes: graph inputs from time 0, op outputs from the
+/// op's step, every tensor to its last reader, graph outputs to the end.
+fn tensor_lifetimes(graph: &Graph<'_>) -> Vec<Option<Lifetime>> {
+    let mut first: Vec<Option<usize>> = vec![None; graph.tensors.len()];
+    let mut last: Vec<Option<usize>> = vec![None; graph.tensors.len()];
+    for &t in &graph.inputs {
+        first[t].get_or_insert(0);
+        last[t] = Some(0);
+    }
+    for node in &graph.nodes {
+        let step = node.index + 1;
+        for &t in &node.outputs {
+            first[t].get_or_insert(step);
+        }
+        for &t in node.inputs.iter().flatten().chain(&node.outputs) {
+            last[t] = Some(step);
+        }
+    }
+    let end = graph.nodes.len();
+    for &t in &graph.outputs {
+        first[t].get_or_insert(end);
+        last[t] = Some(end);
+    }
+    first.into_iter().zip(last).map(|(f, l)| Some(Lifetime { first: f?, last: l? })).collect()
+}
+
+/// Builds the buffers. `ops[i]` is the lowered form of node `i`.
+pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule, Error> {
+    let lifetimes = tensor_lifetimes(graph);
+    let n = graph.tensors.len();
+
+    // Tensors that need arena bytes.
+    let needs = |t: usize| {
+        let tensor = &graph.tensors[t];
+        tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes > 0
+    };
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        if tensor.is_variable && lifetimes[t].is_some() {
+            return Err(Error::model(format!(
+                "tensor '{}' is a variable (state kept between invocations); stateful models are not supported yet",
+                tensor.name
+            )));
+        }
+    }
+
+    // Alias roots: follow each aliasing op's output back to its input.
+    let mut root: Vec<usize> = (0..n).collect();
+    for (node, op) in graph.nodes.iter().zip(ops) {
+        if let Some((input, output)) = op.alias() {
+            if graph.tensors[input].data.is_some() {
+                return Err(Error::op(
+                    node.index,
+                    &node.name,
+                    format!("a view of the constant tensor '{}' is not supported", graph.tensors[input].name),
+                ));
+            }
+            root[output] = root[input];
+        }
+    }
+
+    // Every tensor read by an op must be written first (or be a graph input).
+    let mut written = vec![false; n];
+    for &t in &graph.inputs {
+        written[t] = true;
+    }
+    for node in &graph.nodes {
+        for &t in node.inputs.iter().flatten() {
+            if !written[t] && graph.tensors[t].data.is_none() {
+                return Err(Error::op(
+                    node.index,
+                    &node.name,
+                    format!("reads tensor '{}' before any op writes it", graph.tensors[t].name),
+                ));
+            }
+        }
+        for &t in &node.outputs {
+            written[t] = true;
+        }
+    }
+
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut buffer_of: Vec<Option<usize>> = vec![None; n];
+    let mut by_root: Vec<Option<usize>> = vec![None; n];
+    let mut tflm_requests = Vec::new();
+    for t in 0..n {
+        if !needs(t) {
+            continue;
+        }
+        let Some(life) = lifetimes[t] else { continue };
+        tflm_requests.push(Request { size: graph.tensors[t].bytes, life });
+        let r = root[t];
+        let b = match by_root[r] {
+            Some(b) => {
+                let buf: &mut Buffer = &mut buffers[b];
+                buf.tensors.push(t);
+                buf.size = buf.size.max(graph.tensors[t].bytes);
+                buf.life.first = buf.life.first.min(life.first);
+                buf.life.last = buf.life.last.max(life.last);
+                b
+            }
+            None => {
+                buffers.push(Buffer {
+                    name: graph.tensors[t].name.clone(),
+                    tensors: vec![t],
+                    size: graph.tensors[t].bytes,
+                    life,
+                });
+                by_root[r] = Some(buffers.len() - 1);
+                buffers.len() - 1
+            }
+        };
+        buffer_of[t] = Some(b);
+    }
+    Ok(Schedule { buffers, buffer_of, tflm_requests })
+}

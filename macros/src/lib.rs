@@ -1,0 +1,163 @@
+//! `include_model!`: the thin proc-macro shell over `tinyaot-compiler`.
+//!
+//! Parses the invocation, resolves and reads the model file, calls the
+//! compiler, and turns its errors into one `compile_error!` at the right
+//! span. No model logic lives here.
+
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::quote;
+use std::path::PathBuf;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, ExprBinary, ExprLit, Ident, Lit, LitStr, Token, Visibility};
+use tinyaot_compiler::{Site, Target};
+
+/// Compiles a `.tflite` model into a type that runs it with no interpreter.
+///
+/// ```ignore
+/// tinyaot::include_model!(pub Kws = "models/kws.tflite");
+/// tinyaot::include_model!(Kws = "models/kws.tflite", arena_limit = 48 * 1024);
+/// tinyaot::include_model!(Kws = "models/kws.tflite", arena_limit = "48K", print_plan = true);
+/// ```
+///
+/// - The path is relative to the crate's `CARGO_MANIFEST_DIR` (absolute
+///   paths work too); editing the file rebuilds the crate.
+/// - `arena_limit`: bytes of RAM the arena may use, as an integer (`49152`,
+///   `48 * 1024`) or a string with a unit (`"48K"`, `"48KiB"`, `"1M"`). A
+///   plan over it is a compile error explaining the peak.
+/// - `print_plan = true` prints the memory plan to the build log.
+///
+/// See the `tinyaot` crate docs for the generated API.
+#[proc_macro]
+pub fn include_model(input: TokenStream) -> TokenStream {
+    let inv = syn::parse_macro_input!(input as Invocation);
+    match expand(&inv) {
+        Ok(ts) | Err(ts) => ts.into(),
+    }
+}
+
+struct Invocation {
+    vis: Visibility,
+    name: Ident,
+    path: LitStr,
+    arena_limit: Option<(Expr, usize)>,
+    print_plan: bool,
+}
+
+impl Parse for Invocation {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let vis: Visibility = input.parse()?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let path: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "expected the model path as a string literal: `Name = \"model.tflite\"`")
+        })?;
+        let mut arena_limit = None;
+        let mut print_plan = None;
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let value: Expr = input.parse()?;
+            match key.to_string().as_str() {
+                "arena_limit" => {
+                    if arena_limit.is_some() {
+                        return Err(syn::Error::new(key.span(), "duplicate argument `arena_limit`"));
+                    }
+                    let bytes = parse_limit(&value)?;
+                    arena_limit = Some((value, bytes));
+                }
+                "print_plan" => {
+                    if print_plan.is_some() {
+                        return Err(syn::Error::new(key.span(), "duplicate argument `print_plan`"));
+                    }
+                    match &value {
+                        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => print_plan = Some(b.value),
+                        _ => return Err(syn::Error::new_spanned(&value, "`print_plan` takes `true` or `false`")),
+                    }
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown argument `{other}`; expected `arena_limit` or `print_plan`"),
+                    ));
+                }
+            }
+        }
+        Ok(Invocation { vis, name, path, arena_limit, print_plan: print_plan.unwrap_or(false) })
+    }
+}
+
+const LIMIT_HELP: &str = "`arena_limit` takes bytes: an integer (`49152`, `48 * 1024`) or a string with a unit (`\"48K\"`, `\"48KiB\"`, `\"1M\"`)";
+
+/// Evaluates an `arena_limit` value: integer literals and products of them,
+/// or a string with a K/KiB/M/MiB suffix.
+fn parse_limit(e: &Expr) -> syn::Result<usize> {
+    let err = || syn::Error::new_spanned(e, LIMIT_HELP);
+    match e {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<usize>().map_err(|_| err()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => parse_size(&s.value()).ok_or_else(err),
+        Expr::Binary(ExprBinary { left, op: syn::BinOp::Mul(_), right, .. }) => {
+            parse_limit(left)?.checked_mul(parse_limit(right)?).ok_or_else(err)
+        }
+        Expr::Paren(p) => parse_limit(&p.expr),
+        Expr::Group(g) => parse_limit(&g.expr),
+        _ => Err(err()),
+    }
+}
+
+/// `"48K"`, `"48KiB"`, `"48 KB"`, `"1M"`, `"1024"` to bytes (binary units).
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit() && c != '_').unwrap_or(s.len());
+    let n: usize = s[..digits].replace('_', "").parse().ok()?;
+    let unit = s[digits..].trim().to_ascii_lowercase();
+    let mul = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(mul)
+}
+
+fn error_at(span: Span, message: &str) -> proc_macro2::TokenStream {
+    syn::Error::new(span, message).to_compile_error()
+}
+
+fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::TokenStream> {
+    let path_span = inv.path.span();
+    let raw = PathBuf::from(inv.path.value());
+    let path = if raw.is_absolute() {
+        raw
+    } else {
+        let base = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| error_at(path_span, "CARGO_MANIFEST_DIR is not set; use an absolute model path"))?;
+        base.join(raw)
+    };
+    let bytes = std::fs::read(&path).map_err(|e| {
+        error_at(path_span, &format!("cannot read model file {}: {e}", path.display()))
+    })?;
+    let vis = &inv.vis;
+    let target = Target { vis: quote!(#vis), name: inv.name.clone(), track_path: path.to_str().map(str::to_string) };
+    let limit = inv.arena_limit.as_ref().map(|(_, b)| *b);
+    match tinyaot_compiler::compile(&bytes, &target, limit) {
+        Ok(compiled) => {
+            if inv.print_plan {
+                eprintln!("tinyaot: memory plan of {} ({}):\n{}", inv.name, path.display(), compiled.report);
+            }
+            Ok(compiled.tokens)
+        }
+        Err(e) => {
+            let span = match (e.site, &inv.arena_limit) {
+                (Site::ArenaLimit, Some((expr, _))) => syn::spanned::Spanned::span(expr),
+                _ => path_span,
+            };
+            Err(error_at(span, &format!("{}: {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("model"), e.message)))
+        }
+    }
+}

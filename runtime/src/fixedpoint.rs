@@ -1,0 +1,244 @@
+//! Fixed-point arithmetic exactly as TFLite's reference kernels do it.
+//!
+//! These are the only copies of the rounding rules in tinyaot: every integer
+//! kernel rescales through [`multiply_by_quantized_multiplier`], and the
+//! softmax uses the gemmlowp-style `exp` and reciprocal below. Each function
+//! matches TFLite's double-rounding build (the default) bit for bit, including
+//! the saturating corner cases.
+
+/// `(a * b * 2) >> 32` rounded to nearest, saturating the one overflowing
+/// case (`i32::MIN * i32::MIN`). TFLite: `SaturatingRoundingDoublingHighMul`.
+#[inline(always)]
+pub const fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
+    if a == i32::MIN && b == i32::MIN {
+        return i32::MAX;
+    }
+    let ab = a as i64 * b as i64;
+    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+    // Division (not a shift) truncates toward zero, as in the reference.
+    ((ab + nudge) / (1i64 << 31)) as i32
+}
+
+/// `x / 2^exponent` rounded to nearest, ties away from zero.
+/// TFLite: `RoundingDivideByPOT`. `exponent` must be in `0..=31`.
+#[inline(always)]
+pub const fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
+    let mask = ((1i64 << exponent) - 1) as i32;
+    let remainder = x & mask;
+    let threshold = (mask >> 1) + (x < 0) as i32;
+    (x >> exponent) + (remainder > threshold) as i32
+}
+
+/// Rescale an accumulator by a quantized multiplier (Q0.31 significand and a
+/// power-of-two `shift`, positive = left). TFLite:
+/// `MultiplyByQuantizedMultiplier(int32_t, int32_t, int)`.
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left_shift = if shift > 0 { shift } else { 0 };
+    let right_shift = if shift > 0 { 0 } else { -shift };
+    rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left_shift), multiplier),
+        right_shift,
+    )
+}
+
+/// TFLite: `MultiplyByQuantizedMultiplierGreaterThanOne` (shift >= 0).
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_greater_than_one(
+    x: i32,
+    multiplier: i32,
+    left_shift: i32,
+) -> i32 {
+    saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left_shift), multiplier)
+}
+
+/// TFLite: `MultiplyByQuantizedMultiplierSmallerThanOneExp` (shift <= 0).
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_smaller_than_one_exp(
+    x: i32,
+    multiplier: i32,
+    left_shift: i32,
+) -> i32 {
+    rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, multiplier), -left_shift)
+}
+
+/// `x * 2^exponent` with saturation (exponent > 0) or rounding (< 0), for raw
+/// 32-bit fixed-point values. gemmlowp: `SaturatingRoundingMultiplyByPOT`.
+#[inline(always)]
+pub const fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent == 0 {
+        x
+    } else if exponent > 0 {
+        let threshold = (1i32 << (31 - exponent)) - 1;
+        if x > threshold {
+            i32::MAX
+        } else if x < -threshold {
+            i32::MIN
+        } else {
+            x << exponent
+        }
+    } else {
+        rounding_divide_by_pot(x, -exponent)
+    }
+}
+
+/// Q0.31 raw value of 1.0 (saturated to `i32::MAX`, as gemmlowp's `One()`).
+const Q0_ONE: i32 = i32::MAX;
+
+/// gemmlowp `RoundingHalfSum` for 32-bit raws.
+#[inline(always)]
+const fn rounding_half_sum(a: i32, b: i32) -> i32 {
+    let sum = a as i64 + b as i64;
+    let sign = if sum >= 0 { 1 } else { -1 };
+    ((sum + sign) / 2) as i32
+}
+
+/// exp(a) for `a` in Q0.31 on [-1/4, 0). gemmlowp:
+/// `exp_on_interval_between_negative_one_quarter_and_0_excl`.
+#[inline(always)]
+const fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 {
+    const CONSTANT_TERM: i32 = 1_895_147_668; // exp(-1/8)
+    const CONSTANT_1_OVER_3: i32 = 715_827_883;
+    let x = a.wrapping_add(1 << 28); // + 1/8 in Q0.31
+    let x2 = saturating_rounding_doubling_high_mul(x, x);
+    let x3 = saturating_rounding_doubling_high_mul(x2, x);
+    let x4 = saturating_rounding_doubling_high_mul(x2, x2);
+    let x4_over_4 = saturating_rounding_multiply_by_pot(x4, -2);
+    let inner = saturating_rounding_doubling_high_mul(
+        x4_over_4.wrapping_add(x3),
+        CONSTANT_1_OVER_3,
+    )
+    .wrapping_add(x2);
+    let x4_over_24_plus_x3_over_6_plus_x2_over_2 = saturating_rounding_multiply_by_pot(inner, -1);
+    CONSTANT_TERM.wrapping_add(saturating_rounding_doubling_high_mul(
+        CONSTANT_TERM,
+        x.wrapping_add(x4_over_24_plus_x3_over_6_plus_x2_over_2),
+    ))
+}
+
+/// exp(a) for `a <= 0` given as a raw fixed-point number with
+/// `integer_bits` integer bits; the result is Q0.31. gemmlowp:
+/// `exp_on_negative_values`.
+#[inline]
+pub const fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
+    let fractional_bits = 31 - integer_bits;
+    let one_quarter = 1i32 << (fractional_bits - 2);
+    let mask = one_quarter - 1;
+    let a_mod_quarter_minus_one_quarter = (a & mask).wrapping_sub(one_quarter);
+    // Rescale<0> from `integer_bits` to 0 integer bits.
+    let mut result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        saturating_rounding_multiply_by_pot(a_mod_quarter_minus_one_quarter, integer_bits),
+    );
+    let remainder = a_mod_quarter_minus_one_quarter.wrapping_sub(a);
+
+    // Barrel shifter: multiply by exp(-2^k) for each set bit of the remainder.
+    const MULTIPLIERS: [(i32, i32); 7] = [
+        (-2, 1_672_461_947),
+        (-1, 1_302_514_674),
+        (0, 790_015_084),
+        (1, 290_630_308),
+        (2, 39_332_535),
+        (3, 720_401),
+        (4, 242),
+    ];
+    let mut i = 0;
+    while i < MULTIPLIERS.len() {
+        let (exponent, multiplier) = MULTIPLIERS[i];
+        if integer_bits > exponent {
+            let shift = fractional_bits + exponent;
+            if remainder & (1 << shift) != 0 {
+                result = saturating_rounding_doubling_high_mul(result, multiplier);
+            }
+        }
+        i += 1;
+    }
+    if integer_bits > 5 {
+        let clamp = -(1i32 << (36 - integer_bits)); // -32.0
+        if a < clamp {
+            result = 0;
+        }
+    }
+    if a == 0 { Q0_ONE } else { result }
+}
+
+/// 1 / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
+/// `one_over_one_plus_x_for_x_in_0_1` (three Newton-Raphson steps in Q2.29).
+#[inline]
+pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    const CONSTANT_48_OVER_17: i32 = 1_515_870_810;
+    const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540;
+    const F2_ONE: i32 = 1 << 29;
+    let half_denominator = rounding_half_sum(a, Q0_ONE);
+    let mut x = CONSTANT_48_OVER_17.wrapping_add(saturating_rounding_doubling_high_mul(
+        half_denominator,
+        CONSTANT_NEG_32_OVER_17,
+    ));
+    let mut i = 0;
+    while i < 3 {
+        let half_denominator_times_x = saturating_rounding_doubling_high_mul(half_denominator, x);
+        let one_minus = F2_ONE.wrapping_sub(half_denominator_times_x);
+        // x * one_minus is Q4.27; Rescale<2> multiplies by 2^2 with saturation.
+        let product = saturating_rounding_doubling_high_mul(x, one_minus);
+        x = x.wrapping_add(saturating_rounding_multiply_by_pot(product, 2));
+        i += 1;
+    }
+    // ExactMulByPot<-1> turns Q2 into Q1, Rescale<0> multiplies by 2^1.
+    saturating_rounding_multiply_by_pot(x, 1)
+}
+
+/// Reciprocal of a positive fixed-point sum with `x_integer_digits` integer
+/// bits: returns the Q0.31 scale and the number of bits above one.
+/// TFLite: `GetReciprocal`.
+#[inline]
+pub const fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
+    let headroom_plus_one = (x as u32).leading_zeros() as i32;
+    let num_bits_over_unit = x_integer_digits - headroom_plus_one;
+    let shifted_sum_minus_one =
+        ((x as u32).wrapping_shl(headroom_plus_one as u32)).wrapping_sub(1u32 << 31) as i32;
+    (one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn srdhm_matches_definition() {
+        assert_eq!(saturating_rounding_doubling_high_mul(i32::MIN, i32::MIN), i32::MAX);
+        assert_eq!(saturating_rounding_doubling_high_mul(1 << 30, 1 << 30), 1 << 29);
+        // -0.5 * 2^-31 rounds away from zero on the negative side only past half.
+        assert_eq!(saturating_rounding_doubling_high_mul(-1, 1 << 30), 0);
+        assert_eq!(saturating_rounding_doubling_high_mul(1, 1 << 30), 1);
+    }
+
+    #[test]
+    fn rounding_divide_rounds_half_away_from_zero() {
+        assert_eq!(rounding_divide_by_pot(5, 1), 3);
+        assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+        assert_eq!(rounding_divide_by_pot(4, 1), 2);
+        assert_eq!(rounding_divide_by_pot(-7, 2), -2);
+        assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+    }
+
+    #[test]
+    fn exp_is_close_to_real_exp() {
+        // Q5.26 input.
+        for k in 0..200 {
+            let real = -(k as f64) * 0.1;
+            let raw = (real * (1u64 << 26) as f64) as i32;
+            let got = exp_on_negative_values(raw, 5) as f64 / 2f64.powi(31);
+            assert!((got - real.exp()).abs() < 1e-6, "exp({real}) = {got}");
+        }
+    }
+
+    #[test]
+    fn reciprocal_is_close() {
+        for k in 1..100 {
+            let v = 1.0 + k as f64 * 0.37; // Q12.19
+            let raw = (v * (1u64 << 19) as f64) as i32;
+            let (scale, bits) = get_reciprocal(raw, 12);
+            let got = scale as f64 / 2f64.powi(31) / 2f64.powi(bits);
+            assert!((got - 1.0 / v).abs() < 1e-6 / v, "1/{v} = {got}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
+
+use super::conv::Window;
+use super::{Requant, clamp_f32};
+
+/// int8 depthwise convolution with per-channel requantization (TFLite
+/// `reference_integer_ops::DepthwiseConvPerChannel`).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const M: usize,
+    const KH: usize,
+    const KW: usize,
+>(
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    win: &Window,
+    q: &Requant<'_>,
+    output: &mut [i8],
+) {
+    let oc_total = IC * M;
+    let input = &input[..N * IH * IW * IC];
+    let filter = &filter[..KH * KW * oc_total];
+    let output = &mut output[..N * OH * OW * oc_total];
+    for b in 0..N {
+        for oy in 0..OH {
+            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
+            let ys = Window::taps(y0, win.dilation_h, IH, KH);
+            for ox in 0..OW {
+                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
+                let xs = Window::taps(x0, win.dilation_w, IW, KW);
+                let out_base = ((b * OH + oy) * OW + ox) * oc_total;
+                for ic in 0..IC {
+                    for m in 0..M {
+                        let oc = m + ic * M;
+                        let mut acc: i32 = 0;
+                        for ky in ys.clone() {
+                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                            for kx in xs.clone() {
+                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                                let i = input[((b * IH + iy) * IW + ix) * IC + ic] as i32;
+                                let f = filter[(ky * KW + kx) * oc_total + oc] as i32;
+                                acc = acc.wrapping_add(f.wrapping_mul(i.wrapping_add(q.input_offset)));
+                            }
+                        }
+                        if let Some(bias) = bias {
+                            acc = acc.wrapping_add(bias[oc]);
+                        }
+                        output[out_base + oc] = q.apply(acc, oc) as i8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_f32<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const M: usize,
+    const KH: usize,
+    const KW: usize,
+>(
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    win: &Window,
+    act_min: f32,
+    act_max: f32,
+    output: &mut [f32],
+) {
+    let oc_total = IC * M;
+    let input = &input[..N * IH * IW * IC];
+    let filter = &filter[..KH * KW * oc_total];
+    let output = &mut output[..N * OH * OW * oc_total];
+    for b in 0..N {
+        for oy in 0..OH {
+            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
+            let ys = Window::taps(y0, win.dilation_h, IH, KH);
+            for ox in 0..OW {
+                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
+                let xs = Window::taps(x0, win.dilation_w, IW, KW);
+                let out_base = ((b * OH + oy) * OW + ox) * oc_total;
+                for ic in 0..IC {
+                    for m in 0..M {
+                        let oc = m + ic * M;
+                        let mut total = 0.0f32;
+                        for ky in ys.clone() {
+                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                            for kx in xs.clone() {
+                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                                let i = input[((b * IH + iy) * IW + ix) * IC + ic];
+                                let f = filter[(ky * KW + kx) * oc_total + oc];
+                                total += i * f;
+                            }
+                        }
+                        let bias_value = match bias {
+                            Some(bias) => bias[oc],
+                            None => 0.0,
+                        };
+                        output[out_base + oc] = clamp_f32(total + bias_value, act_min, act_max);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Kernels: one file per operator family, each function generic over its
+//! shape through const parameters, so every call site in generated code is
+//! monomorphized with constant loop bounds.
+//!
+//! Integer kernels reproduce TFLite's reference kernels bit for bit; float
+//! kernels keep the reference summation order, so results agree with TFLM's
+//! to the last rounding.
+
+pub mod add;
+pub mod conv;
+pub mod depthwise;
+pub mod fully_connected;
+pub mod pool;
+pub mod reduce;
+pub mod softmax;
+
+/// Requantization of an int32 accumulator to an int8/int16 output, per
+/// output channel: the constants every quantized conv-like kernel needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Requant<'a> {
+    /// Added to every input value (the negated input zero point).
+    pub input_offset: i32,
+    /// Added after rescaling (the output zero point).
+    pub output_offset: i32,
+    /// Q0.31 significands, one per output channel.
+    pub multiplier: &'a [i32],
+    /// Power-of-two exponents (positive = left), one per output channel.
+    pub shift: &'a [i32],
+    /// Fused activation range in the output's quantized domain.
+    pub act_min: i32,
+    /// Upper end of the fused activation range.
+    pub act_max: i32,
+}
+
+impl Requant<'_> {
+    /// Bias-added accumulator of channel `c` to the clamped output value.
+    #[inline(always)]
+    pub fn apply(&self, acc: i32, c: usize) -> i32 {
+        let v = crate::fixedpoint::multiply_by_quantized_multiplier(
+            acc,
+            self.multiplier[c],
+            self.shift[c],
+        )
+        .wrapping_add(self.output_offset);
+        clamp_i32(v, self.act_min, self.act_max)
+    }
+}
+
+/// `min(max(v, lo), hi)` as TFLite writes it.
+#[inline(always)]
+pub fn clamp_i32(v: i32, lo: i32, hi: i32) -> i32 {
+    let v = if v < lo { lo } else { v };
+    if hi < v { hi } else { v }
+}
+
+/// TFLite's `ActivationFunctionWithMinMax` for floats: `std::min(std::max(x,
+/// lo), hi)`, with the same comparison order (so NaN passes through alike).
+#[inline(always)]
+pub fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    let x = if x < lo { lo } else { x };
+    if hi < x { hi } else { x }
+}
+
+/// Walks the multi-index of a row-major shape (up to 6 dims) and yields, for
+/// each position, the flat offsets into two strided operands. Used by the
+/// broadcasting and reducing kernels; strides of 0 repeat an element.
+#[derive(Clone, Copy, Debug)]
+pub struct Strided6 {
+    /// Extent of each dimension (1 for unused leading dims).
+    pub dims: [usize; 6],
+    /// Stride of each dimension in the first operand.
+    pub a: [usize; 6],
+    /// Stride of each dimension in the second operand.
+    pub b: [usize; 6],
+}
+
+impl Strided6 {
+    /// Calls `f(i, off_a, off_b)` for every flat position `i` in row-major order.
+    #[inline(always)]
+    pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let d = &self.dims;
+        let mut i = 0;
+        for i0 in 0..d[0] {
+            for i1 in 0..d[1] {
+                for i2 in 0..d[2] {
+                    for i3 in 0..d[3] {
+                        for i4 in 0..d[4] {
+                            for i5 in 0..d[5] {
+                                let idx = [i0, i1, i2, i3, i4, i5];
+                                let mut oa = 0;
+                                let mut ob = 0;
+                                for k in 0..6 {
+                                    oa += idx[k] * self.a[k];
+                                    ob += idx[k] * self.b[k];
+                                }
+                                f(i, oa, ob);
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

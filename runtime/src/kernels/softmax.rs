@@ -1,0 +1,128 @@
+//! SOFTMAX over the last dimension.
+
+use crate::fixedpoint::{
+    exp_on_negative_values, get_reciprocal, multiply_by_quantized_multiplier_greater_than_one,
+    rounding_divide_by_pot, saturating_rounding_doubling_high_mul, saturating_rounding_multiply_by_pot,
+};
+
+/// Integer bits of the scaled input difference (Q5.26), as in TFLite.
+const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+/// Integer bits of the sum of exponentials (Q12.19).
+const ACCUMULATION_INTEGER_BITS: i32 = 12;
+
+/// The compile-time constants of an int8 softmax (TFLite `SoftmaxParams`).
+#[derive(Clone, Copy, Debug)]
+pub struct SoftmaxQuant {
+    /// beta * input_scale as a Q0.31 multiplier ...
+    pub input_multiplier: i32,
+    /// ... and its left shift.
+    pub input_left_shift: i32,
+    /// Differences below this are treated as exp(-inf) = 0.
+    pub diff_min: i32,
+}
+
+/// Output element types of the int8 softmax: int8 (zero point -128, scale
+/// 1/256) or int16 (zero point -32768, scale 1/65536).
+pub trait SoftmaxOutput: Copy {
+    /// Bits of the type.
+    const BITS: i32;
+    /// Smallest value.
+    const MIN: i32;
+    /// Largest value.
+    const MAX: i32;
+    /// Narrowing from an already clamped value.
+    fn from_i32(v: i32) -> Self;
+}
+
+impl SoftmaxOutput for i8 {
+    const BITS: i32 = 8;
+    const MIN: i32 = i8::MIN as i32;
+    const MAX: i32 = i8::MAX as i32;
+    fn from_i32(v: i32) -> Self {
+        v as i8
+    }
+}
+
+impl SoftmaxOutput for i16 {
+    const BITS: i32 = 16;
+    const MIN: i32 = i16::MIN as i32;
+    const MAX: i32 = i16::MAX as i32;
+    fn from_i32(v: i32) -> Self {
+        v as i16
+    }
+}
+
+/// int8-input softmax (TFLite `reference_ops::Softmax<int8_t, OutputT>`),
+/// `ROWS` rows of `DEPTH` classes.
+#[inline(never)]
+pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
+    input: &[i8],
+    q: &SoftmaxQuant,
+    output: &mut [O],
+) {
+    let input = &input[..ROWS * DEPTH];
+    let output = &mut output[..ROWS * DEPTH];
+    for (row, out) in input.chunks_exact(DEPTH).zip(output.chunks_exact_mut(DEPTH)) {
+        let max_in_row = row.iter().copied().max().unwrap_or(i8::MIN) as i32;
+        let scaled_exp = |x: i8| -> Option<i32> {
+            let diff = x as i32 - max_in_row;
+            if diff >= q.diff_min {
+                let rescaled = multiply_by_quantized_multiplier_greater_than_one(
+                    diff,
+                    q.input_multiplier,
+                    q.input_left_shift,
+                );
+                Some(exp_on_negative_values(rescaled, SCALED_DIFF_INTEGER_BITS))
+            } else {
+                None
+            }
+        };
+        let mut sum_of_exps: i32 = 0;
+        for &x in row {
+            if let Some(e) = scaled_exp(x) {
+                // Rescale<12> from Q0.31: divide by 2^12 with rounding.
+                sum_of_exps = sum_of_exps
+                    .wrapping_add(saturating_rounding_multiply_by_pot(e, -ACCUMULATION_INTEGER_BITS));
+            }
+        }
+        let (shifted_scale, num_bits_over_unit) = get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
+        let exponent = num_bits_over_unit + 31 - O::BITS;
+        for (o, &x) in out.iter_mut().zip(row) {
+            *o = match scaled_exp(x) {
+                Some(e) => {
+                    let unsat = rounding_divide_by_pot(
+                        saturating_rounding_doubling_high_mul(shifted_scale, e),
+                        exponent,
+                    );
+                    O::from_i32(unsat.wrapping_add(O::MIN).clamp(O::MIN, O::MAX))
+                }
+                None => O::from_i32(O::MIN),
+            };
+        }
+    }
+}
+
+/// float32 softmax (TFLite `reference_ops::Softmax`): `exp((x - max) * beta)`
+/// in single precision, then a division by the row sum.
+#[inline(never)]
+pub fn softmax_f32<const ROWS: usize, const DEPTH: usize>(input: &[f32], beta: f32, output: &mut [f32]) {
+    let input = &input[..ROWS * DEPTH];
+    let output = &mut output[..ROWS * DEPTH];
+    for (row, out) in input.chunks_exact(DEPTH).zip(output.chunks_exact_mut(DEPTH)) {
+        let mut max = f32::MIN;
+        for &x in row {
+            if max < x {
+                max = x;
+            }
+        }
+        let mut sum = 0.0f32;
+        for (o, &x) in out.iter_mut().zip(row) {
+            let e = libm::expf((x - max) * beta);
+            *o = e;
+            sum += e;
+        }
+        for o in out.iter_mut() {
+            *o /= sum;
+        }
+    }
+}

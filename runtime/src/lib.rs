@@ -1,0 +1,239 @@
+//! # tinyaot
+//!
+//! TensorFlow Lite models compiled ahead of time into plain `no_std` Rust.
+//!
+//! ```ignore
+//! tinyaot::include_model!(pub Kws = "models/kws.tflite", arena_limit = 48 * 1024);
+//!
+//! let mut kws = Kws::take().unwrap();      // the one static arena, handed out once
+//! kws.input_mut().copy_from_slice(&features);
+//! kws.invoke();                            // straight-line calls, no interpreter
+//! let scores: &[i8; 12] = kws.output();
+//! ```
+//!
+//! At `cargo build`, [`include_model!`] reads the `.tflite` file, checks every
+//! operator, plans the tensor arena and emits a type with:
+//!
+//! - `ARENA_SIZE: usize`, the planned bytes of activation memory, and
+//!   `PLAN: MemoryPlan`, every planned buffer (name, offset, size, lifetime);
+//! - `take() -> Option<Self>`: the model on its generated `static mut` arena,
+//!   handed out once (a second call gives `None`); sound under edition 2024
+//!   and on targets without compare-and-swap (thumbv6m, through the
+//!   [`critical-section`](https://docs.rs/critical-section) crate there);
+//! - `new(&mut Arena<{ ARENA_SIZE }>)`: the model on an arena you place
+//!   yourself (a linker section, the stack);
+//! - `input_mut()`, `input()`, `output()` for tensor 0 as `&[T; N]` with the
+//!   model's element type, `input1_mut()`, `output1()`, ... for the others,
+//!   and `input_bytes_mut(i)` / `output_bytes(i)` for generic code;
+//! - `INPUT_SHAPE`, `INPUT_QUANT`, `OUTPUT_SHAPE`, `OUTPUT_QUANT` (and
+//!   `INPUT1_...` for further tensors), `INPUTS` and `OUTPUTS` tables;
+//! - `invoke()`, which returns nothing: everything that can fail failed at
+//!   compile time.
+//!
+//! Weights stay in flash as `static`s; quantization constants are folded at
+//! compile time; the device never parses the flatbuffer.
+#![no_std]
+#![deny(missing_docs)]
+
+pub mod fixedpoint;
+pub mod kernels;
+
+pub use tinyaot_macros::include_model;
+
+#[cfg(target_endian = "big")]
+compile_error!("tinyaot stores weights little-endian, as TFLite does; big-endian targets are not supported");
+
+/// The activation arena of a model: `N` bytes aligned to 16, the alignment
+/// of every planned offset.
+#[repr(C, align(16))]
+pub struct Arena<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> Arena<N> {
+    /// A zeroed arena, usable in a `static` or on the stack.
+    pub const fn new() -> Self {
+        Arena([0; N])
+    }
+
+    /// Base pointer for the generated code's offset arithmetic.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.0.as_mut_ptr()
+    }
+}
+
+impl<const N: usize> Default for Arena<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Read-only data aligned to 16 bytes: weights and biases in flash, laid out
+/// so kernels can read them as `i8`, `i32` or `f32` slices.
+#[repr(C, align(16))]
+pub struct Aligned<T: ?Sized>(pub T);
+
+impl<const N: usize> Aligned<[u8; N]> {
+    /// The bytes as a slice of `T` (`i8`, `i16`, `i32`, `f32`). The compiler
+    /// emits byte strings whose length is a multiple of `size_of::<T>()`.
+    #[inline(always)]
+    pub fn cast<T: Pod>(&self) -> &[T] {
+        let len = N / core::mem::size_of::<T>();
+        // SAFETY: the storage is 16-aligned (covers every `Pod` type here),
+        // `len * size_of::<T>() <= N`, every bit pattern is a valid `T`, and
+        // the borrow of `self` keeps the bytes alive and immutable.
+        unsafe { core::slice::from_raw_parts(self.0.as_ptr().cast::<T>(), len) }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Plain element types that any byte pattern is a valid value of.
+pub trait Pod: Copy + sealed::Sealed {}
+macro_rules! pod {
+    ($($t:ty),*) => { $(impl sealed::Sealed for $t {} impl Pod for $t {})* };
+}
+pod!(u8, i8, i16, u16, i32, u32, i64, f32);
+
+/// Views into the arena for the generated code.
+///
+/// The compiler proves, before emitting a call, that the buffers an op reads
+/// and the buffer it writes are disjoint byte ranges of the arena (no two
+/// buffers live at the same op share a byte), inside `ARENA_SIZE`, and
+/// aligned to 16. These functions only turn those proven ranges into slices.
+pub mod arena {
+    use super::Pod;
+
+    /// A shared view of `len` elements at byte offset `offset`.
+    ///
+    /// # Safety
+    /// `base + offset .. + len * size_of::<T>()` lies in one live arena, is
+    /// aligned for `T`, and no `&mut` view of any of its bytes exists while
+    /// the returned slice is used.
+    #[inline(always)]
+    pub unsafe fn view<'a, T: Pod>(base: *mut u8, offset: usize, len: usize) -> &'a [T] {
+        // SAFETY: guaranteed by the caller (see the function's contract).
+        unsafe { core::slice::from_raw_parts(base.add(offset).cast::<T>(), len) }
+    }
+
+    /// An exclusive view of `len` elements at byte offset `offset`.
+    ///
+    /// # Safety
+    /// As for [`view`], and no other view of any of these bytes exists while
+    /// the returned slice is used.
+    #[inline(always)]
+    pub unsafe fn view_mut<'a, T: Pod>(base: *mut u8, offset: usize, len: usize) -> &'a mut [T] {
+        // SAFETY: guaranteed by the caller (see the function's contract).
+        unsafe { core::slice::from_raw_parts_mut(base.add(offset).cast::<T>(), len) }
+    }
+}
+
+/// A flag that hands out a model's static arena exactly once.
+///
+/// On targets with atomic swap it is an `AtomicBool`; on targets without
+/// compare-and-swap (thumbv6m) it uses a `critical_section` (provide an
+/// implementation, e.g. `cortex-m`'s `critical-section-single-core`).
+pub struct TakeOnce {
+    taken: core::sync::atomic::AtomicBool,
+}
+
+impl TakeOnce {
+    /// A flag not yet taken.
+    pub const fn new() -> Self {
+        TakeOnce { taken: core::sync::atomic::AtomicBool::new(false) }
+    }
+
+    /// `true` the first time it is called, `false` ever after.
+    #[cfg(target_has_atomic = "8")]
+    pub fn take(&self) -> bool {
+        !self.taken.swap(true, core::sync::atomic::Ordering::AcqRel)
+    }
+
+    /// `true` the first time it is called, `false` ever after.
+    #[cfg(not(target_has_atomic = "8"))]
+    pub fn take(&self) -> bool {
+        use core::sync::atomic::Ordering;
+        critical_section::with(|_| {
+            let was = self.taken.load(Ordering::Acquire);
+            self.taken.store(true, Ordering::Release);
+            !was
+        })
+    }
+}
+
+impl Default for TakeOnce {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Element type of a tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    /// 32-bit float.
+    F32,
+    /// Signed 8-bit integer.
+    I8,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Signed 16-bit integer.
+    I16,
+    /// Signed 32-bit integer.
+    I32,
+}
+
+/// Affine quantization of a tensor: `real = scale * (q - zero_point)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quant {
+    /// Scale.
+    pub scale: f32,
+    /// Zero point.
+    pub zero_point: i32,
+}
+
+/// A graph input or output as the generated type exposes it.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorInfo {
+    /// Tensor name from the model.
+    pub name: &'static str,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape.
+    pub shape: &'static [usize],
+    /// Quantization, if the tensor is quantized.
+    pub quant: Option<Quant>,
+    /// Byte offset in the arena.
+    pub offset: usize,
+    /// Size in bytes.
+    pub bytes: usize,
+}
+
+/// One planned buffer of the arena.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    /// Tensor name (or `scratch:<op>` for an op's scratch buffer).
+    pub name: &'static str,
+    /// Byte offset in the arena (a multiple of 16).
+    pub offset: usize,
+    /// Size in bytes (before rounding up to 16).
+    pub size: usize,
+    /// First op index at which the buffer is live.
+    pub first_op: usize,
+    /// Last op index at which the buffer is live.
+    pub last_op: usize,
+}
+
+/// The memory plan of a compiled model.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryPlan {
+    /// Planned arena bytes.
+    pub arena_size: usize,
+    /// The largest sum of (16-aligned) live buffer sizes at any op: no plan
+    /// without in-place reuse can be smaller.
+    pub lower_bound: usize,
+    /// What TFLM's greedy planner needs for the same buffers.
+    pub tflm_greedy: usize,
+    /// Every buffer, in tensor order.
+    pub buffers: &'static [Placement],
+}

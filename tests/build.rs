@@ -1,0 +1,93 @@
+//! Generates one `include_model!` module per model with reference vectors:
+//! the project's own models (`tests/models/`, always) and the shared oracle
+//! models (`../shared/models/` beside the repository, or
+//! `$TINYAOT_SHARED_MODELS`) when that folder exists. Models the compiler
+//! rejects are listed with the reason instead, so the tests can report them.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+fn models_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "tflite"));
+    v.sort();
+    v
+}
+
+fn generate(out: &mut String, set: &str, dir: &Path) {
+    let _ = writeln!(out, "pub mod {set} {{");
+    let _ = writeln!(out, "    pub const DIR: &str = {:?};", dir.display().to_string());
+    let mut entries = String::new();
+    let mut rejected = String::new();
+    for path in models_in(dir) {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        match tinyaot_compiler::analyze(&bytes) {
+            Ok(_) => {
+                let m = format!("m_{}", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+                let _ = writeln!(
+                    out,
+                    r#"    pub mod {m} {{
+        tinyaot::include_model!(pub Model = {path:?});
+        pub fn run(input: &[u8]) -> Vec<u8> {{
+            let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
+            let mut model = Model::new(&mut arena);
+            let (mut off, mut i) = (0, 0);
+            while let Some(b) = model.input_bytes_mut(i) {{
+                let n = b.len();
+                assert!(off + n <= input.len(), "input file too short for input {{i}}");
+                b.copy_from_slice(&input[off..off + n]);
+                off += n;
+                i += 1;
+            }}
+            assert_eq!(off, input.len(), "input file longer than the model's inputs");
+            model.invoke();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while let Some(b) = model.output_bytes(i) {{
+                out.extend_from_slice(b);
+                i += 1;
+            }}
+            out
+        }}
+    }}"#,
+                    path = path.display().to_string()
+                );
+                let _ = writeln!(
+                    entries,
+                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN }},"
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(rejected, "        ({stem:?}, {:?}),", e.message);
+            }
+        }
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let _ = writeln!(out, "    pub const MODELS: &[crate::harness::Entry] = &[\n{entries}    ];");
+    let _ = writeln!(out, "    pub const REJECTED: &[(&str, &str)] = &[\n{rejected}    ];");
+    let _ = writeln!(out, "}}");
+}
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo::rustc-check-cfg=cfg(shared_models)");
+    println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
+    let own = manifest.join("models");
+    println!("cargo:rerun-if-changed={}", own.display());
+    let mut out = String::new();
+    generate(&mut out, "own", &own);
+
+    let shared = std::env::var_os("TINYAOT_SHARED_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../shared/models"));
+    println!("cargo:rerun-if-changed={}", shared.display());
+    if shared.is_dir() {
+        println!("cargo:rustc-cfg=shared_models");
+        generate(&mut out, "shared", &shared.canonicalize().unwrap_or(shared));
+    }
+    std::fs::write(out_dir.join("models.rs"), out).unwrap();
+}

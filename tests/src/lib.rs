@@ -1,0 +1,73 @@
+//! Test support: every model with reference vectors, compiled at build time
+//! by `include_model!` (see `build.rs`), and the comparison rules.
+
+include!(concat!(env!("OUT_DIR"), "/models.rs"));
+
+pub mod harness {
+    use std::path::Path;
+
+    /// One compiled model.
+    pub struct Entry {
+        /// File stem.
+        pub name: &'static str,
+        /// Runs the model on concatenated input bytes, returns concatenated output bytes.
+        pub run: fn(&[u8]) -> Vec<u8>,
+        /// The graph outputs.
+        pub outputs: &'static [tinyaot::TensorInfo],
+        /// The memory plan.
+        pub plan: tinyaot::MemoryPlan,
+    }
+
+    /// Reference pairs beside a model: `NAME[.tag].input.bin` with `NAME[.tag].output.bin`.
+    pub fn vectors(dir: &str, name: &str) -> Vec<(String, Vec<u8>, Vec<u8>)> {
+        let mut v = Vec::new();
+        let Ok(rd) = std::fs::read_dir(dir) else { return v };
+        let mut files: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        for f in files {
+            let Some(stem) = f.strip_suffix(".input.bin") else { continue };
+            let tag = if stem == name {
+                ""
+            } else if let Some(t) = stem.strip_prefix(name).and_then(|t| t.strip_prefix('.')) {
+                t
+            } else {
+                continue;
+            };
+            if tag.contains('.') {
+                continue;
+            }
+            let out = Path::new(dir).join(format!("{stem}.output.bin"));
+            if let (Ok(i), Ok(o)) = (std::fs::read(Path::new(dir).join(&f)), std::fs::read(out)) {
+                v.push((if tag.is_empty() { "default".to_string() } else { tag.to_string() }, i, o));
+            }
+        }
+        v
+    }
+
+    /// Compares outputs: integer tensors byte for byte, float32 within 1e-5
+    /// relative (absolute 1e-6 near zero). Returns a description of the
+    /// first difference.
+    pub fn compare(outputs: &[tinyaot::TensorInfo], got: &[u8], want: &[u8]) -> Result<(), String> {
+        if got.len() != want.len() {
+            return Err(format!("{} output bytes, reference has {}", got.len(), want.len()));
+        }
+        let mut off = 0;
+        for (k, o) in outputs.iter().enumerate() {
+            let (g, w) = (&got[off..off + o.bytes], &want[off..off + o.bytes]);
+            off += o.bytes;
+            if o.dtype == tinyaot::DType::F32 {
+                for (i, (a, b)) in g.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
+                    let a = f32::from_le_bytes(a.try_into().unwrap());
+                    let b = f32::from_le_bytes(b.try_into().unwrap());
+                    if (a - b).abs() > 1e-5 * b.abs().max(a.abs()) + 1e-6 {
+                        return Err(format!("output {k} element {i}: {a} vs reference {b}"));
+                    }
+                }
+            } else if g != w {
+                let i = g.iter().zip(w).position(|(a, b)| a != b).unwrap_or(0);
+                return Err(format!("output {k} byte {i}: {} vs reference {} (got {g:?}, want {w:?})", g[i], w[i]));
+            }
+        }
+        Ok(())
+    }
+}

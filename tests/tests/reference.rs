@@ -1,0 +1,48 @@
+//! Every model with reference vectors, compiled by `include_model!`, must
+//! reproduce TFLM's output bytes (float32: within 1e-5 relative).
+
+use tinyaot_tests::harness::{Entry, compare, vectors};
+
+fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) -> usize {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for m in models {
+        let vs = vectors(dir, m.name);
+        assert!(!vs.is_empty(), "{set}/{}: no reference vectors beside the model", m.name);
+        for (tag, input, want) in vs {
+            let got = (m.run)(&input);
+            match compare(m.outputs, &got, &want) {
+                Ok(()) => println!("{set}/{} [{tag}]: bit-exact (arena {} B)", m.name, m.plan.arena_size),
+                Err(e) => failures.push(format!("{set}/{} [{tag}]: {e}", m.name)),
+            }
+            ran += 1;
+        }
+    }
+    for (name, why) in rejected {
+        println!("{set}/{name}: not compiled: {why}");
+    }
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+    ran
+}
+
+#[test]
+fn own_models_match_tflm() {
+    let ran = run_set("own", tinyaot_tests::own::DIR, tinyaot_tests::own::MODELS, tinyaot_tests::own::REJECTED);
+    assert!(tinyaot_tests::own::REJECTED.is_empty(), "own models must all compile: {:?}", tinyaot_tests::own::REJECTED);
+    println!("ran {ran} reference vectors of the project's own models");
+}
+
+#[cfg(shared_models)]
+#[test]
+fn shared_models_match_tflm() {
+    use tinyaot_tests::shared;
+    let ran = run_set("shared", shared::DIR, shared::MODELS, shared::REJECTED);
+    println!("ran {ran} reference vectors from {}", shared::DIR);
+    assert!(ran > 0);
+}
+
+#[cfg(not(shared_models))]
+#[test]
+fn shared_models_match_tflm() {
+    println!("SKIPPED: ../shared/models not found (set TINYAOT_SHARED_MODELS to its path to run the oracle models)");
+}
