@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Builds the project's own test models and their TFLM reference vectors.
+
+    python3 -m venv .venv && .venv/bin/pip install tensorflow-cpu==2.21.0 tflite-micro numpy
+    .venv/bin/python tests/models/make_models.py            # writes into tests/models/
+
+Each model is small, untrained (seeded random weights) and exercises one
+group of operators and options. Every model is converted twice: float32,
+and full-integer int8 (int8 inputs and outputs, representative dataset of
+seeded uniform(-1, 1) samples). For each, `NAME.input.bin` holds seeded
+random inputs (concatenated, little-endian, input order) and
+`NAME.output.bin` the outputs of TFLM's Python interpreter (reference
+kernels) on them. The tests need only these files, not Python.
+"""
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '3')
+import tensorflow as tf  # noqa: E402
+from tflite_micro.python.tflite_micro import runtime as tflm  # noqa: E402
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema_fb  # noqa: E402
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+L = tf.keras.layers
+K = tf.keras.ops
+
+
+def seeded(seed):
+    tf.keras.utils.set_random_seed(seed)
+    return {
+        'kernel_initializer': tf.keras.initializers.RandomNormal(stddev=0.4, seed=seed),
+        'bias_initializer': tf.keras.initializers.RandomNormal(stddev=0.2, seed=seed + 1),
+    }
+
+
+def fc_chain(s):
+    x = i = L.Input((8,), batch_size=1)
+    x = L.Dense(16, activation='relu', **s)(x)
+    x = L.Dense(12, activation='relu6', **s)(x)
+    x = L.Dense(6, use_bias=False, **s)(x)
+    x = L.Dense(4, **s)(x)
+    return tf.keras.Model(i, L.Softmax()(x))
+
+
+def fc_keep_dims(s):
+    i = L.Input((3, 8), batch_size=1)
+    return tf.keras.Model(i, L.Dense(5, activation='relu', **s)(i))
+
+
+def conv_options(s):
+    x = i = L.Input((12, 11, 3), batch_size=1)
+    x = L.Conv2D(4, 3, strides=2, padding='same', activation='relu6', **s)(x)
+    x = L.Conv2D(6, 3, dilation_rate=2, padding='valid', activation='relu', **s)(x)
+    x = L.Conv2D(5, (1, 2), strides=(1, 2), padding='same', **s)(x)
+    x = L.Conv2D(4, 2, padding='same', use_bias=False, **s)(x)
+    x = K.clip(x, -1.0, 1.0)  # fuses to RELU_N1_TO_1
+    return tf.keras.Model(i, x)
+
+
+def conv_grouped(s):
+    x = i = L.Input((7, 7, 4), batch_size=1)
+    x = L.Conv2D(6, 3, groups=2, padding='same', activation='relu', **s)(x)
+    x = L.Conv2D(4, 2, strides=2, padding='valid', **s)(x)
+    return tf.keras.Model(i, x)
+
+
+def depthwise(s):
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((11, 10, 3), batch_size=1)
+    x = L.DepthwiseConv2D(3, strides=2, depth_multiplier=2, padding='same', activation='relu', **d)(x)
+    x = L.DepthwiseConv2D(3, dilation_rate=2, padding='same', activation='relu6', **d)(x)
+    x = L.DepthwiseConv2D((2, 3), padding='valid', use_bias=False, depthwise_initializer=d['depthwise_initializer'])(x)
+    return tf.keras.Model(i, x)
+
+
+def pooling(s):
+    x = i = L.Input((9, 10, 4), batch_size=1)
+    a = L.MaxPooling2D(3, strides=2, padding='same')(x)
+    a = L.AveragePooling2D(3, strides=2, padding='same')(a)
+    b = L.AveragePooling2D(2, padding='valid')(x)
+    b = L.MaxPooling2D((2, 3), strides=(1, 2), padding='valid')(b)
+    return tf.keras.Model(i, [a, b])
+
+
+def mean(s):
+    x = i = L.Input((6, 5, 8), batch_size=1)
+    x = L.Conv2D(8, 1, activation='relu', **s)(x)
+    a = L.GlobalAveragePooling2D()(x)
+    b = L.GlobalAveragePooling2D(keepdims=True)(x)
+    c = K.mean(x, axis=-1, keepdims=True)
+    d = K.mean(x, axis=[1, 3])
+    return tf.keras.Model(i, [a, b, c, d])
+
+
+def add_broadcast(s):
+    a = L.Input((5, 5, 4), batch_size=1)
+    b = L.Input((1, 1, 4), batch_size=1)
+    c = L.Input((5, 5, 1), batch_size=1)
+    x = L.Conv2D(4, 3, padding='same', **s)(a)
+    y = L.ReLU()(L.Add()([x, a]))
+    z = a + b
+    w = K.relu6(z + c)
+    return tf.keras.Model([a, b, c], [y, w])
+
+
+def resnet_block(s):
+    x = i = L.Input((8, 8, 8), batch_size=1)
+    y = L.Conv2D(8, 3, padding='same', activation='relu', **s)(x)
+    y = L.Conv2D(8, 3, padding='same', **s)(y)
+    x = L.ReLU()(L.Add()([x, y]))
+    x = L.DepthwiseConv2D(3, padding='same', activation='relu', depthwise_initializer=s['kernel_initializer'])(x)
+    x = L.AveragePooling2D(2)(x)
+    x = L.Flatten()(x)
+    x = L.Dense(6, **s)(x)
+    return tf.keras.Model(i, L.Softmax()(x))
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block]
+
+
+def set_softmax_beta(data, beta):
+    """Rewrites every SOFTMAX's beta (Keras cannot set it) with the schema's object API."""
+    m = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(data, 0))
+    for op in m.subgraphs[0].operators:
+        code = m.operatorCodes[op.opcodeIndex]
+        if max(code.builtinCode, code.deprecatedBuiltinCode) == 25:
+            op.builtinOptions.beta = beta
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b'TFL3')
+    return bytes(b.Output())
+
+
+def convert(model, seed, quantize):
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    if quantize:
+        # The converted model may order its inputs differently from
+        # `model.inputs`: feed the calibrator in the flatbuffer's order.
+        shapes = input_shapes(tf.lite.TFLiteConverter.from_keras_model(model).convert())
+        rs = np.random.RandomState(seed + 1000)
+
+        def rep():
+            for _ in range(100):
+                yield [rs.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = rep
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
+    return conv.convert()
+
+
+def input_shapes(data):
+    sg = schema_fb.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    return [tuple(sg.Tensors(sg.Inputs(k)).ShapeAsNumpy()) for k in range(sg.InputsLength())]
+
+
+def reference(data, seed):
+    it = tflm.Interpreter.from_bytes(data)
+    m = schema_fb.Model.GetRootAsModel(data, 0)
+    sg = m.Subgraphs(0)
+    rs = np.random.RandomState(seed)
+    inputs = []
+    for k in range(sg.InputsLength()):
+        t = sg.Tensors(sg.Inputs(k))
+        shape = tuple(t.ShapeAsNumpy())
+        if t.Type() == schema_fb.TensorType.INT8:
+            a = rs.randint(-128, 128, size=shape).astype(np.int8)
+        else:
+            a = rs.uniform(-1, 1, size=shape).astype(np.float32)
+        inputs.append(a)
+        it.set_input(a, k)
+    it.invoke()
+    outs = [np.array(it.get_output(k)) for k in range(sg.OutputsLength())]
+    le = lambda arrs: b''.join(np.ascontiguousarray(a).astype(a.dtype.newbyteorder('<')).tobytes() for a in arrs)
+    return le(inputs), le(outs)
+
+
+def main():
+    only = set(sys.argv[1:])
+    for n, build in enumerate(MODELS):
+        if only and build.__name__ not in only:
+            continue
+        seed = 100 + n
+        model = build(seeded(seed))
+        for suffix, quantize in (('float', False), ('int8', True)):
+            name = '%s_%s' % (build.__name__, suffix)
+            data = convert(model, seed, quantize)
+            if build is fc_chain:
+                data = set_softmax_beta(data, 0.75)
+            inp, out = reference(data, seed)
+            for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+                with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+                    f.write(blob)
+            print('%-24s %6d bytes, %d input bytes, %d output bytes' % (name, len(data), len(inp), len(out)))
+
+
+if __name__ == '__main__':
+    main()
