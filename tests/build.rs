@@ -8,9 +8,8 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 fn models_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     v.retain(|p| p.extension().is_some_and(|e| e == "tflite"));
     v.sort();
     v

@@ -314,16 +314,14 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
         )));
     }
     let shape: Vec<usize> = raw_shape.iter().map(|&d| d as usize).collect();
-    let elements = shape
-        .iter()
-        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .filter(|&n| n <= MAX_TENSOR_BYTES)
-        .ok_or_else(|| Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")))?;
+    let elements =
+        shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).filter(|&n| n <= MAX_TENSOR_BYTES).ok_or_else(
+            || Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")),
+        )?;
     let bytes = match dtype.size() {
-        Some(s) => elements
-            .checked_mul(s)
-            .filter(|&b| b <= MAX_TENSOR_BYTES)
-            .ok_or_else(|| Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")))?,
+        Some(s) => elements.checked_mul(s).filter(|&b| b <= MAX_TENSOR_BYTES).ok_or_else(|| {
+            Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller"))
+        })?,
         None => 0,
     };
     if t.is_sparse() {
@@ -332,7 +330,9 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
 
     let quant = match t.quantization() {
         Some(q) if q.details_type() != 0 => {
-            return Err(Error::model(format!("tensor '{name}' uses custom quantization details, which are not supported")));
+            return Err(Error::model(format!(
+                "tensor '{name}' uses custom quantization details, which are not supported"
+            )));
         }
         Some(q) => match q.scale() {
             Some(scales) if !scales.is_empty() => {
@@ -349,9 +349,13 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
                     )));
                 }
                 let axis = q.quantized_dimension();
-                let axis = usize::try_from(axis).ok().filter(|&a| scales.len() == 1 || a < shape.len()).ok_or_else(|| {
-                    Error::model(format!("tensor '{name}' has quantized dimension {axis} outside its rank {}", shape.len()))
-                })?;
+                let axis =
+                    usize::try_from(axis).ok().filter(|&a| scales.len() == 1 || a < shape.len()).ok_or_else(|| {
+                        Error::model(format!(
+                            "tensor '{name}' has quantized dimension {axis} outside its rank {}",
+                            shape.len()
+                        ))
+                    })?;
                 if scales.len() > 1 && shape[axis] != scales.len() {
                     return Err(Error::model(format!(
                         "tensor '{name}' has {} per-channel scales but dimension {axis} is {}",
@@ -373,9 +377,9 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
     let data = if buffer_index == 0 {
         None
     } else {
-        let buffers = buffers
-            .filter(|b| buffer_index < b.len())
-            .ok_or_else(|| Error::model(format!("tensor '{name}' refers to buffer {buffer_index}, which does not exist")))?;
+        let buffers = buffers.filter(|b| buffer_index < b.len()).ok_or_else(|| {
+            Error::model(format!("tensor '{name}' refers to buffer {buffer_index}, which does not exist"))
+        })?;
         let buffer = buffers.get(buffer_index);
         if buffer.offset() > 1 {
             return Err(Error::model(format!(

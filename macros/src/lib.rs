@@ -76,7 +76,9 @@ impl Parse for Invocation {
                     }
                     match &value {
                         Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => print_plan = Some(b.value),
-                        _ => return Err(syn::Error::new_spanned(&value, "`print_plan` takes `true` or `false`")),
+                        _ => {
+                            return Err(syn::Error::new_spanned(&value, "`print_plan` takes `true` or `false`"));
+                        }
                     }
                 }
                 other => {
@@ -139,9 +141,8 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
             .ok_or_else(|| error_at(path_span, "CARGO_MANIFEST_DIR is not set; use an absolute model path"))?;
         base.join(raw)
     };
-    let bytes = std::fs::read(&path).map_err(|e| {
-        error_at(path_span, &format!("cannot read model file {}: {e}", path.display()))
-    })?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| error_at(path_span, &format!("cannot read model file {}: {e}", path.display())))?;
     let vis = &inv.vis;
     let target = Target { vis: quote!(#vis), name: inv.name.clone(), track_path: path.to_str().map(str::to_string) };
     let limit = inv.arena_limit.as_ref().map(|(_, b)| *b);
@@ -157,7 +158,10 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
                 (Site::ArenaLimit, Some((expr, _))) => syn::spanned::Spanned::span(expr),
                 _ => path_span,
             };
-            Err(error_at(span, &format!("{}: {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("model"), e.message)))
+            Err(error_at(
+                span,
+                &format!("{}: {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("model"), e.message),
+            ))
         }
     }
 }

@@ -44,21 +44,13 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
 
 /// TFLite: `MultiplyByQuantizedMultiplierGreaterThanOne` (shift >= 0).
 #[inline(always)]
-pub const fn multiply_by_quantized_multiplier_greater_than_one(
-    x: i32,
-    multiplier: i32,
-    left_shift: i32,
-) -> i32 {
+pub const fn multiply_by_quantized_multiplier_greater_than_one(x: i32, multiplier: i32, left_shift: i32) -> i32 {
     saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left_shift), multiplier)
 }
 
 /// TFLite: `MultiplyByQuantizedMultiplierSmallerThanOneExp` (shift <= 0).
 #[inline(always)]
-pub const fn multiply_by_quantized_multiplier_smaller_than_one_exp(
-    x: i32,
-    multiplier: i32,
-    left_shift: i32,
-) -> i32 {
+pub const fn multiply_by_quantized_multiplier_smaller_than_one_exp(x: i32, multiplier: i32, left_shift: i32) -> i32 {
     rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, multiplier), -left_shift)
 }
 
@@ -104,11 +96,7 @@ const fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 
     let x3 = saturating_rounding_doubling_high_mul(x2, x);
     let x4 = saturating_rounding_doubling_high_mul(x2, x2);
     let x4_over_4 = saturating_rounding_multiply_by_pot(x4, -2);
-    let inner = saturating_rounding_doubling_high_mul(
-        x4_over_4.wrapping_add(x3),
-        CONSTANT_1_OVER_3,
-    )
-    .wrapping_add(x2);
+    let inner = saturating_rounding_doubling_high_mul(x4_over_4.wrapping_add(x3), CONSTANT_1_OVER_3).wrapping_add(x2);
     let x4_over_24_plus_x3_over_6_plus_x2_over_2 = saturating_rounding_multiply_by_pot(inner, -1);
     CONSTANT_TERM.wrapping_add(saturating_rounding_doubling_high_mul(
         CONSTANT_TERM,
@@ -126,9 +114,10 @@ pub const fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
     let mask = one_quarter - 1;
     let a_mod_quarter_minus_one_quarter = (a & mask).wrapping_sub(one_quarter);
     // Rescale<0> from `integer_bits` to 0 integer bits.
-    let mut result = exp_on_interval_between_negative_one_quarter_and_0_excl(
-        saturating_rounding_multiply_by_pot(a_mod_quarter_minus_one_quarter, integer_bits),
-    );
+    let mut result = exp_on_interval_between_negative_one_quarter_and_0_excl(saturating_rounding_multiply_by_pot(
+        a_mod_quarter_minus_one_quarter,
+        integer_bits,
+    ));
     let remainder = a_mod_quarter_minus_one_quarter.wrapping_sub(a);
 
     // Barrel shifter: multiply by exp(-2^k) for each set bit of the remainder.
@@ -169,10 +158,8 @@ pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540;
     const F2_ONE: i32 = 1 << 29;
     let half_denominator = rounding_half_sum(a, Q0_ONE);
-    let mut x = CONSTANT_48_OVER_17.wrapping_add(saturating_rounding_doubling_high_mul(
-        half_denominator,
-        CONSTANT_NEG_32_OVER_17,
-    ));
+    let mut x = CONSTANT_48_OVER_17
+        .wrapping_add(saturating_rounding_doubling_high_mul(half_denominator, CONSTANT_NEG_32_OVER_17));
     let mut i = 0;
     while i < 3 {
         let half_denominator_times_x = saturating_rounding_doubling_high_mul(half_denominator, x);
@@ -193,8 +180,7 @@ pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
 pub const fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
     let headroom_plus_one = (x as u32).leading_zeros() as i32;
     let num_bits_over_unit = x_integer_digits - headroom_plus_one;
-    let shifted_sum_minus_one =
-        ((x as u32).wrapping_shl(headroom_plus_one as u32)).wrapping_sub(1u32 << 31) as i32;
+    let shifted_sum_minus_one = ((x as u32).wrapping_shl(headroom_plus_one as u32)).wrapping_sub(1u32 << 31) as i32;
     (one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit)
 }
 

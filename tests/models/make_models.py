@@ -117,7 +117,21 @@ def resnet_block(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block]
+def ds_cnn_kws(s):
+    """A small depthwise-separable keyword-spotting CNN (the example's model)."""
+    d = {'depthwise_initializer': s['kernel_initializer']}
+    x = i = L.Input((49, 10, 1), batch_size=1)
+    x = L.Conv2D(16, (10, 4), strides=2, padding='same', activation='relu', **s)(x)
+    for _ in range(2):
+        x = L.DepthwiseConv2D(3, padding='same', activation='relu', **d)(x)
+        x = L.Conv2D(16, 1, activation='relu', **s)(x)
+    x = L.AveragePooling2D((25, 5))(x)
+    x = L.Flatten()(x)
+    x = L.Dense(12, **s)(x)
+    return tf.keras.Model(i, L.Softmax()(x))
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws]
 
 
 def set_softmax_beta(data, beta):

@@ -21,11 +21,16 @@ pub mod harness {
     /// Reference pairs beside a model: `NAME[.tag].input.bin` with `NAME[.tag].output.bin`.
     pub fn vectors(dir: &str, name: &str) -> Vec<(String, Vec<u8>, Vec<u8>)> {
         let mut v = Vec::new();
-        let Ok(rd) = std::fs::read_dir(dir) else { return v };
-        let mut files: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return v;
+        };
+        let mut files: Vec<String> =
+            rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         files.sort();
         for f in files {
-            let Some(stem) = f.strip_suffix(".input.bin") else { continue };
+            let Some(stem) = f.strip_suffix(".input.bin") else {
+                continue;
+            };
             let tag = if stem == name {
                 ""
             } else if let Some(t) = stem.strip_prefix(name).and_then(|t| t.strip_prefix('.')) {
@@ -47,7 +52,8 @@ pub mod harness {
     /// Compares outputs: integer tensors byte for byte, float32 within 1e-5
     /// relative (absolute 1e-6 near zero). Returns a description of the
     /// first difference.
-    pub fn compare(outputs: &[tinyaot::TensorInfo], got: &[u8], want: &[u8]) -> Result<(), String> {
+    /// `Ok(true)` when every byte is equal.
+    pub fn compare(outputs: &[tinyaot::TensorInfo], got: &[u8], want: &[u8]) -> Result<bool, String> {
         if got.len() != want.len() {
             return Err(format!("{} output bytes, reference has {}", got.len(), want.len()));
         }
@@ -68,6 +74,6 @@ pub mod harness {
                 return Err(format!("output {k} byte {i}: {} vs reference {} (got {g:?}, want {w:?})", g[i], w[i]));
             }
         }
-        Ok(())
+        Ok(got == want)
     }
 }

@@ -12,7 +12,12 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
         for (tag, input, want) in vs {
             let got = (m.run)(&input);
             match compare(m.outputs, &got, &want) {
-                Ok(()) => println!("{set}/{} [{tag}]: bit-exact (arena {} B)", m.name, m.plan.arena_size),
+                Ok(exact) => println!(
+                    "{set}/{} [{tag}]: {} (arena {} B)",
+                    m.name,
+                    if exact { "bit-exact" } else { "within 1e-5 relative" },
+                    m.plan.arena_size
+                ),
                 Err(e) => failures.push(format!("{set}/{} [{tag}]: {e}", m.name)),
             }
             ran += 1;

@@ -1,1 +1,55 @@
-fn main() {}
+//! `tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE]`: prints the
+//! memory plan the macro would use, and optionally writes a water-level chart.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let (cmd, rest) = args.split_first().ok_or(USAGE)?;
+    if cmd != "plan" {
+        return Err(USAGE.into());
+    }
+    let mut model = None;
+    let mut limit = None;
+    let mut svg = None;
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--arena-limit" => {
+                let v = it.next().ok_or("--arena-limit needs a value")?;
+                limit = Some(v.parse::<usize>().map_err(|_| format!("--arena-limit: not a byte count: {v}"))?);
+            }
+            "--svg" => svg = Some(it.next().ok_or("--svg needs a file")?.clone()),
+            s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
+            s => model = Some(s.to_string()),
+        }
+    }
+    let path = model.ok_or(USAGE)?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let a = tinyaot_compiler::analyze(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    print!("{}", tinyaot_compiler::report::plan_table(&a));
+    if let Some(file) = svg {
+        std::fs::write(&file, tinyaot_compiler::report::water_level_svg(&a))
+            .map_err(|e| format!("cannot write {file}: {e}"))?;
+        println!("chart written to {file}");
+    }
+    if let Some(limit) = limit {
+        if a.plan.arena_size > limit {
+            return Err(tinyaot_compiler::report::over_budget(&a, limit));
+        }
+        println!("fits the arena limit of {limit} bytes ({} to spare)", limit - a.plan.arena_size);
+    }
+    Ok(())
+}

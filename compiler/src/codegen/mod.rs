@@ -35,10 +35,9 @@ impl<'g> Emit<'g> {
     }
 
     fn elem_type(t: &Tensor<'_>) -> Result<TokenStream, Error> {
-        let ty = t
-            .dtype
-            .rust()
-            .ok_or_else(|| Error::model(format!("tensor '{}' has dtype {}, which has no kernel", t.name, t.dtype.name())))?;
+        let ty = t.dtype.rust().ok_or_else(|| {
+            Error::model(format!("tensor '{}' has dtype {}, which has no kernel", t.name, t.dtype.name()))
+        })?;
         let ty = Ident::new(ty, Span::call_site());
         Ok(quote!(#ty))
     }
@@ -110,9 +109,12 @@ impl<'g> Emit<'g> {
     }
 
     fn placement(&self, t: &Tensor<'_>) -> Result<(usize, usize), Error> {
-        let offset = self.offsets.get(t.index).copied().flatten().ok_or_else(|| {
-            Error::model(format!("internal error: tensor '{}' has no arena placement", t.name))
-        })?;
+        let offset = self
+            .offsets
+            .get(t.index)
+            .copied()
+            .flatten()
+            .ok_or_else(|| Error::model(format!("internal error: tensor '{}' has no arena placement", t.name)))?;
         Ok((offset, t.elements))
     }
 }

@@ -31,7 +31,9 @@ struct Add {
 /// The broadcast output shape of two shapes, or None if incompatible.
 pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
-    let dim = |s: &[usize], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+    let dim = |s: &[usize], i: usize| {
+        if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 }
+    };
     (0..rank)
         .map(|i| match (dim(a, i), dim(b, i)) {
             (x, y) if x == y => Some(x),
@@ -111,9 +113,9 @@ impl Operator for Add {
         let a = cx.read(self.a)?;
         let b = cx.read(self.b)?;
         let out = cx.write(self.output)?;
-        let shape = self.broadcast.map(|(d, sa, sb)| {
-            quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sa),*], b: [#(#sb),*] })
-        });
+        let shape = self
+            .broadcast
+            .map(|(d, sa, sb)| quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sa),*], b: [#(#sb),*] }));
         Ok(match (&self.arith, shape) {
             (Arith::Int8(p), shape) => {
                 let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
@@ -124,14 +126,20 @@ impl Operator for Add {
                 });
                 match shape {
                     None => quote!(::tinyaot::kernels::add::add_s8::<#len>(#a, #b, #q, #out);),
-                    Some(s) => quote!(::tinyaot::kernels::add::add_broadcast_s8::<#len>(#a, #b, #s, #q, #out);),
+                    Some(s) => {
+                        quote!(::tinyaot::kernels::add::add_broadcast_s8::<#len>(#a, #b, #s, #q, #out);)
+                    }
                 }
             }
             (Arith::Float(lo, hi), shape) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 match shape {
-                    None => quote!(::tinyaot::kernels::add::add_f32::<#len>(#a, #b, #lo, #hi, #out);),
-                    Some(s) => quote!(::tinyaot::kernels::add::add_broadcast_f32::<#len>(#a, #b, #s, #lo, #hi, #out);),
+                    None => {
+                        quote!(::tinyaot::kernels::add::add_f32::<#len>(#a, #b, #lo, #hi, #out);)
+                    }
+                    Some(s) => {
+                        quote!(::tinyaot::kernels::add::add_broadcast_f32::<#len>(#a, #b, #s, #lo, #hi, #out);)
+                    }
                 }
             }
         })

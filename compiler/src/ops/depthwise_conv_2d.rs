@@ -41,10 +41,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let [one, kh, kw, oc] = cx.nhwc(filter, "filter")?;
     let ic = ishape[3];
     if one != 1 || ic == 0 || oc % ic != 0 {
-        return Err(cx.err(format!(
-            "filter shape {:?} must be [1, H, W, C*M] for input depth {ic}",
-            filter.shape
-        )));
+        return Err(cx.err(format!("filter shape {:?} must be [1, H, W, C*M] for input depth {ic}", filter.shape)));
     }
     // TFLite derives the multiplier from the shapes; the option must agree
     // when it is set.

@@ -53,7 +53,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         let mut s = input.shape.clone();
         match s.last_mut() {
             Some(last) if *last == depth => *last = units,
-            _ => return Err(cx.err(format!("keep_num_dims needs the input's last dimension to be {depth}"))),
+            _ => {
+                return Err(cx.err(format!("keep_num_dims needs the input's last dimension to be {depth}")));
+            }
         }
         s
     } else {
@@ -61,9 +63,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     };
     // Converters sometimes store [units] for batch 1: accept any shape with
     // the right element count when keep_num_dims is off.
-    if keep_num_dims {
-        cx.check_shape(output, &expected)?;
-    } else if output.elements != batches * units {
+    if keep_num_dims || output.elements != batches * units {
         cx.check_shape(output, &expected)?;
     }
 

@@ -109,7 +109,11 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point: out_zp }
         }
         (DType::F32, DType::F32) => Arith::Float,
-        (i, o) => return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")),
+        (i, o) => {
+            return Err(
+                cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")
+            );
+        }
     };
     Ok(Box::new(Mean {
         input: input.index,

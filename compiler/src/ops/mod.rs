@@ -149,10 +149,8 @@ impl<'g, 'a> OpCx<'g, 'a> {
     /// Checks that the stored shape of `t` equals `expected`.
     pub fn check_shape(&self, t: &Tensor<'_>, expected: &[usize]) -> Result<(), Error> {
         if t.shape != expected {
-            return Err(self.err(format!(
-                "tensor '{}' has shape {:?}, but the op's inputs give {:?}",
-                t.name, t.shape, expected
-            )));
+            return Err(self
+                .err(format!("tensor '{}' has shape {:?}, but the op's inputs give {:?}", t.name, t.shape, expected)));
         }
         Ok(())
     }
@@ -266,7 +264,13 @@ impl Padding {
 }
 
 /// Reads a stride/dilation/filter-size option that must be >= 1.
-pub fn positive(cx: &OpCx<'_, '_>, opts: Option<&Options<'_>>, id: u16, default: i32, what: &str) -> Result<usize, Error> {
+pub fn positive(
+    cx: &OpCx<'_, '_>,
+    opts: Option<&Options<'_>>,
+    id: u16,
+    default: i32,
+    what: &str,
+) -> Result<usize, Error> {
     let v = match opts {
         Some(o) => o.scalar::<i32>(id, default)?,
         None => default,
@@ -279,7 +283,13 @@ pub fn positive(cx: &OpCx<'_, '_>, opts: Option<&Options<'_>>, id: u16, default:
 
 /// Per-channel requantization constants for conv-like ops: the effective
 /// scale `input * filter[c] / output` (in double, as TFLM), quantized.
-pub fn conv_multipliers(cx: &OpCx<'_, '_>, input: &Tensor<'_>, filter: &Tensor<'_>, output: &Tensor<'_>, channels: usize) -> Result<(Vec<i32>, Vec<i32>), Error> {
+pub fn conv_multipliers(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    filter: &Tensor<'_>,
+    output: &Tensor<'_>,
+    channels: usize,
+) -> Result<(Vec<i32>, Vec<i32>), Error> {
     let (in_scale, _) = cx.per_tensor(input)?;
     let (out_scale, _) = cx.per_tensor(output)?;
     let fq = filter

@@ -64,7 +64,9 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
             Arith::Float(lo, hi)
         }
         (i, o) => {
-            return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32"));
+            return Err(
+                cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")
+            );
         }
     };
     Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith }))

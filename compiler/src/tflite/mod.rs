@@ -9,10 +9,7 @@
 pub mod names;
 
 use crate::diag::Error;
-use flatbuffers::{
-    Follow, ForwardsUOffset, InvalidFlatbuffer, Table, Verifiable, Vector, Verifier,
-    VerifierOptions,
-};
+use flatbuffers::{Follow, ForwardsUOffset, InvalidFlatbuffer, Table, Vector, Verifiable, Verifier, VerifierOptions};
 
 /// The 4-byte file identifier of TFLite flatbuffers, at bytes 4..8.
 pub const FILE_IDENTIFIER: &[u8; 4] = b"TFL3";

@@ -217,9 +217,5 @@ pub const BUILTIN_OPERATORS: &[&str] = &[
 
 /// The name of builtin operator `code`, or `None` for codes this schema does not know.
 pub fn builtin_name(code: i32) -> Option<&'static str> {
-    usize::try_from(code)
-        .ok()
-        .and_then(|i| BUILTIN_OPERATORS.get(i))
-        .copied()
-        .filter(|n| !n.is_empty())
+    usize::try_from(code).ok().and_then(|i| BUILTIN_OPERATORS.get(i)).copied().filter(|n| !n.is_empty())
 }

@@ -40,8 +40,8 @@ impl AddQuant {
         let b = (self.input2_offset + y as i32) * (1 << self.left_shift);
         let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
         let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
-        let raw = mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift)
-            .wrapping_add(self.output_offset);
+        let raw =
+            mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
         clamp_i32(raw, self.act_min, self.act_max) as i8
     }
 }

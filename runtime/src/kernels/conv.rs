@@ -84,9 +84,8 @@ pub fn conv2d_s8<
                             let ins = &input[in_base..in_base + KC];
                             let fs = &filter[f_base..f_base + KC];
                             for (&i, &f) in ins.iter().zip(fs) {
-                                acc = acc.wrapping_add(
-                                    (f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)),
-                                );
+                                acc =
+                                    acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
                             }
                         }
                     }

@@ -25,9 +25,7 @@ pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
             let w = &weights[o * D..(o + 1) * D];
             let mut acc: i32 = 0;
             for (&x, &wv) in row.iter().zip(w) {
-                acc = acc.wrapping_add(
-                    (wv as i32 + weight_offset).wrapping_mul(x as i32 + q.input_offset),
-                );
+                acc = acc.wrapping_add((wv as i32 + weight_offset).wrapping_mul(x as i32 + q.input_offset));
             }
             if let Some(bias) = bias {
                 acc = acc.wrapping_add(bias[o]);

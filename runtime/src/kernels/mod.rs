@@ -36,12 +36,8 @@ impl Requant<'_> {
     /// Bias-added accumulator of channel `c` to the clamped output value.
     #[inline(always)]
     pub fn apply(&self, acc: i32, c: usize) -> i32 {
-        let v = crate::fixedpoint::multiply_by_quantized_multiplier(
-            acc,
-            self.multiplier[c],
-            self.shift[c],
-        )
-        .wrapping_add(self.output_offset);
+        let v = crate::fixedpoint::multiply_by_quantized_multiplier(acc, self.multiplier[c], self.shift[c])
+            .wrapping_add(self.output_offset);
         clamp_i32(v, self.act_min, self.act_max)
     }
 }
@@ -78,22 +74,20 @@ impl Strided6 {
     /// Calls `f(i, off_a, off_b)` for every flat position `i` in row-major order.
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
-        let d = &self.dims;
+        let (d, a, b) = (&self.dims, &self.a, &self.b);
         let mut i = 0;
         for i0 in 0..d[0] {
+            let (a0, b0) = (i0 * a[0], i0 * b[0]);
             for i1 in 0..d[1] {
+                let (a1, b1) = (a0 + i1 * a[1], b0 + i1 * b[1]);
                 for i2 in 0..d[2] {
+                    let (a2, b2) = (a1 + i2 * a[2], b1 + i2 * b[2]);
                     for i3 in 0..d[3] {
+                        let (a3, b3) = (a2 + i3 * a[3], b2 + i3 * b[3]);
                         for i4 in 0..d[4] {
+                            let (a4, b4) = (a3 + i4 * a[4], b3 + i4 * b[4]);
                             for i5 in 0..d[5] {
-                                let idx = [i0, i1, i2, i3, i4, i5];
-                                let mut oa = 0;
-                                let mut ob = 0;
-                                for k in 0..6 {
-                                    oa += idx[k] * self.a[k];
-                                    ob += idx[k] * self.b[k];
-                                }
-                                f(i, oa, ob);
+                                f(i, a4 + i5 * a[5], b4 + i5 * b[5]);
                                 i += 1;
                             }
                         }

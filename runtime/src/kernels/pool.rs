@@ -19,7 +19,14 @@ pub struct Pool {
 /// Visits every output position and channel with the clipped window's row
 /// and column ranges; shared by all pooling kernels.
 #[inline(always)]
-fn for_each_window<const N: usize, const IH: usize, const IW: usize, const C: usize, const OH: usize, const OW: usize>(
+fn for_each_window<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
     p: &Pool,
     mut f: impl FnMut(usize, usize, core::ops::Range<usize>, core::ops::Range<usize>),
 ) {
@@ -44,7 +51,14 @@ fn for_each_window<const N: usize, const IH: usize, const IW: usize, const C: us
 
 /// int8 max pooling (TFLite `reference_integer_ops::MaxPool`).
 #[inline(never)]
-pub fn max_pool_s8<const N: usize, const IH: usize, const IW: usize, const C: usize, const OH: usize, const OW: usize>(
+pub fn max_pool_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
     input: &[i8],
     p: &Pool,
     act_min: i32,
@@ -66,7 +80,14 @@ pub fn max_pool_s8<const N: usize, const IH: usize, const IW: usize, const C: us
 
 /// float32 max pooling (TFLite `reference_ops::MaxPool`).
 #[inline(never)]
-pub fn max_pool_f32<const N: usize, const IH: usize, const IW: usize, const C: usize, const OH: usize, const OW: usize>(
+pub fn max_pool_f32<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
     input: &[f32],
     p: &Pool,
     act_min: f32,
@@ -93,7 +114,14 @@ pub fn max_pool_f32<const N: usize, const IH: usize, const IW: usize, const C: u
 /// int8 average pooling with TFLite's rounding (half away from zero) of the
 /// sum divided by the number of in-bounds taps.
 #[inline(never)]
-pub fn avg_pool_s8<const N: usize, const IH: usize, const IW: usize, const C: usize, const OH: usize, const OW: usize>(
+pub fn avg_pool_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
     input: &[i8],
     p: &Pool,
     act_min: i32,
@@ -118,7 +146,14 @@ pub fn avg_pool_s8<const N: usize, const IH: usize, const IW: usize, const C: us
 
 /// float32 average pooling (TFLite `reference_ops::AveragePool`).
 #[inline(never)]
-pub fn avg_pool_f32<const N: usize, const IH: usize, const IW: usize, const C: usize, const OH: usize, const OW: usize>(
+pub fn avg_pool_f32<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
     input: &[f32],
     p: &Pool,
     act_min: f32,

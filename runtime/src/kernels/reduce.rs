@@ -44,12 +44,7 @@ pub fn mean_s8<const IN: usize, const OUT: usize>(
 /// float32 mean (TFLite `reference_ops::Mean`): a float sum divided by the
 /// element count.
 #[inline(never)]
-pub fn mean_f32<const IN: usize, const OUT: usize>(
-    input: &[f32],
-    r: &Reduction,
-    count: f32,
-    output: &mut [f32],
-) {
+pub fn mean_f32<const IN: usize, const OUT: usize>(input: &[f32], r: &Reduction, count: f32, output: &mut [f32]) {
     let input = &input[..IN];
     let output = &mut output[..OUT];
     r.outer.for_each(|o, base, _| {

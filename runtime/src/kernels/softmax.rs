@@ -1,8 +1,8 @@
 //! SOFTMAX over the last dimension.
 
 use crate::fixedpoint::{
-    exp_on_negative_values, get_reciprocal, multiply_by_quantized_multiplier_greater_than_one,
-    rounding_divide_by_pot, saturating_rounding_doubling_high_mul, saturating_rounding_multiply_by_pot,
+    exp_on_negative_values, get_reciprocal, multiply_by_quantized_multiplier_greater_than_one, rounding_divide_by_pot,
+    saturating_rounding_doubling_high_mul, saturating_rounding_multiply_by_pot,
 };
 
 /// Integer bits of the scaled input difference (Q5.26), as in TFLite.
@@ -67,11 +67,8 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
         let scaled_exp = |x: i8| -> Option<i32> {
             let diff = x as i32 - max_in_row;
             if diff >= q.diff_min {
-                let rescaled = multiply_by_quantized_multiplier_greater_than_one(
-                    diff,
-                    q.input_multiplier,
-                    q.input_left_shift,
-                );
+                let rescaled =
+                    multiply_by_quantized_multiplier_greater_than_one(diff, q.input_multiplier, q.input_left_shift);
                 Some(exp_on_negative_values(rescaled, SCALED_DIFF_INTEGER_BITS))
             } else {
                 None
@@ -81,8 +78,8 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
         for &x in row {
             if let Some(e) = scaled_exp(x) {
                 // Rescale<12> from Q0.31: divide by 2^12 with rounding.
-                sum_of_exps = sum_of_exps
-                    .wrapping_add(saturating_rounding_multiply_by_pot(e, -ACCUMULATION_INTEGER_BITS));
+                sum_of_exps =
+                    sum_of_exps.wrapping_add(saturating_rounding_multiply_by_pot(e, -ACCUMULATION_INTEGER_BITS));
             }
         }
         let (shifted_scale, num_bits_over_unit) = get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
@@ -90,10 +87,8 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
         for (o, &x) in out.iter_mut().zip(row) {
             *o = match scaled_exp(x) {
                 Some(e) => {
-                    let unsat = rounding_divide_by_pot(
-                        saturating_rounding_doubling_high_mul(shifted_scale, e),
-                        exponent,
-                    );
+                    let unsat =
+                        rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, e), exponent);
                     O::from_i32(unsat.wrapping_add(O::MIN).clamp(O::MIN, O::MAX))
                 }
                 None => O::from_i32(O::MIN),
@@ -117,7 +112,9 @@ pub fn softmax_f32<const ROWS: usize, const DEPTH: usize>(input: &[f32], beta: f
         }
         let mut sum = 0.0f32;
         for (o, &x) in out.iter_mut().zip(row) {
-            let e = libm::expf((x - max) * beta);
+            // exp in double, rounded once to float: correctly rounded for
+            // practically every input, as glibc's expf (TFLM's `std::exp`) is.
+            let e = libm::exp(((x - max) * beta) as f64) as f32;
             *o = e;
             sum += e;
         }

@@ -1,0 +1,55 @@
+//! Planner invariants on every real model we have: the plan is valid
+//! (checked again here), never worse than TFLM's greedy planner, and never
+//! below the lower bound.
+
+use std::path::{Path, PathBuf};
+use tinyaot_compiler::plan;
+
+fn model_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut dirs = vec![root.join("tests/models")];
+    let shared = std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or(root.join("../shared/models"));
+    if shared.is_dir() {
+        dirs.push(shared);
+    } else {
+        println!("SKIPPED shared models: {} not found", shared.display());
+    }
+    dirs
+}
+
+#[test]
+fn every_plan_is_valid_and_at_least_as_good_as_tflm() {
+    let mut checked = 0;
+    for dir in model_dirs() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
+            let bytes = std::fs::read(f).unwrap();
+            let Ok(a) = tinyaot_compiler::analyze(&bytes) else {
+                println!("{}: not supported, skipped", f.display());
+                continue;
+            };
+            let reqs = a.schedule.requests();
+            plan::check(&reqs, &a.plan).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            plan::check(&a.schedule.tflm_requests, &a.tflm_greedy)
+                .unwrap_or_else(|e| panic!("{}: tflm: {e}", f.display()));
+            assert!(a.plan.arena_size >= a.lower_bound, "{}", f.display());
+            assert!(
+                a.plan.arena_size <= a.tflm_greedy.arena_size,
+                "{}: ours {} > TFLM greedy {}",
+                f.display(),
+                a.plan.arena_size,
+                a.tflm_greedy.arena_size
+            );
+            println!(
+                "{:<40} arena {:>7}  lower bound {:>7}  TFLM greedy {:>7}",
+                f.file_name().unwrap().to_string_lossy(),
+                a.plan.arena_size,
+                a.lower_bound,
+                a.tflm_greedy.arena_size
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} models checked");
+}
