@@ -121,6 +121,10 @@ pub struct Compiled {
     pub arena_size: usize,
     /// The plan report (the same text as the CLI prints).
     pub report: String,
+    /// Bytes of constant data emitted to flash.
+    pub weight_bytes: usize,
+    /// Multiply-accumulates per invoke.
+    pub macs: u64,
 }
 
 /// Compiles a model into Rust items, checking the arena against `arena_limit`.
@@ -140,7 +144,8 @@ pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Res
             calls.push(quote::quote! { { #call } });
         }
     }
+    let weight_bytes = emit.flash_bytes;
     let statics = emit.into_statics();
-    let tokens = codegen::model::emit(&a, target, calls, statics)?;
-    Ok(Compiled { tokens, arena_size: a.plan.arena_size, report: report::plan_table(&a) })
+    let tokens = codegen::model::emit(&a, target, calls, statics, weight_bytes)?;
+    Ok(Compiled { tokens, arena_size: a.plan.arena_size, report: report::plan_table(&a), weight_bytes, macs: a.macs() })
 }

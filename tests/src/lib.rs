@@ -3,6 +3,8 @@
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
+pub mod firmware;
+
 pub mod harness {
     use std::path::Path;
 

@@ -6,7 +6,8 @@ pub mod model;
 
 use crate::diag::Error;
 use crate::graph::{Graph, Tensor};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+pub use proc_macro2::{Ident, Span};
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
 

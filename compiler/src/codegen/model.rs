@@ -88,7 +88,9 @@ pub fn emit(
     target: &Target,
     ops: Vec<TokenStream>,
     statics: Vec<TokenStream>,
+    weight_bytes: usize,
 ) -> Result<TokenStream, Error> {
+    let macs = a.macs();
     let Target { vis, name, track_path } = target;
     let module = format_ident!("__tinyaot_{}", name);
     let arena_size = a.plan.arena_size;
@@ -210,6 +212,10 @@ pub fn emit(
                 tflm_greedy: #tflm,
                 buffers: &[#(#placements),*],
             };
+            /// Bytes of constant data (weights, biases, requantization tables) in flash.
+            pub const WEIGHT_BYTES: usize = #weight_bytes;
+            /// Multiply-accumulates per `invoke()`.
+            pub const MACS: u64 = #macs;
             /// The graph inputs, in order.
             pub const INPUTS: [::tinyaot::TensorInfo; #n_in] = [#(#input_infos),*];
             /// The graph outputs, in order.
@@ -232,6 +238,17 @@ pub fn emit(
             /// section, or on the stack).
             pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
                 #name { arena }
+            }
+
+            /// The model on the first `ARENA_SIZE` bytes of a larger arena, so
+            /// several models can take turns on one buffer (a compile error if
+            /// `M < ARENA_SIZE`).
+            pub fn new_in<const M: usize>(arena: &'a mut ::tinyaot::Arena<M>) -> Self {
+                const { assert!(M >= #module::ARENA_SIZE, "the arena is smaller than ARENA_SIZE") };
+                // SAFETY: `Arena<N>` is `repr(C, align(16))` over `[u8; N]`, so
+                // the first `ARENA_SIZE <= M` bytes of an `Arena<M>` are a valid
+                // `Arena<ARENA_SIZE>`; the exclusive borrow is moved into `Self`.
+                #name { arena: unsafe { &mut *(arena as *mut ::tinyaot::Arena<M>).cast() } }
             }
 
             /// Runs the model: reads the inputs, writes the outputs.

@@ -1,0 +1,108 @@
+//! Picks the memory map for the target's board and generates `models.rs`:
+//! one `include_model!` per model with reference vectors that fits the board.
+//!
+//! Models: the project's own (`tests/models`) and, when the folder exists,
+//! the shared oracle models (`../shared/models` beside the repository, or
+//! `$TINYAOT_SHARED_MODELS`). `TINYAOT_FW_ONLY=name` keeps one model (the
+//! per-model size and instruction report builds one firmware per model).
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+struct Board {
+    flash: usize,
+    ram: usize,
+}
+
+fn board(target: &str) -> Board {
+    if target.starts_with("thumbv6m") {
+        // micro:bit (nRF51822): 256 KB flash, 16 KB RAM.
+        Board { flash: 256 * 1024, ram: 16 * 1024 }
+    } else {
+        // mps2-an385 / an386: 4 MB each.
+        Board { flash: 4 << 20, ram: 4 << 20 }
+    }
+}
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let target = std::env::var("TARGET").unwrap();
+    let b = board(&target);
+    std::fs::write(
+        out.join("memory.x"),
+        format!("MEMORY {{\n  FLASH : ORIGIN = 0x00000000, LENGTH = {}\n  RAM : ORIGIN = 0x20000000, LENGTH = {}\n}}\n", b.flash, b.ram),
+    )
+    .unwrap();
+    println!("cargo:rustc-link-search={}", out.display());
+    println!("cargo:rerun-if-env-changed=TINYAOT_FW_ONLY");
+    println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
+
+    let only = std::env::var("TINYAOT_FW_ONLY").ok();
+    let mut dirs = vec![manifest.join("../../tests/models")];
+    let shared = std::env::var_os("TINYAOT_SHARED_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../../shared/models"));
+    if shared.is_dir() {
+        dirs.push(shared);
+    }
+    // Budget on the small board: leave room for the stack and the code.
+    let (ram_budget, flash_budget) = (b.ram / 2, b.flash / 2);
+    let mut models = Vec::new();
+    let mut max_arena = 0;
+    let mut flash = 0;
+    for dir in dirs {
+        let dir = dir.canonicalize().unwrap_or(dir);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        files.sort();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
+            let stem = f.file_stem().unwrap().to_string_lossy().to_string();
+            if only.as_ref().is_some_and(|o| *o != stem) {
+                continue;
+            }
+            let (input, output) = (dir.join(format!("{stem}.input.bin")), dir.join(format!("{stem}.output.bin")));
+            if !input.exists() || !output.exists() {
+                continue;
+            }
+            let bytes = std::fs::read(f).unwrap();
+            let Ok(a) = tinyaot_compiler::analyze(&bytes) else { continue };
+            let arena = a.plan.arena_size;
+            if only.is_none() && (arena > ram_budget || flash + bytes.len() > flash_budget) {
+                continue;
+            }
+            flash += bytes.len();
+            max_arena = max_arena.max(arena);
+            models.push((stem, f.clone(), input, output));
+        }
+    }
+
+    let mut s = String::new();
+    let _ = writeln!(s, "pub const MAX_ARENA: usize = {max_arena};");
+    for (stem, path, ..) in &models {
+        let m = ident(stem);
+        let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
+    }
+    let _ = writeln!(s, "pub fn run_all(arena: &mut tinyaot::Arena<MAX_ARENA>, only: Option<&[u8]>, report: &mut impl FnMut(&str, Result<(), Mismatch>)) {{\n    let _ = (&arena, &only, &report);");
+    for (stem, _, input, output) in &models {
+        let m = ident(stem);
+        let _ = writeln!(
+            s,
+            r#"    if only.is_none_or(|o| o == {stem:?}.as_bytes()) {{
+        let mut model = {m}::Model::new_in(arena);
+        let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::OUTPUTS,
+            |m, i| m.input_bytes_mut(i), |m| m.invoke(), |m, i| m.output_bytes(i));
+        report({stem:?}, outcome);
+    }}"#,
+            input = input.display().to_string(),
+            output = output.display().to_string()
+        );
+        let _ = &Path::new(stem);
+    }
+    let _ = writeln!(s, "}}");
+    std::fs::write(out.join("models.rs"), s).unwrap();
+}
+
+fn ident(stem: &str) -> String {
+    format!("m_{}", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+}

@@ -1,0 +1,139 @@
+//! Runs every bundled model on its reference input on a Cortex-M under QEMU,
+//! prints one line per model and exits 0 only if all outputs match TFLM's.
+//!
+//! With a semihosting argument (`-semihosting-config ...,arg=fw,arg=NAME`)
+//! only model NAME runs: the instruction counter measures one `invoke()`
+//! between the `tinyaot_bench_start`/`tinyaot_bench_stop` markers.
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::{ExceptionFrame, entry, exception};
+use cortex_m_semihosting::hprintln;
+use panic_semihosting as _;
+
+mod models {
+    #![allow(clippy::all)]
+    use crate::Mismatch;
+    include!(concat!(env!("OUT_DIR"), "/models.rs"));
+}
+
+/// The first output element that differs from the reference.
+pub struct Mismatch {
+    output: usize,
+    index: usize,
+}
+
+/// Marks the start of the measured region (one `nop`).
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn tinyaot_bench_start() {
+    cortex_m::asm::nop();
+}
+
+/// Marks the end of the measured region (two `nop`s, so LLVM cannot merge
+/// the two markers).
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn tinyaot_bench_stop() {
+    cortex_m::asm::nop();
+    cortex_m::asm::nop();
+}
+
+/// Loads the reference input, invokes between the markers, compares the
+/// outputs: integers byte for byte, float32 within 1e-5 relative.
+fn check<M>(
+    model: &mut M,
+    input: &[u8],
+    want: &[u8],
+    outputs: &[tinyaot::TensorInfo],
+    input_bytes: impl Fn(&mut M, usize) -> Option<&mut [u8]>,
+    invoke: impl Fn(&mut M),
+    output_bytes: impl Fn(&M, usize) -> Option<&[u8]>,
+) -> Result<(), Mismatch> {
+    let mut off = 0;
+    let mut i = 0;
+    while let Some(b) = input_bytes(model, i) {
+        let n = b.len();
+        b.copy_from_slice(core::hint::black_box(&input[off..off + n]));
+        off += n;
+        i += 1;
+    }
+    tinyaot_bench_start();
+    invoke(core::hint::black_box(&mut *model));
+    tinyaot_bench_stop();
+    let mut off = 0;
+    for (k, info) in outputs.iter().enumerate() {
+        let got = output_bytes(model, k).unwrap_or(&[]);
+        let w = &want[off..off + info.bytes];
+        off += info.bytes;
+        if info.dtype == tinyaot::DType::F32 {
+            for (j, (g, w)) in got.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
+                let g = f32::from_le_bytes([g[0], g[1], g[2], g[3]]);
+                let w = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                let abs = |x: f32| if x < 0.0 { -x } else { x };
+                let scale = if abs(g) > abs(w) { abs(g) } else { abs(w) };
+                if abs(g - w) > 1e-5 * scale + 1e-6 {
+                    return Err(Mismatch { output: k, index: j });
+                }
+            }
+        } else if let Some(j) = got.iter().zip(w).position(|(a, b)| a != b) {
+            return Err(Mismatch { output: k, index: j });
+        }
+    }
+    Ok(())
+}
+
+/// The model name passed as the last semihosting argument, if any.
+fn only_model(buf: &mut [u8; 128]) -> Option<&[u8]> {
+    // SYS_GET_CMDLINE: the host fills `buf` and writes the length back.
+    let mut block = [buf.as_mut_ptr() as usize, buf.len()];
+    // SAFETY: `block` describes a writable buffer of its stated length that
+    // outlives the call; the debugger only writes within it.
+    let r = unsafe { cortex_m_semihosting::syscall1(0x15, block.as_mut_ptr() as usize) };
+    if r != 0 {
+        return None;
+    }
+    let line = &buf[..block[1].min(128)];
+    let mut words = line.split(|&c| c == b' ').filter(|w| !w.is_empty());
+    let _program = words.next()?;
+    words.last()
+}
+
+fn exit(code: u32) -> ! {
+    // SYS_EXIT_EXTENDED with ADP_Stopped_ApplicationExit: QEMU exits with `code`.
+    let block = [0x20026u32, code];
+    // SAFETY: a valid semihosting parameter block.
+    unsafe { cortex_m_semihosting::syscall(0x20, &block) };
+    loop {
+        cortex_m::asm::nop();
+    }
+}
+
+static mut ARENA: tinyaot::Arena<{ models::MAX_ARENA }> = tinyaot::Arena::new();
+
+#[entry]
+fn main() -> ! {
+    let mut buf = [0u8; 128];
+    let only = only_model(&mut buf);
+    // SAFETY: the only reference ever made to ARENA; `main` never returns.
+    let arena = unsafe { &mut *(&raw mut ARENA) };
+    let (mut ran, mut failed) = (0u32, 0u32);
+    models::run_all(arena, only, &mut |name, outcome| {
+        ran += 1;
+        match outcome {
+            Ok(()) => hprintln!("{}: ok", name),
+            Err(m) => {
+                failed += 1;
+                hprintln!("{}: MISMATCH output {} element {}", name, m.output, m.index);
+            }
+        }
+    });
+    hprintln!("ran {} models, {} failed", ran, failed);
+    exit(if failed == 0 && ran > 0 { 0 } else { 1 })
+}
+
+#[exception]
+unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
+    hprintln!("HardFault at pc {:#x}", ef.pc());
+    exit(3)
+}

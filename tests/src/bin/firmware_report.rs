@@ -1,0 +1,79 @@
+//! Per model and Cortex-M target: flash, RAM and instructions per inference.
+//!
+//! ```text
+//! cargo run --release -p tinyaot-tests --bin firmware-report [MODEL ...]
+//! ```
+//!
+//! For each target it builds the all-models firmware to learn which models
+//! fit the board, then one firmware per model (`TINYAOT_FW_ONLY`) and an
+//! empty one: flash = .text + .rodata, RAM = .data + .bss, each as the
+//! difference from the empty firmware, and the instructions QEMU executes
+//! between the markers around one `invoke()`. Writes the Markdown table to
+//! stdout and to `target/firmware-report.md`.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+use tinyaot_tests::firmware::{TARGETS, build, build_counter, count, missing_toolchain, repo, run, sections};
+
+fn model_path(name: &str) -> Option<PathBuf> {
+    [repo().join("tests/models"), repo().join("../shared/models")]
+        .into_iter()
+        .map(|d| d.join(format!("{name}.tflite")))
+        .find(|p| p.exists())
+}
+
+fn main() -> Result<(), String> {
+    if let Some(why) = missing_toolchain() {
+        return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
+    }
+    let filter: Vec<String> = std::env::args().skip(1).collect();
+    let target_dir = repo().join("target/firmware-report");
+    std::fs::create_dir_all(&target_dir).map_err(|e| e.to_string())?;
+    let so = build_counter(&target_dir)?;
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "| model | target | flash B (weights) | RAM B (arena) | instructions / inference | MACs | instr / MAC |\n|---|---|---:|---:|---:|---:|---:|"
+    );
+    for t in &TARGETS {
+        let all = build(t, None, &target_dir)?;
+        let listing = run(t, &all, None, None)?;
+        let models: Vec<String> = listing
+            .stdout
+            .lines()
+            .filter_map(|l| l.strip_suffix(": ok").map(str::to_string))
+            .filter(|m| filter.is_empty() || filter.contains(m))
+            .collect();
+        let empty = build(t, Some("-"), &target_dir)?;
+        let (bt, br, bd, bb) = sections(&empty)?;
+        for m in &models {
+            let elf = build(t, Some(m), &target_dir)?;
+            let (tx, ro, da, bs) = sections(&elf)?;
+            let insns = count(t, &elf, m, &so, &target_dir)?;
+            let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
+            let target = tinyaot_compiler::Target {
+                vis: Default::default(),
+                name: proc_macro2_ident(),
+                track_path: None,
+            };
+            let c = tinyaot_compiler::compile(&bytes, &target, None).map_err(|e| e.message)?;
+            let flash = (tx + ro).saturating_sub(bt + br);
+            let ram = (da + bs).saturating_sub(bd + bb);
+            let per_mac = if c.macs > 0 { format!("{:.2}", insns as f64 / c.macs as f64) } else { "-".into() };
+            let row = format!(
+                "| {m} | {} | {flash} ({}) | {ram} ({}) | {insns} | {} | {per_mac} |",
+                t.core, c.weight_bytes, c.arena_size, c.macs
+            );
+            println!("{row}");
+            let _ = writeln!(md, "{row}");
+        }
+    }
+    let out = repo().join("target/firmware-report.md");
+    std::fs::write(&out, &md).map_err(|e| e.to_string())?;
+    eprintln!("written to {}", out.display());
+    Ok(())
+}
+
+fn proc_macro2_ident() -> tinyaot_compiler::codegen::Ident {
+    tinyaot_compiler::codegen::Ident::new("Report", tinyaot_compiler::codegen::Span::call_site())
+}

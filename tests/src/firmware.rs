@@ -1,0 +1,177 @@
+//! Driving the Cortex-M firmware (`examples/firmware`): build it with
+//! Debian's rustc and `-Zbuild-std=core`, run it under `qemu-system-arm`
+//! with a timeout, count instructions with the QEMU plugin.
+//! See `../shared/cortex-m.md` for the recipe this follows.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A Cortex-M target and the QEMU board that runs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// Rust target triple.
+    pub triple: &'static str,
+    /// QEMU machine.
+    pub machine: &'static str,
+    /// Display name.
+    pub core: &'static str,
+}
+
+/// The three targets of the firmware tests.
+pub const TARGETS: [Target; 3] = [
+    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F" },
+    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3" },
+    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0" },
+];
+
+/// Repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("repository root")
+}
+
+/// What is missing to build and run firmware here, if anything.
+pub fn missing_toolchain() -> Option<String> {
+    let needs = [
+        ("/usr/bin/rustc", "Debian rustc-web"),
+        ("/usr/bin/cargo", "Debian cargo-web"),
+        ("/usr/lib/rustlib/src/rust/library/core", "Debian rust-web-src"),
+        ("/usr/bin/rust-lld", "rust-web-llvm and lld-22"),
+    ];
+    for (path, what) in needs {
+        if !Path::new(path).exists() {
+            return Some(format!("{path} not found ({what})"));
+        }
+    }
+    if Command::new("qemu-system-arm").arg("--version").output().is_err() {
+        return Some("qemu-system-arm not found".into());
+    }
+    None
+}
+
+/// Builds the firmware for `target` (all models, or `only` one) into its
+/// own target directory; returns the ELF path.
+pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<PathBuf, String> {
+    let dir = repo().join("examples/firmware");
+    let mut cmd = Command::new("/usr/bin/cargo");
+    // The host's rustup/cargo environment must not leak into the Debian build.
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") || k.starts_with("RUSTUP") || k.starts_with("RUSTC") || k == "RUSTFLAGS" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.current_dir(&dir)
+        .env("RUSTC", "/usr/bin/rustc")
+        .env("RUSTDOC", "/usr/bin/rustdoc")
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["build", "--release", "--target", target.triple, "--target-dir"])
+        .arg(target_dir);
+    match only {
+        Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
+        None => cmd.env_remove("TINYAOT_FW_ONLY"),
+    };
+    let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("firmware build for {} failed:\n{}", target.triple, String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(target_dir.join(target.triple).join("release/tinyaot-firmware"))
+}
+
+/// Output and exit code of one QEMU run.
+pub struct Run {
+    /// Semihosting output.
+    pub stdout: String,
+    /// QEMU's exit code (the firmware's status).
+    pub code: Option<i32>,
+}
+
+/// Runs an ELF under QEMU with a timeout. `arg` selects one model;
+/// `plugin` is `(libinsncount.so, start, stop, out file)`.
+pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<(&Path, u64, u64, &Path)>) -> Result<Run, String> {
+    let mut semi = String::from("enable=on,target=native");
+    if let Some(a) = arg {
+        semi.push_str(&format!(",arg=firmware,arg={a}"));
+    }
+    let mut cmd = Command::new("qemu-system-arm");
+    cmd.args(["-M", target.machine, "-nographic", "-monitor", "none", "-serial", "none", "-semihosting-config", &semi]);
+    if let Some((so, start, stop, out)) = plugin {
+        cmd.arg("-plugin").arg(format!("{},start={start:#x},stop={stop:#x},out={}", so.display(), out.display()));
+    }
+    cmd.arg("-kernel").arg(elf).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start qemu-system-arm: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err(format!("{} on {}: QEMU timed out after 120 s", elf.display(), target.machine));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    Ok(Run { stdout: String::from_utf8_lossy(&out.stdout).into_owned(), code: out.status.code() })
+}
+
+/// Address of a symbol in an ELF (`llvm-nm-22`).
+pub fn symbol(elf: &Path, name: &str) -> Result<u64, String> {
+    let out = Command::new("llvm-nm-22").arg(elf).output().map_err(|e| format!("llvm-nm-22: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut it = l.split_whitespace();
+            let (addr, _kind, sym) = (it.next()?, it.next()?, it.next()?);
+            (sym == name).then(|| u64::from_str_radix(addr, 16).ok()).flatten()
+        })
+        .ok_or_else(|| format!("symbol {name} not found in {}", elf.display()))
+}
+
+/// Section sizes (`llvm-size-22 -A`): (.text, .rodata, .data, .bss).
+pub fn sections(elf: &Path) -> Result<(u64, u64, u64, u64), String> {
+    let out = Command::new("llvm-size-22").arg("-A").arg(elf).output().map_err(|e| format!("llvm-size-22: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let size = |name: &str| {
+        text.lines()
+            .find_map(|l| {
+                let mut it = l.split_whitespace();
+                (it.next()? == name).then(|| it.next()?.parse::<u64>().ok()).flatten()
+            })
+            .unwrap_or(0)
+    };
+    Ok((size(".text"), size(".rodata"), size(".data"), size(".bss")))
+}
+
+/// Builds `../shared/tools/qemu-insncount` into `dir`; returns the plugin path.
+pub fn build_counter(dir: &Path) -> Result<PathBuf, String> {
+    let src = repo().join("../shared/tools/qemu-insncount/insncount.c");
+    if !src.exists() {
+        return Err(format!("{} not found", src.display()));
+    }
+    let so = dir.join("libinsncount.so");
+    let st = Command::new("gcc")
+        .args(["-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .status()
+        .map_err(|e| format!("gcc: {e}"))?;
+    if !st.success() {
+        return Err("building the QEMU instruction counter failed".into());
+    }
+    Ok(so)
+}
+
+/// Instructions between the markers for one model on one target.
+pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
+    let start = symbol(elf, "tinyaot_bench_start")?;
+    let stop = symbol(elf, "tinyaot_bench_stop")?;
+    let out = scratch.join(format!("insns-{}-{model}.txt", target.triple));
+    let r = run(target, elf, Some(model), Some((so, start, stop, &out)))?;
+    if r.code != Some(0) {
+        return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
+    }
+    let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix("region=").and_then(|v| v.parse().ok()))
+        .ok_or_else(|| format!("no region count in {text}"))
+}
