@@ -10,6 +10,11 @@ use crate::tflite::{self, Options, names};
 pub const MAX_TENSOR_BYTES: usize = 1 << 31;
 /// Largest rank accepted.
 pub const MAX_RANK: usize = 6;
+/// Most operators accepted: far beyond any microcontroller model, and a
+/// bound on compile time for hostile files.
+pub const MAX_OPS: usize = 4096;
+/// Most tensors accepted.
+pub const MAX_TENSORS: usize = 16384;
 
 /// Element type of a tensor (TFLite `TensorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +217,18 @@ impl<'a> Graph<'a> {
         let codes = model.operator_codes();
 
         let raw_tensors = sg.tensors().ok_or_else(|| Error::model("subgraph 0 has no tensors"))?;
+        if raw_tensors.len() > MAX_TENSORS {
+            return Err(Error::model(format!(
+                "the graph has {} tensors; tinyaot accepts up to {MAX_TENSORS}",
+                raw_tensors.len()
+            )));
+        }
+        if let Some(ops) = sg.operators().filter(|o| o.len() > MAX_OPS) {
+            return Err(Error::model(format!(
+                "the graph has {} operators; tinyaot accepts up to {MAX_OPS}",
+                ops.len()
+            )));
+        }
         let mut tensors = Vec::with_capacity(raw_tensors.len());
         for (index, t) in raw_tensors.iter().enumerate() {
             tensors.push(read_tensor(index, &t, buffers.as_ref())?);
@@ -314,6 +331,9 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
         )));
     }
     let shape: Vec<usize> = raw_shape.iter().map(|&d| d as usize).collect();
+    if shape.contains(&0) {
+        return Err(Error::model(format!("tensor '{name}' has an empty dimension in its shape {shape:?}")));
+    }
     let elements =
         shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).filter(|&n| n <= MAX_TENSOR_BYTES).ok_or_else(
             || Error::model(format!("tensor '{name}' with shape {shape:?} is too large for any microcontroller")),
@@ -361,6 +381,18 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
                         "tensor '{name}' has {} per-channel scales but dimension {axis} is {}",
                         scales.len(),
                         shape[axis]
+                    )));
+                }
+                let (zmin, zmax) = match dtype {
+                    DType::I8 => (-128, 127),
+                    DType::U8 => (0, 255),
+                    DType::I16 => (-32768, 32767),
+                    _ => (i32::MIN as i64, i32::MAX as i64),
+                };
+                if let Some(z) = zero_points.iter().find(|&&z| z < zmin || z > zmax) {
+                    return Err(Error::model(format!(
+                        "tensor '{name}' ({}) has zero point {z}, outside its type's range",
+                        dtype.name()
                     )));
                 }
                 if scales.iter().any(|s| !s.is_finite() || *s <= 0.0) {

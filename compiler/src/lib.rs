@@ -95,7 +95,7 @@ impl<'a> Analysis<'a> {
 
     /// Multiply-accumulates per invoke.
     pub fn macs(&self) -> u64 {
-        self.ops.iter().map(|o| o.macs()).sum()
+        self.ops.iter().fold(0u64, |acc, o| acc.saturating_add(o.macs()))
     }
 }
 

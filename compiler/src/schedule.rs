@@ -75,6 +75,14 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
         tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes > 0
     };
     for (t, tensor) in graph.tensors.iter().enumerate() {
+        if tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes == 0 && !tensor.is_variable {
+            return Err(Error::model(format!(
+                "tensor '{}' ({}) has no storage: {}",
+                tensor.name,
+                tensor.describe(),
+                if tensor.dtype.size().is_none() { "its dtype is not supported" } else { "it is empty" }
+            )));
+        }
         if tensor.is_variable && lifetimes[t].is_some() {
             return Err(Error::model(format!(
                 "tensor '{}' is a variable (state kept between invocations); stateful models are not supported yet",

@@ -98,7 +98,8 @@ fn average_pool_rounds_half_away_from_zero() {
 
 #[test]
 fn max_pool_clips_windows_at_the_border() {
-    let p = Pool { filter_h: 3, filter_w: 3, win: Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 2, ..UNIT } };
+    let p =
+        Pool { filter_h: 3, filter_w: 3, win: Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 2, ..UNIT } };
     let input = [1.0f32, -5.0, 3.0, 4.0];
     let mut out = [0.0f32; 1];
     max_pool_f32::<1, 2, 2, 1, 1, 1>(&input, &p, f32::MIN, f32::MAX, &mut out);

@@ -87,7 +87,12 @@ pub struct Run {
 
 /// Runs an ELF under QEMU with a timeout. `arg` selects one model;
 /// `plugin` is `(libinsncount.so, start, stop, out file)`.
-pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<(&Path, u64, u64, &Path)>) -> Result<Run, String> {
+pub fn run(
+    target: &Target,
+    elf: &Path,
+    arg: Option<&str>,
+    plugin: Option<(&Path, u64, u64, &Path)>,
+) -> Result<Run, String> {
     let mut semi = String::from("enable=on,target=native");
     if let Some(a) = arg {
         semi.push_str(&format!(",arg=firmware,arg={a}"));

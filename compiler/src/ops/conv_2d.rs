@@ -112,7 +112,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.activation_tensor(input, "input")?;
     let ishape = cx.nhwc(input, "input")?;
     let [oc, kh, kw, kc] = cx.nhwc(filter, "filter")?;
-    if kc == 0 || ishape[3] % kc != 0 || oc % (ishape[3] / kc) != 0 {
+    if kc == 0 || ishape[3] < kc || ishape[3] % kc != 0 || oc % (ishape[3] / kc) != 0 {
         return Err(cx.err(format!(
             "filter depth {kc} does not divide input depth {} into groups that divide {oc} output channels",
             ishape[3]
@@ -175,6 +175,6 @@ impl Operator for Conv2d {
     fn macs(&self) -> u64 {
         let [n, oh, ow, oc] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
-        (n * oh * ow * oc * kh * kw * self.filter_depth) as u64
+        [n, oh, ow, oc, kh, kw, self.filter_depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 }

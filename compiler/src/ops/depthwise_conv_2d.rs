@@ -111,6 +111,6 @@ impl Operator for DepthwiseConv2d {
     fn macs(&self) -> u64 {
         let [n, oh, ow, oc] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
-        (n * oh * ow * oc * kh * kw) as u64
+        [n, oh, ow, oc, kh, kw].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 }

@@ -128,6 +128,6 @@ impl Operator for FullyConnected {
     }
 
     fn macs(&self) -> u64 {
-        (self.batches * self.depth * self.units) as u64
+        [self.batches, self.depth, self.units].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 }

@@ -105,6 +105,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let (in_scale, in_zp) = cx.per_tensor(input)?;
             let (out_scale, out_zp) = cx.per_tensor(output)?;
             let (multiplier, shift) = mean_multiplier(in_scale as f64 / out_scale as f64, count);
+            if !(-31..=30).contains(&shift) {
+                return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
+            }
             let zero_point_sum = (in_zp as i64 * count as i64) as i32;
             Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point: out_zp }
         }

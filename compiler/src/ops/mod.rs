@@ -312,6 +312,11 @@ pub fn conv_multipliers(
         let fs = if fq.scales.len() == 1 { fq.scales[0] } else { fq.scales[c] };
         let eff = in_scale as f64 * fs as f64 / out_scale as f64;
         let (m, s) = crate::quant::quantize_multiplier(eff);
+        if s > 30 {
+            return Err(cx.err(format!(
+                "the effective scale {eff:e} (input x filter / output) of channel {c} is too large to requantize"
+            )));
+        }
         mult.push(m);
         shift.push(s);
     }

@@ -70,6 +70,11 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
                 )));
             }
             let (multiplier, left_shift) = preprocess_softmax_scaling(beta as f64, in_scale as f64);
+            if left_shift < 0 || beta <= 0.0 || !beta.is_finite() {
+                return Err(cx.err(format!(
+                    "beta {beta} times the input scale {in_scale} is too small for TFLite's int8 softmax"
+                )));
+            }
             let diff_min = -input_radius(SCALED_DIFF_INTEGER_BITS, left_shift);
             Arith::Int8 { multiplier, left_shift, diff_min, out16 }
         }
