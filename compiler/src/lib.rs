@@ -147,5 +147,11 @@ pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Res
     let weight_bytes = emit.flash_bytes;
     let statics = emit.into_statics();
     let tokens = codegen::model::emit(&a, target, calls, statics, weight_bytes)?;
-    Ok(Compiled { tokens, arena_size: a.plan.arena_size, report: report::plan_table(&a), weight_bytes, macs: a.macs() })
+    Ok(Compiled {
+        tokens,
+        arena_size: a.plan.arena_size,
+        report: format!("{}{}", report::plan_table(&a), report::peak_analysis(&a, arena_limit)),
+        weight_bytes,
+        macs: a.macs(),
+    })
 }

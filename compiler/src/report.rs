@@ -71,43 +71,113 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     s
 }
 
-/// The compile error for a plan over `limit` bytes: the peak, what is live
-/// there, and what would help.
-pub fn over_budget(a: &Analysis<'_>, limit: usize) -> String {
+/// Shortens a tensor name for a table column.
+fn short(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(width.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// The bottleneck analysis an engineer would do by hand: the peak op, every
+/// buffer live there (biggest first), the lower bound, and what would help.
+/// `limit` adds the verdict against a budget.
+pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     let mut s = String::new();
-    let need = a.plan.arena_size;
-    let _ =
-        writeln!(s, "model needs a {need}-byte arena, over the arena_limit of {limit} bytes by {} bytes", need - limit);
     let peak_op = a.op_of_step(a.peak_step);
-    let node = &a.graph.nodes[peak_op.min(a.graph.nodes.len().saturating_sub(1))];
-    let out = node.outputs.first().map(|&t| a.graph.tensors[t].name.as_str()).unwrap_or("-");
-    let _ = writeln!(s, "peak: op {peak_op} ({}) writing '{out}'; live there:", node.name);
     let mut live: Vec<_> =
         a.schedule.buffers.iter().filter(|b| b.life.first <= a.peak_step && a.peak_step <= b.life.last).collect();
     live.sort_by_key(|b| std::cmp::Reverse(b.size));
+    let live_bytes: usize = live.iter().map(|b| align(b.size)).sum();
+    match a.graph.nodes.get(peak_op) {
+        Some(node) => {
+            let out = node.outputs.first().map(|&t| a.graph.tensors[t].name.as_str()).unwrap_or("-");
+            let _ = writeln!(
+                s,
+                "peak at op {peak_op} ({}, writing '{}'): {} buffers live, {live_bytes} bytes",
+                node.name,
+                short(out, 60),
+                live.len()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "the graph has no operators; its inputs and outputs: {live_bytes} bytes");
+        }
+    }
+    let _ = writeln!(s, "  {:>8}  {:<8} {:<18} {:<9} tensor", "bytes", "dtype", "shape", "ops");
     for b in live.iter().take(12) {
         let t = &a.graph.tensors[b.tensors[0]];
         let _ = writeln!(
             s,
-            "  {:<32} {:<24} {:>8} B  ops {}..{}",
-            b.name.chars().take(32).collect::<String>(),
-            t.describe(),
+            "  {:>8}  {:<8} {:<18} {:<9} {}",
             align(b.size),
-            a.op_of_step(b.life.first),
-            a.op_of_step(b.life.last)
+            t.dtype.name(),
+            format!("{:?}", t.shape),
+            format!("{}..{}", a.op_of_step(b.life.first), a.op_of_step(b.life.last)),
+            short(&b.name, 56)
         );
     }
-    let _ = writeln!(s, "lower bound for these buffers: {} bytes", a.lower_bound);
-    if a.lower_bound > limit {
+    if live.len() > 12 {
+        let _ = writeln!(s, "  ... and {} smaller buffers", live.len() - 12);
+    }
+    let _ = writeln!(s, "  scratch buffers: none (every kernel here works without one)");
+    let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);
+    match limit {
+        Some(l) if a.lower_bound > l => {
+            let _ = writeln!(s, ": no plan fits {l} bytes; the model itself must shrink");
+        }
+        Some(l) => {
+            let _ = writeln!(s, ": a plan of {l} bytes is not ruled out, but none was found");
+        }
+        None => {
+            let _ = writeln!(s);
+        }
+    }
+    // What would help, from the numbers.
+    if let Some(big) = live.first() {
+        let t = &a.graph.tensors[big.tensors[0]];
+        let producer = a.graph.nodes.iter().find(|n| n.outputs.contains(&big.tensors[0]));
+        let channels = t.shape.last().copied().unwrap_or(1);
+        let by = match producer {
+            Some(n) => format!("op {} ({}) writes", n.index, n.name),
+            None => "the graph input is".to_string(),
+        };
         let _ = writeln!(
             s,
-            "help: even a perfect plan needs {} bytes: the model itself must shrink at op {peak_op}",
-            a.lower_bound
+            "help: {by} the largest live buffer, {} {:?} = {} bytes; with half its {channels} channels it would save {} bytes",
+            t.dtype.name(),
+            t.shape,
+            align(big.size),
+            align(big.size) / 2
         );
     }
-    if a.graph.tensors.iter().any(|t| t.dtype == crate::graph::DType::F32 && t.data.is_none()) {
-        let _ = writeln!(s, "help: this is a float32 model; int8 quantization needs about 4x fewer activation bytes");
+    let float_bytes: usize = live
+        .iter()
+        .filter(|b| a.graph.tensors[b.tensors[0]].dtype == crate::graph::DType::F32)
+        .map(|b| align(b.size))
+        .sum();
+    if float_bytes > 0 {
+        let _ = writeln!(
+            s,
+            "help: {float_bytes} of these bytes are float32; an int8-quantized model needs about a quarter ({} bytes)",
+            float_bytes / 4
+        );
     }
+    s
+}
+
+/// The compile error for a plan over `limit` bytes.
+pub fn over_budget(a: &Analysis<'_>, limit: usize) -> String {
+    let need = a.plan.arena_size;
+    let over = need - limit;
+    let mut s = format!(
+        "the arena needs {need} bytes, over arena_limit = {limit} by {over} bytes ({}%)\n\n",
+        (over * 100).div_ceil(limit.max(1))
+    );
+    s.push_str(&peak_analysis(a, Some(limit)));
     s
 }
 

@@ -12,6 +12,9 @@ fn target() -> Target {
 /// Ok(()) for a successful compile, Err(message) for a diagnostic; a panic
 /// fails the calling test with the input's description.
 fn outcome(bytes: &[u8], what: &str) -> Result<(), String> {
+    // With a tight limit too, so the over-budget report runs on every input.
+    let tight = std::panic::catch_unwind(|| compile(bytes, &target(), Some(64)).map(|_| ()));
+    assert!(tight.is_ok(), "the compiler panicked on {what} with arena_limit = 64");
     match std::panic::catch_unwind(|| compile(bytes, &target(), None).map(|_| ()).map_err(|e| e.message)) {
         Ok(r) => r,
         Err(_) => panic!("the compiler panicked on {what}"),

@@ -21,7 +21,8 @@ use tinyaot_compiler::{Site, Target};
 /// ```
 ///
 /// - The path is relative to the crate's `CARGO_MANIFEST_DIR` (absolute
-///   paths work too); editing the file rebuilds the crate.
+///   paths work too; a path found only next to the invoking source file is
+///   taken from there); editing the file rebuilds the crate.
 /// - `arena_limit`: bytes of RAM the arena may use, as an integer (`49152`,
 ///   `48 * 1024`) or a string with a unit (`"48K"`, `"48KiB"`, `"1M"`). A
 ///   plan over it is a compile error explaining the peak.
@@ -47,7 +48,9 @@ struct Invocation {
 impl Parse for Invocation {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let vis: Visibility = input.parse()?;
-        let name: Ident = input.parse()?;
+        let name: Ident = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "expected the name of the type to generate, e.g. `pub Kws = \"kws.tflite\"`")
+        })?;
         input.parse::<Token![=]>()?;
         let path: LitStr = input.parse().map_err(|e| {
             syn::Error::new(e.span(), "expected the model path as a string literal: `Name = \"model.tflite\"`")
@@ -139,10 +142,24 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         let base = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .ok_or_else(|| error_at(path_span, "CARGO_MANIFEST_DIR is not set; use an absolute model path"))?;
-        base.join(raw)
+        let from_manifest = base.join(&raw);
+        // Fallback: relative to the file that invokes the macro.
+        let from_source = proc_macro::Span::call_site()
+            .local_file()
+            .and_then(|f| f.parent().map(|d| d.join(&raw)))
+            .filter(|p| !from_manifest.exists() && p.exists());
+        from_source.unwrap_or(from_manifest)
     };
-    let bytes = std::fs::read(&path)
-        .map_err(|e| error_at(path_span, &format!("cannot read model file {}: {e}", path.display())))?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        error_at(
+            path_span,
+            &format!("cannot read model file {}: {why} (relative paths start at CARGO_MANIFEST_DIR)", path.display()),
+        )
+    })?;
     let vis = &inv.vis;
     let target = Target { vis: quote!(#vis), name: inv.name.clone(), track_path: path.to_str().map(str::to_string) };
     let limit = inv.arena_limit.as_ref().map(|(_, b)| *b);

@@ -40,6 +40,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let a = tinyaot_compiler::analyze(&bytes).map_err(|e| format!("{path}: {e}"))?;
     print!("{}", tinyaot_compiler::report::plan_table(&a));
+    print!("{}", tinyaot_compiler::report::peak_analysis(&a, limit));
     if let Some(file) = svg {
         std::fs::write(&file, tinyaot_compiler::report::water_level_svg(&a))
             .map_err(|e| format!("cannot write {file}: {e}"))?;

@@ -1,0 +1,279 @@
+//! Writes `.tflite` flatbuffers from a small description: the project's own
+//! model-writing helper for cases no converter produces (corrupt, hostile or
+//! unsupported models). Field ids follow the TFLite schema.
+
+use flatbuffers::{FlatBufferBuilder, TableFinishedWIPOffset, WIPOffset};
+
+/// `TensorType` codes.
+pub mod dtype {
+    /// float32
+    pub const F32: i8 = 0;
+    /// int32
+    pub const I32: i8 = 2;
+    /// uint8
+    pub const U8: i8 = 3;
+    /// int64
+    pub const I64: i8 = 4;
+    /// string
+    pub const STRING: i8 = 5;
+    /// int16
+    pub const I16: i8 = 7;
+    /// int8
+    pub const I8: i8 = 9;
+}
+
+/// Affine quantization.
+#[derive(Clone, Debug)]
+pub struct QuantDef {
+    /// Scales.
+    pub scale: Vec<f32>,
+    /// Zero points.
+    pub zero_point: Vec<i64>,
+    /// Channel axis.
+    pub axis: i32,
+}
+
+impl QuantDef {
+    /// Per-tensor parameters.
+    pub fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
+        Some(QuantDef { scale: vec![scale], zero_point: vec![zero_point], axis: 0 })
+    }
+}
+
+/// A tensor.
+#[derive(Clone, Debug)]
+pub struct TensorDef {
+    /// Name.
+    pub name: String,
+    /// Shape (may hold -1 or 0 for hostile cases).
+    pub shape: Vec<i32>,
+    /// `TensorType` code.
+    pub dtype: i8,
+    /// Buffer index (0 = none).
+    pub buffer: u32,
+    /// Quantization.
+    pub quant: Option<QuantDef>,
+}
+
+impl TensorDef {
+    /// An activation tensor.
+    pub fn new(name: &str, shape: &[i32], dtype: i8, quant: Option<QuantDef>) -> Self {
+        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer: 0, quant }
+    }
+    /// A constant backed by buffer `buffer`.
+    pub fn constant(name: &str, shape: &[i32], dtype: i8, buffer: u32, quant: Option<QuantDef>) -> Self {
+        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer, quant }
+    }
+}
+
+/// A scalar option field value.
+#[derive(Clone, Copy, Debug)]
+pub enum Scalar {
+    /// byte / enum
+    I8(i8),
+    /// int
+    I32(i32),
+    /// float
+    F32(f32),
+    /// bool
+    Bool(bool),
+}
+
+/// An operator.
+#[derive(Clone, Debug)]
+pub struct OpDef {
+    /// Index into the model's opcodes.
+    pub opcode: u32,
+    /// Input tensors (-1 = omitted).
+    pub inputs: Vec<i32>,
+    /// Output tensors.
+    pub outputs: Vec<i32>,
+    /// `BuiltinOptions` union tag and its scalar fields `(field id, value)`.
+    pub options: Option<(u8, Vec<(u16, Scalar)>)>,
+}
+
+/// A subgraph.
+#[derive(Clone, Debug, Default)]
+pub struct SubgraphDef {
+    /// Tensors.
+    pub tensors: Vec<TensorDef>,
+    /// Graph inputs.
+    pub inputs: Vec<i32>,
+    /// Graph outputs.
+    pub outputs: Vec<i32>,
+    /// Operators.
+    pub ops: Vec<OpDef>,
+}
+
+/// A whole model.
+#[derive(Clone, Debug)]
+pub struct ModelDef {
+    /// Schema version (3).
+    pub version: u32,
+    /// Builtin operator codes (32 with a name = custom).
+    pub opcodes: Vec<(i32, Option<String>)>,
+    /// Subgraphs.
+    pub subgraphs: Vec<SubgraphDef>,
+    /// Buffers; buffer 0 should be empty.
+    pub buffers: Vec<Vec<u8>>,
+}
+
+const fn slot(id: u16) -> u16 {
+    4 + 2 * id
+}
+
+type Table = WIPOffset<TableFinishedWIPOffset>;
+
+impl ModelDef {
+    /// A version-3 model with one subgraph and the empty buffer 0.
+    pub fn new(opcodes: &[i32], subgraph: SubgraphDef, buffers: Vec<Vec<u8>>) -> Self {
+        let mut all = vec![Vec::new()];
+        all.extend(buffers);
+        ModelDef {
+            version: 3,
+            opcodes: opcodes.iter().map(|&c| (c, None)).collect(),
+            subgraphs: vec![subgraph],
+            buffers: all,
+        }
+    }
+
+    /// Serializes with the `TFL3` identifier.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = FlatBufferBuilder::new();
+        let codes: Vec<Table> = self.opcodes.iter().map(|(c, custom)| opcode(&mut b, *c, custom.as_deref())).collect();
+        let codes = b.create_vector(&codes);
+        let subgraphs: Vec<Table> = self.subgraphs.iter().map(|s| subgraph(&mut b, s)).collect();
+        let subgraphs = b.create_vector(&subgraphs);
+        let buffers: Vec<Table> = self
+            .buffers
+            .iter()
+            .map(|data| {
+                let v = (!data.is_empty()).then(|| {
+                    b.start_vector::<u8>(data.len());
+                    for &x in data.iter().rev() {
+                        b.push(x);
+                    }
+                    b.end_vector::<u8>(data.len())
+                });
+                let t = b.start_table();
+                if let Some(v) = v {
+                    b.push_slot_always(slot(0), v);
+                }
+                b.end_table(t)
+            })
+            .collect();
+        let buffers = b.create_vector(&buffers);
+        let t = b.start_table();
+        b.push_slot::<u32>(slot(0), self.version, 0);
+        b.push_slot_always(slot(1), codes);
+        b.push_slot_always(slot(2), subgraphs);
+        b.push_slot_always(slot(4), buffers);
+        let root = b.end_table(t);
+        b.finish(root, Some("TFL3"));
+        b.finished_data().to_vec()
+    }
+}
+
+fn opcode(b: &mut FlatBufferBuilder<'_>, code: i32, custom: Option<&str>) -> Table {
+    let custom = custom.map(|c| b.create_string(c));
+    let t = b.start_table();
+    b.push_slot::<i8>(slot(0), code.min(127) as i8, 0);
+    if let Some(c) = custom {
+        b.push_slot_always(slot(1), c);
+    }
+    b.push_slot::<i32>(slot(2), 1, 1);
+    b.push_slot::<i32>(slot(3), code, 0);
+    b.end_table(t)
+}
+
+fn subgraph(b: &mut FlatBufferBuilder<'_>, s: &SubgraphDef) -> Table {
+    let tensors: Vec<Table> = s.tensors.iter().map(|t| tensor(b, t)).collect();
+    let tensors = b.create_vector(&tensors);
+    let inputs = b.create_vector(&s.inputs);
+    let outputs = b.create_vector(&s.outputs);
+    let ops: Vec<Table> = s.ops.iter().map(|o| operator(b, o)).collect();
+    let ops = b.create_vector(&ops);
+    let t = b.start_table();
+    b.push_slot_always(slot(0), tensors);
+    b.push_slot_always(slot(1), inputs);
+    b.push_slot_always(slot(2), outputs);
+    b.push_slot_always(slot(3), ops);
+    b.end_table(t)
+}
+
+fn tensor(b: &mut FlatBufferBuilder<'_>, t: &TensorDef) -> Table {
+    let shape = b.create_vector(&t.shape);
+    let name = b.create_string(&t.name);
+    let quant = t.quant.as_ref().map(|q| {
+        let scale = b.create_vector(&q.scale);
+        let zp = b.create_vector(&q.zero_point);
+        let qt = b.start_table();
+        b.push_slot_always(slot(2), scale);
+        b.push_slot_always(slot(3), zp);
+        b.push_slot::<i32>(slot(6), q.axis, 0);
+        b.end_table(qt)
+    });
+    let tt = b.start_table();
+    b.push_slot_always(slot(0), shape);
+    b.push_slot::<i8>(slot(1), t.dtype, 0);
+    b.push_slot::<u32>(slot(2), t.buffer, 0);
+    b.push_slot_always(slot(3), name);
+    if let Some(q) = quant {
+        b.push_slot_always(slot(4), q);
+    }
+    b.end_table(tt)
+}
+
+fn operator(b: &mut FlatBufferBuilder<'_>, o: &OpDef) -> Table {
+    let inputs = b.create_vector(&o.inputs);
+    let outputs = b.create_vector(&o.outputs);
+    let options = o.options.as_ref().map(|(tag, fields)| {
+        let t = b.start_table();
+        for &(id, v) in fields {
+            match v {
+                Scalar::I8(x) => b.push_slot_always::<i8>(slot(id), x),
+                Scalar::I32(x) => b.push_slot_always::<i32>(slot(id), x),
+                Scalar::F32(x) => b.push_slot_always::<f32>(slot(id), x),
+                Scalar::Bool(x) => b.push_slot_always::<bool>(slot(id), x),
+            }
+        }
+        (*tag, b.end_table(t))
+    });
+    let t = b.start_table();
+    b.push_slot::<u32>(slot(0), o.opcode, 0);
+    b.push_slot_always(slot(1), inputs);
+    b.push_slot_always(slot(2), outputs);
+    if let Some((tag, table)) = options {
+        b.push_slot::<u8>(slot(3), tag, 0);
+        b.push_slot_always(slot(4), table);
+    }
+    b.end_table(t)
+}
+
+/// A one-op int8 FULLY_CONNECTED model, `[1, depth] -> [1, units]`: the
+/// base most fixtures mutate.
+pub fn fc_model(depth: i32, units: i32) -> ModelDef {
+    let q = |s: f32, z: i64| QuantDef::per_tensor(s, z);
+    let weights = vec![1u8; (depth * units).max(0) as usize];
+    let bias: Vec<u8> = (0..units).flat_map(|_| 0i32.to_le_bytes()).collect();
+    ModelDef::new(
+        &[9],
+        SubgraphDef {
+            tensors: vec![
+                TensorDef::new("input", &[1, depth], dtype::I8, q(0.5, 0)),
+                TensorDef::constant("weights", &[units, depth], dtype::I8, 1, q(0.25, 0)),
+                TensorDef::constant("bias", &[units], dtype::I32, 2, q(0.125, 0)),
+                TensorDef::new("output", &[1, units], dtype::I8, q(1.0, 0)),
+            ],
+            inputs: vec![0],
+            outputs: vec![3],
+            ops: vec![OpDef {
+                opcode: 0,
+                inputs: vec![0, 1, 2],
+                outputs: vec![3],
+                options: Some((8, vec![(0, Scalar::I8(0))])),
+            }],
+        },
+        vec![weights, bias],
+    )
+}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/buffer_oob.tflite");
+
+fn main() {}

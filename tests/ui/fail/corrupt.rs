@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/corrupt.tflite");
+
+fn main() {}

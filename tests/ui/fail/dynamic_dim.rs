@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/dynamic_dim.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/huge_tensor.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "no/such/model.tflite");
+
+fn main() {}

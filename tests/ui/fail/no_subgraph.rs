@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/no_subgraph.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/not_tflite.tflite");
+
+fn main() {}

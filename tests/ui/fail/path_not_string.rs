@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = models::FC);
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/read_before_write.tflite");
+
+fn main() {}

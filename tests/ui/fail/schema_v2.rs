@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/schema_v2.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/shape_mismatch.tflite");
+
+fn main() {}

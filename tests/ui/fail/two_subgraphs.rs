@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/two_subgraphs.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/unsupported_dtype.tflite");
+
+fn main() {}
