@@ -130,10 +130,10 @@ pub struct Compiled {
 /// Compiles a model into Rust items, checking the arena against `arena_limit`.
 pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Result<Compiled, Error> {
     let a = analyze(bytes)?;
-    if let Some(limit) = arena_limit {
-        if a.plan.arena_size > limit {
-            return Err(Error::arena_limit(report::over_budget(&a, limit)));
-        }
+    if let Some(limit) = arena_limit
+        && a.plan.arena_size > limit
+    {
+        return Err(Error::arena_limit(report::over_budget(&a, limit)));
     }
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = codegen::Emit::new(&a.graph, offsets);
