@@ -26,10 +26,11 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
         match tinyaot_compiler::analyze(&bytes) {
             Ok(_) => {
                 let m = format!("m_{}", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-                let _ = writeln!(
-                    out,
-                    r#"    pub mod {m} {{
-        tinyaot::include_model!(pub Model = {path:?});
+                for (suffix, in_place) in [("", true), ("_disjoint", false)] {
+                    let _ = writeln!(
+                        out,
+                        r#"    pub mod {m}{suffix} {{
+        tinyaot::include_model!(pub Model = {path:?}, in_place = {in_place});
         pub fn run(input: &[u8]) -> Vec<u8> {{
             let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
             let mut model = Model::new(&mut arena);
@@ -52,11 +53,12 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
             out
         }}
     }}"#,
-                    path = path.display().to_string()
-                );
+                        path = path.display().to_string()
+                    );
+                }
                 let _ = writeln!(
                     entries,
-                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN }},"
+                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN }},"
                 );
             }
             Err(e) => {

@@ -99,12 +99,21 @@ impl<'a> Analysis<'a> {
     }
 }
 
-/// Reads, checks and plans a model.
+/// Reads, checks and plans a model (in-place overlaps allowed).
 pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
+    analyze_with(bytes, true)
+}
+
+/// Reads, checks and plans a model; `in_place = false` plans every buffer
+/// disjoint from every other live one (the classic problem).
+pub fn analyze_with(bytes: &[u8], in_place: bool) -> Result<Analysis<'_>, Error> {
     let model = tflite::read(bytes)?;
     let graph = Graph::read(&model)?;
     let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
-    let schedule = schedule::schedule(&graph, &ops)?;
+    let mut schedule = schedule::schedule(&graph, &ops)?;
+    if !in_place {
+        schedule.overlaps.clear();
+    }
     let requests = schedule.requests();
     let plan = plan::plan(&requests);
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
@@ -129,7 +138,7 @@ pub struct Compiled {
 
 /// Compiles a model into Rust items, checking the arena against `arena_limit`.
 pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Result<Compiled, Error> {
-    let a = analyze(bytes)?;
+    let a = analyze_with(bytes, target.in_place)?;
     if let Some(limit) = arena_limit
         && a.plan.arena_size > limit
     {

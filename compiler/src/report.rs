@@ -123,6 +123,15 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     if live.len() > 12 {
         let _ = writeln!(s, "  ... and {} smaller buffers", live.len() - 12);
     }
+    for o in a.schedule.overlaps.iter().filter(|o| o.op + 1 == a.peak_step) {
+        let reqs = a.schedule.requests();
+        let shared = live_bytes.saturating_sub(crate::plan::lower_bound_at(&reqs, a.peak_step));
+        let _ = writeln!(
+            s,
+            "  in place: op {} writes its output over the part of its input it has read ({shared} bytes shared)",
+            o.op
+        );
+    }
     let _ = writeln!(s, "  scratch buffers: none (every kernel here works without one)");
     let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);
     match limit {

@@ -6,6 +6,7 @@ use crate::diag::Error;
 use crate::graph::Graph;
 use crate::ops::Operator;
 use crate::plan::{Lifetime, Request};
+use std::collections::HashSet;
 
 /// One arena buffer: one tensor, or several that alias each other.
 #[derive(Clone, Debug)]
@@ -29,12 +30,38 @@ pub struct Schedule {
     pub buffer_of: Vec<Option<usize>>,
     /// The per-tensor requests TFLM would plan (no aliasing), for comparison.
     pub tflm_requests: Vec<Request>,
+    /// Output buffers that may overlap their op's dying input buffer.
+    pub overlaps: Vec<Overlap>,
+}
+
+/// A proven-safe overlap: `output` may start at most `slack` bytes after
+/// `input` starts (see `ops::InPlace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overlap {
+    /// The op that reads `input` and writes `output`.
+    pub op: usize,
+    /// Output buffer.
+    pub output: usize,
+    /// Input buffer.
+    pub input: usize,
+    /// Largest allowed `output offset - input offset`.
+    pub slack: i64,
 }
 
 impl Schedule {
-    /// The planner's view of the buffers.
+    /// The planner's view of the buffers, with in-place overlaps allowed.
     pub fn requests(&self) -> Vec<Request> {
-        self.buffers.iter().map(|b| Request { size: b.size, life: b.life }).collect()
+        let mut reqs: Vec<Request> =
+            self.buffers.iter().map(|b| Request { size: b.size, life: b.life, overlap: None }).collect();
+        for o in &self.overlaps {
+            reqs[o.output].overlap = Some((o.input, o.slack));
+        }
+        reqs
+    }
+
+    /// The planner's view without any overlap (the classic problem).
+    pub fn requests_without_overlap(&self) -> Vec<Request> {
+        self.buffers.iter().map(|b| Request { size: b.size, life: b.life, overlap: None }).collect()
     }
 }
 
@@ -135,7 +162,7 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
             continue;
         }
         let Some(life) = lifetimes[t] else { continue };
-        tflm_requests.push(Request { size: graph.tensors[t].bytes, life });
+        tflm_requests.push(Request { size: graph.tensors[t].bytes, life, overlap: None });
         let r = root[t];
         let b = match by_root[r] {
             Some(b) => {
@@ -159,5 +186,26 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
         };
         buffer_of[t] = Some(b);
     }
-    Ok(Schedule { buffers, buffer_of, tflm_requests })
+    // In-place candidates: the input buffer dies at this op, the output
+    // buffer is born here, no other input of the op shares the input's
+    // buffer (it would be read through an aliasing view), one per output.
+    let mut overlaps = Vec::new();
+    let mut taken = HashSet::new();
+    for (node, op) in graph.nodes.iter().zip(ops) {
+        let Some(ip) = op.in_place() else { continue };
+        let step = node.index + 1;
+        let (Some(bi), Some(bo)) = (buffer_of[ip.input], buffer_of[ip.output]) else { continue };
+        let shared = node.inputs.iter().flatten().filter(|&&t| buffer_of[t] == Some(bi)).count() > 1;
+        let same_type = graph.tensors[ip.input].dtype == graph.tensors[ip.output].dtype;
+        if bi != bo
+            && !shared
+            && same_type
+            && buffers[bi].life.last == step
+            && buffers[bo].life.first == step
+            && taken.insert(bo)
+        {
+            overlaps.push(Overlap { op: node.index, output: bo, input: bi, slack: ip.slack });
+        }
+    }
+    Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps })
 }

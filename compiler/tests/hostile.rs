@@ -6,7 +6,7 @@ use tinyaot_compiler::codegen::{Ident, Span};
 use tinyaot_compiler::{Target, compile};
 
 fn target() -> Target {
-    Target { vis: Default::default(), name: Ident::new("M", Span::call_site()), track_path: None }
+    Target { vis: Default::default(), name: Ident::new("M", Span::call_site()), track_path: None, in_place: true }
 }
 
 /// Ok(()) for a successful compile, Err(message) for a diagnostic; a panic

@@ -78,7 +78,7 @@ fn main() {
     }
 
     let mut s = String::new();
-    let _ = writeln!(s, "pub const MAX_ARENA: usize = {max_arena};");
+    let _ = writeln!(s, "pub const MAX_ARENA: usize = {};", if only.is_some() { 0 } else { max_arena });
     for (stem, path, ..) in &models {
         let m = ident(stem);
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
@@ -89,13 +89,21 @@ fn main() {
         let _ = writeln!(
             s,
             r#"    if only.is_none_or(|o| o == {stem:?}.as_bytes()) {{
-        let mut model = {m}::Model::new_in(arena);
+        let mut model = {acquire};
         let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::OUTPUTS,
             |m, i| m.input_bytes_mut(i), |m| m.invoke(), |m, i| m.output_bytes(i));
         report({stem:?}, outcome);
     }}"#,
             input = input.display().to_string(),
-            output = output.display().to_string()
+            output = output.display().to_string(),
+            // One model: its own generated static arena, as a user's firmware
+            // has it (the report measures this RAM). All models: turns on one
+            // shared arena, so the 16 KB board holds them all.
+            acquire = if only.is_some() {
+                format!("{m}::Model::take().expect(\"taken once\")")
+            } else {
+                format!("{m}::Model::new_in(arena)")
+            }
         );
         let _ = &Path::new(stem);
     }

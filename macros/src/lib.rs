@@ -27,6 +27,9 @@ use tinyaot_compiler::{Site, Target};
 ///   `48 * 1024`) or a string with a unit (`"48K"`, `"48KiB"`, `"1M"`). A
 ///   plan over it is a compile error explaining the peak.
 /// - `print_plan = true` prints the memory plan to the build log.
+/// - `in_place = false` keeps every op's output apart from its input (by
+///   default an op may write over the part of a dying input it has already
+///   read, where the compiler proves it safe for that kernel).
 ///
 /// See the `tinyaot` crate docs for the generated API.
 #[proc_macro]
@@ -43,6 +46,7 @@ struct Invocation {
     path: LitStr,
     arena_limit: Option<(Expr, usize)>,
     print_plan: bool,
+    in_place: bool,
 }
 
 impl Parse for Invocation {
@@ -57,6 +61,7 @@ impl Parse for Invocation {
         })?;
         let mut arena_limit = None;
         let mut print_plan = None;
+        let mut in_place = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -73,26 +78,38 @@ impl Parse for Invocation {
                     let bytes = parse_limit(&value)?;
                     arena_limit = Some((value, bytes));
                 }
-                "print_plan" => {
-                    if print_plan.is_some() {
-                        return Err(syn::Error::new(key.span(), "duplicate argument `print_plan`"));
-                    }
-                    match &value {
-                        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => print_plan = Some(b.value),
-                        _ => {
-                            return Err(syn::Error::new_spanned(&value, "`print_plan` takes `true` or `false`"));
-                        }
-                    }
-                }
+                "print_plan" => flag(&key, &value, &mut print_plan)?,
+                "in_place" => flag(&key, &value, &mut in_place)?,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown argument `{other}`; expected `arena_limit` or `print_plan`"),
+                        format!("unknown argument `{other}`; expected `arena_limit`, `print_plan` or `in_place`"),
                     ));
                 }
             }
         }
-        Ok(Invocation { vis, name, path, arena_limit, print_plan: print_plan.unwrap_or(false) })
+        Ok(Invocation {
+            vis,
+            name,
+            path,
+            arena_limit,
+            print_plan: print_plan.unwrap_or(false),
+            in_place: in_place.unwrap_or(true),
+        })
+    }
+}
+
+/// A `key = true/false` argument, given at most once.
+fn flag(key: &Ident, value: &Expr, slot: &mut Option<bool>) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(syn::Error::new(key.span(), format!("duplicate argument `{key}`")));
+    }
+    match value {
+        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
+            *slot = Some(b.value);
+            Ok(())
+        }
+        _ => Err(syn::Error::new_spanned(value, format!("`{key}` takes `true` or `false`"))),
     }
 }
 
@@ -161,7 +178,12 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         )
     })?;
     let vis = &inv.vis;
-    let target = Target { vis: quote!(#vis), name: inv.name.clone(), track_path: path.to_str().map(str::to_string) };
+    let target = Target {
+        vis: quote!(#vis),
+        name: inv.name.clone(),
+        track_path: path.to_str().map(str::to_string),
+        in_place: inv.in_place,
+    };
     let limit = inv.arena_limit.as_ref().map(|(_, b)| *b);
     match tinyaot_compiler::compile(&bytes, &target, limit) {
         Ok(compiled) => {

@@ -8,7 +8,11 @@ use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8}
 use tinyaot::kernels::pool::{Pool, avg_pool_s8, max_pool_f32};
 use tinyaot::kernels::reduce::{Reduction, mean_f32};
 use tinyaot::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
-use tinyaot::kernels::{Requant, Strided6};
+use tinyaot::kernels::{InPlace, Requant, Separate, Strided6};
+
+fn sep<'a, T>(input: &'a [T], output: &'a mut [T]) -> Separate<'a, T> {
+    Separate { input, output }
+}
 use tinyaot::{Aligned, Arena, TakeOnce, arena};
 
 const UNIT: Window = Window { stride_h: 1, stride_w: 1, dilation_h: 1, dilation_w: 1, pad_top: 0, pad_left: 0 };
@@ -26,7 +30,7 @@ fn conv_s8_same_padding_sums_the_clipped_window() {
     let filter = [1i8; 9];
     let mut out = [0i8; 9];
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
-    conv2d_s8::<1, 3, 3, 1, 3, 3, 1, 3, 3, 1>(&input, &filter, None, &win, &identity(-128, 127), &mut out);
+    conv2d_s8::<1, 3, 3, 1, 3, 3, 1, 3, 3, 1, _>(sep(&input, &mut out), &filter, None, &win, &identity(-128, 127));
     assert_eq!(out, [4, 6, 4, 6, 9, 6, 4, 6, 4]);
 }
 
@@ -37,7 +41,7 @@ fn conv_s8_applies_offsets_bias_and_clamp() {
     let bias = [5i32, 0];
     let q = Requant { input_offset: 1, output_offset: -3, ..identity(-20, 40) };
     let mut out = [0i8; 2];
-    conv2d_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1, 2>(&input, &filter, Some(&bias), &UNIT, &q, &mut out);
+    conv2d_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, Some(&bias), &UNIT, &q);
     // ch0: 11*1 + 21*2 + 5 = 58 -> -3 -> 55 -> clamp 40; ch1: -11 - 21 = -32 -> -35 -> clamp -20.
     assert_eq!(out, [40, -20]);
 }
@@ -47,7 +51,7 @@ fn grouped_conv_reads_its_group_only() {
     let input = [1i8, 2, 3, 4]; // 1x1, 4 channels, 2 groups of 2
     let filter = [1i8, 1, 1, 1]; // 2 output channels, each over its 2 channels
     let mut out = [0i8; 2];
-    conv2d_s8::<1, 1, 1, 4, 1, 1, 2, 1, 1, 2>(&input, &filter, None, &UNIT, &identity(-128, 127), &mut out);
+    conv2d_s8::<1, 1, 1, 4, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, None, &UNIT, &identity(-128, 127));
     assert_eq!(out, [3, 7]);
 }
 
@@ -58,7 +62,7 @@ fn conv_f32_dilation_skips_taps() {
     let filter = [1.0f32, 2.0];
     let mut out = [0.0f32; 2];
     let win = Window { dilation_w: 3, ..UNIT };
-    conv2d_f32::<1, 1, 5, 1, 1, 2, 1, 1, 2, 1>(&input, &filter, None, &win, f32::MIN, f32::MAX, &mut out);
+    conv2d_f32::<1, 1, 5, 1, 1, 2, 1, 1, 2, 1, _>(sep(&input, &mut out), &filter, None, &win, f32::MIN, f32::MAX);
     assert_eq!(out, [9.0, 12.0]);
 }
 
@@ -67,7 +71,7 @@ fn depthwise_multiplier_interleaves_channels() {
     let input = [1i8, 2]; // 1x1x2
     let filter = [1i8, 10, 100, -1]; // 1x1x(2*2)
     let mut out = [0i8; 4];
-    depthwise_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1>(&input, &filter, None, &UNIT, &identity(-128, 127), &mut out);
+    depthwise_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1, _>(sep(&input, &mut out), &filter, None, &UNIT, &identity(-128, 127));
     assert_eq!(out, [1, 10, 127, -2]);
 }
 
@@ -88,11 +92,11 @@ fn average_pool_rounds_half_away_from_zero() {
     // 2x2 window over [1, 2, 2, 2] = 7/4 = 1.75 -> 2; over negatives -7/4 -> -2.
     let p = Pool { filter_h: 2, filter_w: 2, win: Window { stride_h: 2, stride_w: 2, ..UNIT } };
     let mut out = [0i8; 1];
-    avg_pool_s8::<1, 2, 2, 1, 1, 1>(&[1, 2, 2, 2], &p, -128, 127, &mut out);
+    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 2, 2], &mut out), &p, -128, 127);
     assert_eq!(out, [2]);
-    avg_pool_s8::<1, 2, 2, 1, 1, 1>(&[-1, -2, -2, -2], &p, -128, 127, &mut out);
+    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[-1, -2, -2, -2], &mut out), &p, -128, 127);
     assert_eq!(out, [-2]);
-    avg_pool_s8::<1, 2, 2, 1, 1, 1>(&[1, 2, 1, 2], &p, -128, 127, &mut out); // 1.5 -> 2
+    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 1, 2], &mut out), &p, -128, 127); // 1.5 -> 2
     assert_eq!(out, [2]);
 }
 
@@ -102,7 +106,7 @@ fn max_pool_clips_windows_at_the_border() {
         Pool { filter_h: 3, filter_w: 3, win: Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 2, ..UNIT } };
     let input = [1.0f32, -5.0, 3.0, 4.0];
     let mut out = [0.0f32; 1];
-    max_pool_f32::<1, 2, 2, 1, 1, 1>(&input, &p, f32::MIN, f32::MAX, &mut out);
+    max_pool_f32::<1, 2, 2, 1, 1, 1, _>(sep(&input, &mut out), &p, f32::MIN, f32::MAX);
     assert_eq!(out, [4.0]);
 }
 
@@ -140,24 +144,24 @@ fn unit_add() -> AddQuant {
 fn add_elementwise_and_broadcast() {
     let q = unit_add();
     let mut out = [0i8; 4];
-    add_s8::<4>(&[1, 2, 3, 100], &[10, 20, 30, 100], &q, &mut out);
+    add_s8::<4, _>(sep(&[1, 2, 3, 100], &mut out), &[10, 20, 30, 100], true, &q);
     assert_eq!(out, [11, 22, 33, 127]);
     // [2, 2] + [2] (broadcast along rows).
     let shape = Strided6 { dims: [1, 1, 1, 1, 2, 2], a: [0, 0, 0, 0, 2, 1], b: [0, 0, 0, 0, 0, 1] };
-    add_broadcast_s8::<4>(&[1, 2, 3, 4], &[10, 20], &shape, &q, &mut out);
+    add_broadcast_s8::<4, _>(sep(&[1, 2, 3, 4], &mut out), &[10, 20], &shape, true, &q);
     assert_eq!(out, [11, 22, 13, 24]);
 }
 
 #[test]
 fn softmax_of_equal_logits_is_uniform() {
     let mut out = [0.0f32; 4];
-    softmax_f32::<1, 4>(&[0.5; 4], 1.0, &mut out);
+    softmax_f32::<1, 4, _>(sep(&[0.5; 4], &mut out), 1.0);
     assert_eq!(out, [0.25; 4]);
     // int8: every difference from the row maximum is 0, so every exp is
     // exactly 1 whatever the multiplier: each output is 1/4 = 64/256 -> 64 - 128.
     let q = SoftmaxQuant { input_multiplier: 1 << 30, input_left_shift: 23, diff_min: -248 };
     let mut o8 = [0i8; 4];
-    softmax_s8::<i8, 1, 4>(&[7; 4], &q, &mut o8);
+    softmax_s8::<i8, 1, 4, _>(sep(&[7; 4], &mut o8), &q);
     assert_eq!(o8, [-64; 4]);
 }
 
@@ -182,4 +186,44 @@ fn take_once_hands_out_once() {
     assert!(t.take());
     assert!(!t.take());
     assert!(!t.take());
+}
+
+/// In-place runs (input and output sharing one buffer at the offsets the
+/// compiler allows) give the same bytes as separate buffers.
+#[test]
+fn in_place_matches_separate() {
+    // Depthwise 3x3 SAME over 5x4x3: slack = -(W + 2) * C = -18 bytes (as
+    // `window_slack` computes), so the output may start 18 bytes below.
+    let input: Vec<i8> = (0..60).map(|i| (i * 37 % 255 - 127) as i8).collect();
+    let filter: Vec<i8> = (0..27).map(|i| (i * 11 % 7) as i8 - 3).collect();
+    let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+    let q = identity(-128, 127);
+    let mut want = [0i8; 60];
+    depthwise_s8::<1, 5, 4, 3, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, None, &win, &q);
+    let mut buf = [0i8; 78];
+    buf[18..].copy_from_slice(&input);
+    depthwise_s8::<1, 5, 4, 3, 5, 4, 1, 3, 3, _>(
+        InPlace { buf: &mut buf, input: 18, output: 0 },
+        &filter,
+        None,
+        &win,
+        &q,
+    );
+    assert_eq!(&buf[..60], &want[..]);
+
+    // Elementwise ADD and softmax exactly in place.
+    let a: Vec<i8> = (0..16).map(|i| i * 5 - 40).collect();
+    let b: Vec<i8> = (0..16).map(|i| 30 - i * 3).collect();
+    let mut want = [0i8; 16];
+    add_s8::<16, _>(sep(&a, &mut want), &b, false, &unit_add());
+    let mut buf = a.clone();
+    add_s8::<16, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &b, false, &unit_add());
+    assert_eq!(buf, want);
+
+    let x = [0.1f32, -2.0, 3.5, 0.0];
+    let mut want = [0.0f32; 4];
+    softmax_f32::<1, 4, _>(sep(&x, &mut want), 0.5);
+    let mut buf = x;
+    softmax_f32::<1, 4, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, 0.5);
+    assert_eq!(buf, want);
 }

@@ -15,10 +15,14 @@ pub mod harness {
         pub name: &'static str,
         /// Runs the model on concatenated input bytes, returns concatenated output bytes.
         pub run: fn(&[u8]) -> Vec<u8>,
+        /// The same with `in_place = false` (no buffer overlaps another).
+        pub run_disjoint: fn(&[u8]) -> Vec<u8>,
         /// The graph outputs.
         pub outputs: &'static [tinyaot::TensorInfo],
         /// The memory plan.
         pub plan: tinyaot::MemoryPlan,
+        /// The plan with `in_place = false`.
+        pub plan_disjoint: tinyaot::MemoryPlan,
     }
 
     /// Reference pairs beside a model: `NAME[.tag].input.bin` with `NAME[.tag].output.bin`.

@@ -11,12 +11,19 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
         assert!(!vs.is_empty(), "{set}/{}: no reference vectors beside the model", m.name);
         for (tag, input, want) in vs {
             let got = (m.run)(&input);
+            // The in-place plan must give exactly the bytes of the plan
+            // where no two live buffers share a byte.
+            let disjoint = (m.run_disjoint)(&input);
+            if got != disjoint {
+                failures.push(format!("{set}/{} [{tag}]: in-place and disjoint plans differ", m.name));
+            }
             match compare(m.outputs, &got, &want) {
                 Ok(exact) => println!(
-                    "{set}/{} [{tag}]: {} (arena {} B)",
+                    "{set}/{} [{tag}]: {} (arena {} B in place, {} B disjoint)",
                     m.name,
                     if exact { "bit-exact" } else { "within 1e-5 relative" },
-                    m.plan.arena_size
+                    m.plan.arena_size,
+                    m.plan_disjoint.arena_size
                 ),
                 Err(e) => failures.push(format!("{set}/{} [{tag}]: {e}", m.name)),
             }

@@ -98,6 +98,38 @@ impl<'g> Emit<'g> {
         Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #offset, #len) }))
     }
 
+    /// The `Io` of a kernel that reads `input` and writes `output`:
+    /// `Separate` slices, or `InPlace` over the span of both when the plan
+    /// overlaps them (only ever for a pair the op declared safe, which the
+    /// plan check enforces).
+    pub fn io(&mut self, input: usize, output: usize) -> Result<TokenStream, Error> {
+        let graph = self.graph;
+        let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
+        if ti.data.is_none() {
+            let (oi, _) = self.placement(ti)?;
+            let (oo, _) = self.placement(to)?;
+            if oi < oo + to.bytes && oo < oi + ti.bytes {
+                let ty = Self::elem_type(to)?;
+                let size = to.dtype.size().unwrap_or(1);
+                let base = oi.min(oo);
+                let end = (oi + ti.bytes).max(oo + to.bytes);
+                let len = (end - base) / size;
+                let (i, o) = ((oi - base) / size, (oo - base) / size);
+                // SAFETY (of the emitted block): one exclusive view of the
+                // span covering both tensors, disjoint from every other buffer
+                // live at this op.
+                return Ok(quote!(::tinyaot::kernels::InPlace {
+                    buf: unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #base, #len) },
+                    input: #i,
+                    output: #o,
+                }));
+            }
+        }
+        let r = self.read(input)?;
+        let w = self.write(output)?;
+        Ok(quote!(::tinyaot::kernels::Separate { input: #r, output: #w }))
+    }
+
     /// `Some(&[T])` / `None` for an optional input.
     pub fn read_opt(&mut self, t: Option<usize>) -> Result<TokenStream, Error> {
         Ok(match t {

@@ -16,6 +16,8 @@ pub struct Target {
     /// Absolute path of the model file, tracked with `include_bytes!` so an
     /// edited model rebuilds the crate.
     pub track_path: Option<String>,
+    /// Let ops write their output over their dying input where proven safe.
+    pub in_place: bool,
 }
 
 fn dtype_tokens(d: DType) -> TokenStream {
@@ -91,7 +93,7 @@ pub fn emit(
     weight_bytes: usize,
 ) -> Result<TokenStream, Error> {
     let macs = a.macs();
-    let Target { vis, name, track_path } = target;
+    let Target { vis, name, track_path, .. } = target;
     let module = format_ident!("__tinyaot_{}", name);
     let arena_size = a.plan.arena_size;
 

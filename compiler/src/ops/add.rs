@@ -2,7 +2,7 @@
 //! float32, fused RELU family, NumPy-style broadcasting up to 6 dimensions.
 
 use super::mean::six;
-use super::{Activation, OpCx, Operator, qrange};
+use super::{Activation, InPlace, OpCx, Operator, qrange};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -21,6 +21,9 @@ enum Arith {
 struct Add {
     a: usize,
     b: usize,
+    /// Which operand may be overwritten (0 or 1): a full-shape one whose
+    /// buffer is not also the other operand's.
+    in_place_operand: Option<usize>,
     output: usize,
     len: usize,
     /// Output dims with the strides of `a` and `b` (None: same shapes).
@@ -104,18 +107,49 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             ));
         }
     };
-    Ok(Box::new(Add { a: a.index, b: b.index, output: output.index, len: output.elements, broadcast, arith }))
+    let full =
+        |t: &crate::graph::Tensor<'_>| t.elements == output.elements && t.data.is_none() && t.dtype == output.dtype;
+    let in_place_operand = if a.index == b.index {
+        None
+    } else if full(a) {
+        Some(0)
+    } else if full(b) {
+        Some(1)
+    } else {
+        None
+    };
+    Ok(Box::new(Add {
+        a: a.index,
+        b: b.index,
+        in_place_operand,
+        output: output.index,
+        len: output.elements,
+        broadcast,
+        arith,
+    }))
 }
 
 impl Operator for Add {
+    /// Elementwise: input element i is dead once output element i is written.
+    fn in_place(&self) -> Option<InPlace> {
+        let input = match self.in_place_operand? {
+            0 => self.a,
+            _ => self.b,
+        };
+        Some(InPlace { input, output: self.output, slack: 0 })
+    }
+
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let len = self.len;
-        let a = cx.read(self.a)?;
-        let b = cx.read(self.b)?;
-        let out = cx.write(self.output)?;
-        let shape = self
-            .broadcast
-            .map(|(d, sa, sb)| quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sa),*], b: [#(#sb),*] }));
+        // The operand carried by the Io: the in-place candidate, or `a`.
+        let io_first = self.in_place_operand != Some(1);
+        let (main, other) = if io_first { (self.a, self.b) } else { (self.b, self.a) };
+        let io = cx.io(main, self.output)?;
+        let other = cx.read(other)?;
+        let shape = self.broadcast.map(|(d, sa, sb)| {
+            let (sm, so) = if io_first { (sa, sb) } else { (sb, sa) };
+            quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] })
+        });
         Ok(match (&self.arith, shape) {
             (Arith::Int8(p), shape) => {
                 let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
@@ -125,20 +159,18 @@ impl Operator for Add {
                     output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
                 });
                 match shape {
-                    None => quote!(::tinyaot::kernels::add::add_s8::<#len>(#a, #b, #q, #out);),
+                    None => quote!(::tinyaot::kernels::add::add_s8::<#len, _>(#io, #other, #io_first, #q);),
                     Some(s) => {
-                        quote!(::tinyaot::kernels::add::add_broadcast_s8::<#len>(#a, #b, #s, #q, #out);)
+                        quote!(::tinyaot::kernels::add::add_broadcast_s8::<#len, _>(#io, #other, #s, #io_first, #q);)
                     }
                 }
             }
             (Arith::Float(lo, hi), shape) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 match shape {
-                    None => {
-                        quote!(::tinyaot::kernels::add::add_f32::<#len>(#a, #b, #lo, #hi, #out);)
-                    }
+                    None => quote!(::tinyaot::kernels::add::add_f32::<#len, _>(#io, #other, #lo, #hi);),
                     Some(s) => {
-                        quote!(::tinyaot::kernels::add::add_broadcast_f32::<#len>(#a, #b, #s, #lo, #hi, #out);)
+                        quote!(::tinyaot::kernels::add::add_broadcast_f32::<#len, _>(#io, #other, #s, #lo, #hi);)
                     }
                 }
             }

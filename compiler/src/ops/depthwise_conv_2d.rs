@@ -3,7 +3,7 @@
 //! family.
 
 use super::conv_2d::Geometry;
-use super::{Activation, Arith, OpCx, Operator, Padding, Requant, check_bias, positive};
+use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, check_bias, positive, window_slack};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -89,23 +89,28 @@ impl Operator for DepthwiseConv2d {
         let [_, oh, ow, _] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
         let m = self.multiplier;
-        let input = cx.read(self.input)?;
+        let io = cx.io(self.input, self.output)?;
         let filter = cx.read(self.filter)?;
         let bias = cx.read_opt(self.bias)?;
-        let output = cx.write(self.output)?;
         let win = self.geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) => {
                 let q = q.emit(cx);
-                quote!(::tinyaot::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw>(
-                    #input, #filter, #bias, #win, #q, #output);)
+                quote!(::tinyaot::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q);)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw>(
-                    #input, #filter, #bias, #win, #lo, #hi, #output);)
+                quote!(::tinyaot::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #lo, #hi);)
             }
         })
+    }
+
+    fn in_place(&self) -> Option<InPlace> {
+        let elem = if matches!(self.arith, Arith::Int8(_)) { 1 } else { 4 };
+        let slack = window_slack(&self.geo, elem, elem)?;
+        Some(InPlace { input: self.input, output: self.output, slack })
     }
 
     fn macs(&self) -> u64 {

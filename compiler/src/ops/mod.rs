@@ -33,6 +33,11 @@ pub trait Operator {
     fn macs(&self) -> u64 {
         0
     }
+
+    /// Whether the output may overlap the main input, and by how much.
+    fn in_place(&self) -> Option<InPlace> {
+        None
+    }
 }
 
 /// How each builtin operator is lowered, and in which dtypes.
@@ -394,4 +399,66 @@ pub enum Arith<Q> {
     Int8(Q),
     /// float32 with its activation clamp.
     Float(f32, f32),
+}
+
+/// An op that may write its output over its (dying) input: the output may
+/// start at most `slack` bytes after the input's start (negative: before),
+/// and overlap it from there on. Computed per kernel from the order in
+/// which it reads and writes (see `window_slack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    /// The input tensor whose bytes may be overwritten.
+    pub input: usize,
+    /// The output tensor.
+    pub output: usize,
+    /// Largest allowed `output offset - input offset`, in bytes.
+    pub slack: i64,
+}
+
+/// Most output pixels simulated for a slack; larger ops are not run in place.
+const MAX_SIMULATED_PIXELS: usize = 1 << 20;
+
+/// The in-place slack of a window kernel (conv, depthwise, pool) that
+/// visits output pixels in NHWC order and, for each pixel, reads its whole
+/// (clipped) input window, for every channel, before moving on: when pixel
+/// `k` is written (bytes up to `(k + 1) * OC * out_elem`), every input byte
+/// from the first one pixel `k` or any later pixel reads must be intact.
+pub fn window_slack(geo: &conv_2d::Geometry, in_elem: usize, out_elem: usize) -> Option<i64> {
+    let [n, ih, iw, ic] = geo.input;
+    let [_, oh, ow, oc] = geo.output;
+    let pixels = n.checked_mul(oh)?.checked_mul(ow)?;
+    if pixels > MAX_SIMULATED_PIXELS {
+        return None;
+    }
+    let first_tap = |origin: i64, dilation: usize, size: usize, k: usize| -> Option<usize> {
+        (0..k).map(|t| origin + (t * dilation) as i64).find(|&p| p >= 0 && (p as usize) < size).map(|p| p as usize)
+    };
+    let mut reads = Vec::with_capacity(pixels);
+    for b in 0..n {
+        for oy in 0..oh {
+            let y0 = (oy * geo.stride[0]) as i64 - geo.pad[0] as i64;
+            for ox in 0..ow {
+                let x0 = (ox * geo.stride[1]) as i64 - geo.pad[1] as i64;
+                let first = match (
+                    first_tap(y0, geo.dilation[0], ih, geo.kernel[0]),
+                    first_tap(x0, geo.dilation[1], iw, geo.kernel[1]),
+                ) {
+                    (Some(y), Some(x)) => ((b * ih + y) * iw + x) * ic * in_elem,
+                    // An empty window reads nothing: no constraint from it.
+                    _ => usize::MAX,
+                };
+                reads.push(first);
+            }
+        }
+    }
+    let mut slack = i64::MAX;
+    let mut suffix_min = usize::MAX;
+    for k in (0..pixels).rev() {
+        suffix_min = suffix_min.min(reads[k]);
+        if suffix_min != usize::MAX {
+            let written = ((k + 1) * oc * out_elem) as i64;
+            slack = slack.min(suffix_min as i64 - written);
+        }
+    }
+    Some(if slack == i64::MAX { 0 } else { slack })
 }

@@ -3,7 +3,7 @@
 //! this file.
 
 use super::conv_2d::Geometry;
-use super::{Activation, Arith, OpCx, Operator, Padding, positive, qrange};
+use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, positive, qrange, window_slack};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -73,12 +73,17 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
 }
 
 impl Operator for Pool2d {
+    fn in_place(&self) -> Option<InPlace> {
+        let elem = if matches!(self.arith, Arith::Int8(_)) { 1 } else { 4 };
+        let slack = window_slack(&self.geo, elem, elem)?;
+        Some(InPlace { input: self.input, output: self.output, slack })
+    }
+
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let [n, ih, iw, c] = self.geo.input;
         let [_, oh, ow, _] = self.geo.output;
         let [fh, fw] = self.geo.kernel;
-        let input = cx.read(self.input)?;
-        let output = cx.write(self.output)?;
+        let io = cx.io(self.input, self.output)?;
         let win = self.geo.window();
         let prefix = match self.kind {
             Kind::Max => "max_pool",
@@ -88,12 +93,12 @@ impl Operator for Pool2d {
         Ok(match self.arith {
             Arith::Int8((lo, hi)) => {
                 let f = format_ident!("{prefix}_s8");
-                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #pool, #lo, #hi, #output);)
+                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
             Arith::Float(lo, hi) => {
                 let f = format_ident!("{prefix}_f32");
                 let (lo, hi) = (f32_lit(lo), f32_lit(hi));
-                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #pool, #lo, #hi, #output);)
+                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
         })
     }

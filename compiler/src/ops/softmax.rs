@@ -1,7 +1,7 @@
 //! SOFTMAX over the last dimension: int8 -> int8 (TFLite's output scale
 //! 1/256, zero point -128), int8 -> int16, and float32, with beta.
 
-use super::{OpCx, Operator};
+use super::{InPlace, OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -90,23 +90,31 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 
 impl Operator for Softmax {
+    /// Element `c` of a row is read for the last time just before output
+    /// element `c` is written: in place at the same offset is safe when
+    /// both have the same element type.
+    fn in_place(&self) -> Option<InPlace> {
+        match self.arith {
+            Arith::Int8 { out16: true, .. } => None,
+            _ => Some(InPlace { input: self.input, output: self.output, slack: 0 }),
+        }
+    }
+
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let (rows, depth) = (self.rows, self.depth);
-        let input = cx.read(self.input)?;
-        let output = cx.write(self.output)?;
+        let io = cx.io(self.input, self.output)?;
         Ok(match self.arith {
             Arith::Int8 { multiplier, left_shift, diff_min, out16 } => {
                 let out_ty = if out16 { quote!(i16) } else { quote!(i8) };
-                quote!(::tinyaot::kernels::softmax::softmax_s8::<#out_ty, #rows, #depth>(
-                    #input,
+                quote!(::tinyaot::kernels::softmax::softmax_s8::<#out_ty, #rows, #depth, _>(
+                    #io,
                     &::tinyaot::kernels::softmax::SoftmaxQuant {
                         input_multiplier: #multiplier, input_left_shift: #left_shift, diff_min: #diff_min,
-                    },
-                    #output);)
+                    });)
             }
             Arith::Float { beta } => {
                 let beta = f32_lit(beta);
-                quote!(::tinyaot::kernels::softmax::softmax_f32::<#rows, #depth>(#input, #beta, #output);)
+                quote!(::tinyaot::kernels::softmax::softmax_f32::<#rows, #depth, _>(#io, #beta);)
             }
         })
     }

@@ -44,6 +44,10 @@ pub struct Request {
     pub size: usize,
     /// When it is live.
     pub life: Lifetime,
+    /// `Some((input, slack))`: this buffer is an op's output that may
+    /// overlap request `input` (the op's dying input) when placed at most
+    /// `slack` bytes after it.
+    pub overlap: Option<(usize, i64)>,
 }
 
 impl Request {
@@ -68,53 +72,106 @@ pub fn extent(reqs: &[Request], offsets: &[usize]) -> usize {
     reqs.iter().zip(offsets).map(|(r, &o)| o + r.footprint()).max().unwrap_or(0)
 }
 
-/// The largest sum of aligned sizes live at one time step, and that step.
+/// The largest sum of aligned sizes live at one time step, less the bytes
+/// in-place pairs can share at that step, and that step. Without overlaps
+/// this is the classic bound no plan can beat.
 pub fn lower_bound(reqs: &[Request]) -> (usize, usize) {
     let horizon = reqs.iter().map(|r| r.life.last).max().unwrap_or(0);
     let mut best = (0, 0);
     for t in 0..=horizon {
-        let live: usize = reqs.iter().filter(|r| r.life.first <= t && t <= r.life.last).map(Request::footprint).sum();
-        if live > best.0 {
-            best = (live, t);
+        let need = lower_bound_at(reqs, t);
+        if need > best.0 {
+            best = (need, t);
         }
     }
     best
 }
 
-/// Places `order` one by one; each buffer goes at the lowest offset (first
-/// fit) or into the smallest sufficient gap (best fit) among the buffers
-/// already placed that are live at the same time.
+/// The bytes needed at time step `t`: aligned sizes live there, less what
+/// in-place pairs can share.
+pub fn lower_bound_at(reqs: &[Request], t: usize) -> usize {
+    let live = |r: &Request| r.life.first <= t && t <= r.life.last;
+    let sum: usize = reqs.iter().filter(|r| live(r)).map(Request::footprint).sum();
+    let shared: usize = reqs
+        .iter()
+        .filter(|r| live(r))
+        .filter_map(|r| r.overlap.filter(|&(i, _)| live(&reqs[i])).map(|(i, slack)| max_shared(r, &reqs[i], slack)))
+        .sum();
+    sum - shared.min(sum)
+}
+
+/// The most footprint bytes an output can share with its input when it
+/// starts at most `slack` bytes after it (at an aligned offset).
+fn max_shared(out: &Request, input: &Request, slack: i64) -> usize {
+    let d = slack.min(0).div_euclid(ALIGN as i64) * ALIGN as i64;
+    let shared = (out.footprint() as i64 + d).min(input.footprint() as i64);
+    shared.max(0) as usize
+}
+
+/// The open interval of start offsets `x` at which request `r` would
+/// conflict with request `p` already placed at `at`.
+fn forbidden(reqs: &[Request], r: usize, p: usize, at: usize) -> (i64, i64) {
+    let (fr, fp, o) = (reqs[r].footprint() as i64, reqs[p].footprint() as i64, at as i64);
+    match (reqs[r].overlap, reqs[p].overlap) {
+        // r writes over p: fine up to `slack` bytes after p's start.
+        (Some((input, slack)), _) if input == p => ((o + slack).max(o - fr), o + fp),
+        // p (placed) writes over r: r must start at or after `at - slack`.
+        (_, Some((input, slack))) if input == r => (o - fr, (o - slack).min(o + fp)),
+        _ => (o - fr, o + fp),
+    }
+}
+
+fn align_up(x: i64) -> usize {
+    (x.max(0) as usize).div_ceil(ALIGN) * ALIGN
+}
+
+fn align_down(x: i64) -> Option<usize> {
+    (x >= 0).then(|| x as usize / ALIGN * ALIGN)
+}
+
+/// Places `order` one by one; each buffer goes at the lowest free offset
+/// (first fit) or into the smallest free segment that holds it (best fit),
+/// given the buffers already placed that are live at the same time.
 fn place(reqs: &[Request], order: &[usize], best_fit: bool) -> Vec<usize> {
     let mut offsets = vec![usize::MAX; reqs.len()];
-    let mut placed: Vec<usize> = Vec::with_capacity(reqs.len()); // sorted by offset
+    let mut placed: Vec<usize> = Vec::with_capacity(reqs.len());
+    let mut intervals: Vec<(i64, i64)> = Vec::new();
     for &i in order {
         let r = &reqs[i];
-        let size = r.footprint();
-        let mut candidate = 0usize;
-        let mut best: Option<(usize, usize)> = None; // (gap, offset)
-        for &p in &placed {
-            let q = &reqs[p];
-            if !q.life.overlaps(&r.life) {
-                continue;
-            }
-            if offsets[p] >= candidate + size {
-                let gap = offsets[p] - candidate;
-                if !best_fit {
-                    break;
+        intervals.clear();
+        intervals.extend(
+            placed.iter().filter(|&&p| reqs[p].life.overlaps(&r.life)).map(|&p| forbidden(reqs, i, p, offsets[p])),
+        );
+        intervals.retain(|&(lo, hi)| lo + 1 < hi);
+        intervals.sort_unstable();
+        // Free segments [a, b] of allowed starts, in order; b = None: unbounded.
+        let mut x = 0usize;
+        let mut chosen: Option<(usize, usize)> = None; // (segment length, start)
+        let mut first = None;
+        for &(lo, hi) in &intervals {
+            if (x as i64) < hi {
+                if (x as i64) <= lo {
+                    // [x, floor(lo)] is free.
+                    if let Some(b) = align_down(lo).filter(|&b| b >= x) {
+                        first.get_or_insert(x);
+                        if !best_fit {
+                            break;
+                        }
+                        if chosen.is_none_or(|(len, _)| b - x < len) {
+                            chosen = Some((b - x, x));
+                        }
+                    }
                 }
-                if best.is_none_or(|(g, _)| gap < g) {
-                    best = Some((gap, candidate));
-                }
+                x = x.max(align_up(hi));
             }
-            candidate = candidate.max(offsets[p] + q.footprint());
         }
-        let offset = match (best_fit, best) {
-            (true, Some((_, o))) => o,
-            _ => candidate,
+        let offset = match (best_fit, chosen, first) {
+            (true, Some((_, start)), _) => start,
+            (false, _, Some(start)) => start,
+            _ => x,
         };
         offsets[i] = offset;
-        let at = placed.partition_point(|&p| offsets[p] <= offset);
-        placed.insert(at, i);
+        placed.push(i);
     }
     offsets
 }
@@ -131,7 +188,8 @@ fn tflm_order(reqs: &[Request]) -> Vec<usize> {
 /// TFLM's greedy planner (`GreedyMemoryPlanner`), for comparison.
 pub fn plan_tflm_greedy(reqs: &[Request]) -> Plan {
     // TFLM sorts by the aligned size it was given.
-    let aligned: Vec<Request> = reqs.iter().map(|r| Request { size: r.footprint(), life: r.life }).collect();
+    let aligned: Vec<Request> =
+        reqs.iter().map(|r| Request { size: r.footprint(), life: r.life, overlap: None }).collect();
     let offsets = place(&aligned, &tflm_order(&aligned), false);
     let arena_size = extent(reqs, &offsets);
     Plan { offsets, arena_size, strategy: "tflm-greedy" }
@@ -174,7 +232,19 @@ pub fn plan(reqs: &[Request]) -> Plan {
         strategy: &'static str,
         best_fit: bool,
     }
-    let mut best: Option<Candidate> = None;
+    let mut best: Option<Candidate>;
+    // TFLM's plan of these buffers (no overlaps) is always a candidate, so
+    // overlaps can only help.
+    let plain: Vec<Request> = reqs.iter().map(|r| Request { overlap: None, ..r.clone() }).collect();
+    let tflm = tflm_order(reqs);
+    let offsets = place(&plain, &tflm, false);
+    best = Some(Candidate {
+        size: extent(reqs, &offsets),
+        offsets,
+        order: tflm,
+        strategy: "tflm-greedy",
+        best_fit: false,
+    });
     for (strategy, order) in orders {
         for best_fit in [false, true] {
             let offsets = place(reqs, &order, best_fit);
@@ -234,7 +304,16 @@ pub fn check(reqs: &[Request], plan: &Plan) -> Result<(), String> {
         }
         for (j, (s, &p)) in reqs.iter().zip(&plan.offsets).enumerate().skip(i + 1) {
             if r.life.overlaps(&s.life) && o < p + s.size && p < o + r.size && r.size > 0 && s.size > 0 {
-                return Err(format!("buffers {i} and {j} are live together and overlap"));
+                // Only a declared in-place pair may share bytes, and only
+                // with the output starting at most `slack` after the input.
+                let allowed = match (r.overlap, s.overlap) {
+                    (Some((input, slack)), _) if input == j => o as i64 - p as i64 <= slack,
+                    (_, Some((input, slack))) if input == i => p as i64 - o as i64 <= slack,
+                    _ => false,
+                };
+                if !allowed {
+                    return Err(format!("buffers {i} and {j} are live together and overlap"));
+                }
             }
         }
     }
@@ -253,7 +332,7 @@ mod tests {
     use super::*;
 
     fn req(size: usize, first: usize, last: usize) -> Request {
-        Request { size, life: Lifetime { first, last } }
+        Request { size, life: Lifetime { first, last }, overlap: None }
     }
 
     #[test]
@@ -275,6 +354,53 @@ mod tests {
         // reads its list from the tail), so 20 B at 0, 30 B above it at 32,
         // and 10 B (live with the 30 B only) back at 0.
         assert_eq!(p.offsets, vec![0, 32, 0]);
+    }
+
+    #[test]
+    fn in_place_pairs_share_bytes_only_within_their_slack() {
+        // Chain a -> b -> c where each op may write over its input.
+        let mut reqs = vec![req(256, 0, 1), req(256, 1, 2), req(256, 2, 3)];
+        reqs[1].overlap = Some((0, -32));
+        reqs[2].overlap = Some((1, 0));
+        let p = plan(&reqs);
+        check(&reqs, &p).unwrap();
+        assert!(p.arena_size <= 256 + 32, "arena {}", p.arena_size);
+        // Without the declaration, the same offsets are rejected.
+        let plain: Vec<Request> = reqs.iter().map(|r| Request { overlap: None, ..r.clone() }).collect();
+        assert!(check(&plain, &p).is_err());
+        // And an output placed beyond its slack is rejected.
+        let bad = Plan { offsets: vec![0, 16, 512], arena_size: 768, strategy: "test" };
+        assert!(check(&reqs, &bad).is_err());
+    }
+
+    #[test]
+    fn random_graphs_with_overlaps_plan_validly() {
+        let mut rng = Rng(777);
+        for _ in 0..300 {
+            let n = 2 + rng.below(25);
+            let mut reqs: Vec<Request> = (0..n)
+                .map(|_| {
+                    let first = rng.below(20);
+                    let len = rng.below(6);
+                    req(1 + rng.below(5000), first, first + len)
+                })
+                .collect();
+            // Declare some overlaps where an input dies as an output is born.
+            for o in 0..n {
+                if rng.below(2) == 0 {
+                    continue;
+                }
+                let t = reqs[o].life.first;
+                if let Some(i) = (0..n).find(|&i| i != o && reqs[i].life.last == t && reqs[i].overlap.is_none()) {
+                    reqs[o].overlap = Some((i, -(rng.below(300) as i64)));
+                }
+            }
+            let ours = plan(&reqs);
+            check(&reqs, &ours).unwrap();
+            assert!(ours.arena_size >= lower_bound(&reqs).0);
+            let plain: Vec<Request> = reqs.iter().map(|r| Request { overlap: None, ..r.clone() }).collect();
+            assert!(ours.arena_size <= plan_tflm_greedy(&plain).arena_size);
+        }
     }
 
     #[test]

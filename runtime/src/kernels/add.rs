@@ -1,6 +1,6 @@
 //! ADD, elementwise or with TFLite's broadcasting (up to 6 dimensions).
 
-use super::{Strided6, clamp_f32, clamp_i32};
+use super::{Io, Strided6, clamp_f32, clamp_i32};
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
 
 /// The rescaling constants of a quantized ADD (TFLite `ArithmeticParams`).
@@ -46,42 +46,56 @@ impl AddQuant {
     }
 }
 
-/// int8 ADD of two same-shaped tensors.
+/// int8 ADD of two same-shaped tensors. `io` carries one input and the
+/// output (possibly in place); `other` is the second input; `io_first` says
+/// whether `io`'s input is ADD's first operand.
 #[inline(never)]
-pub fn add_s8<const LEN: usize>(a: &[i8], b: &[i8], q: &AddQuant, out: &mut [i8]) {
-    let (a, b, out) = (&a[..LEN], &b[..LEN], &mut out[..LEN]);
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        *o = q.add(x, y);
+pub fn add_s8<const LEN: usize, IO: Io<i8>>(mut io: IO, other: &[i8], io_first: bool, q: &AddQuant) {
+    let other = &other[..LEN];
+    for (i, &y) in other.iter().enumerate() {
+        let x = io.get(i);
+        io.put(i, if io_first { q.add(x, y) } else { q.add(y, x) });
     }
 }
 
-/// int8 ADD with broadcasting: `shape` walks the output, its strides index
-/// the two inputs (0 along broadcast dimensions).
+/// int8 ADD with broadcasting: `shape` walks the output; its `a` strides
+/// index `io`'s input, its `b` strides `other` (0 along broadcast dims).
 #[inline(never)]
-pub fn add_broadcast_s8<const LEN: usize>(a: &[i8], b: &[i8], shape: &Strided6, q: &AddQuant, out: &mut [i8]) {
-    let out = &mut out[..LEN];
-    shape.for_each(|i, ia, ib| out[i] = q.add(a[ia], b[ib]));
+pub fn add_broadcast_s8<const LEN: usize, IO: Io<i8>>(
+    mut io: IO,
+    other: &[i8],
+    shape: &Strided6,
+    io_first: bool,
+    q: &AddQuant,
+) {
+    shape.for_each(|i, ia, ib| {
+        let (x, y) = (io.get(ia), other[ib]);
+        io.put(i, if io_first { q.add(x, y) } else { q.add(y, x) });
+    });
 }
 
-/// float32 ADD of two same-shaped tensors.
+/// float32 ADD of two same-shaped tensors (operand order as for `add_s8`).
 #[inline(never)]
-pub fn add_f32<const LEN: usize>(a: &[f32], b: &[f32], act_min: f32, act_max: f32, out: &mut [f32]) {
-    let (a, b, out) = (&a[..LEN], &b[..LEN], &mut out[..LEN]);
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        *o = clamp_f32(x + y, act_min, act_max);
+pub fn add_f32<const LEN: usize, IO: Io<f32>>(mut io: IO, other: &[f32], act_min: f32, act_max: f32) {
+    let other = &other[..LEN];
+    for (i, &y) in other.iter().enumerate() {
+        // Float addition commutes exactly, so the operand order is free.
+        let x = io.get(i);
+        io.put(i, clamp_f32(x + y, act_min, act_max));
     }
 }
 
 /// float32 ADD with broadcasting.
 #[inline(never)]
-pub fn add_broadcast_f32<const LEN: usize>(
-    a: &[f32],
-    b: &[f32],
+pub fn add_broadcast_f32<const LEN: usize, IO: Io<f32>>(
+    mut io: IO,
+    other: &[f32],
     shape: &Strided6,
     act_min: f32,
     act_max: f32,
-    out: &mut [f32],
 ) {
-    let out = &mut out[..LEN];
-    shape.for_each(|i, ia, ib| out[i] = clamp_f32(a[ia] + b[ib], act_min, act_max));
+    shape.for_each(|i, ia, ib| {
+        let (x, y) = (io.get(ia), other[ib]);
+        io.put(i, clamp_f32(x + y, act_min, act_max));
+    });
 }

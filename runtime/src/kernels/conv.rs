@@ -1,7 +1,7 @@
 //! CONV_2D, NHWC input, OHWI filter (TFLite's layouts), grouped when the
 //! filter's input depth `KC` divides the input depth `IC`.
 
-use super::{Requant, clamp_f32};
+use super::{Io, Requant, clamp_f32};
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
 #[derive(Clone, Copy, Debug)]
@@ -52,17 +52,15 @@ pub fn conv2d_s8<
     const KH: usize,
     const KW: usize,
     const KC: usize,
+    IO: Io<i8>,
 >(
-    input: &[i8],
+    mut io: IO,
     filter: &[i8],
     bias: Option<&[i32]>,
     win: &Window,
     q: &Requant<'_>,
-    output: &mut [i8],
 ) {
-    let input = &input[..N * IH * IW * IC];
     let filter = &filter[..OC * KH * KW * KC];
-    let output = &mut output[..N * OH * OW * OC];
     let filters_per_group = OC / (IC / KC);
     for b in 0..N {
         for oy in 0..OH {
@@ -81,18 +79,17 @@ pub fn conv2d_s8<
                             let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                             let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                             let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                            let ins = &input[in_base..in_base + KC];
                             let fs = &filter[f_base..f_base + KC];
-                            for (&i, &f) in ins.iter().zip(fs) {
-                                acc =
-                                    acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
+                            for (c, &f) in fs.iter().enumerate() {
+                                let i = io.get(in_base + c) as i32;
+                                acc = acc.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
                             }
                         }
                     }
                     if let Some(bias) = bias {
                         acc = acc.wrapping_add(bias[oc]);
                     }
-                    output[out_base + oc] = q.apply(acc, oc) as i8;
+                    io.put(out_base + oc, q.apply(acc, oc) as i8);
                 }
             }
         }
@@ -113,18 +110,16 @@ pub fn conv2d_f32<
     const KH: usize,
     const KW: usize,
     const KC: usize,
+    IO: Io<f32>,
 >(
-    input: &[f32],
+    mut io: IO,
     filter: &[f32],
     bias: Option<&[f32]>,
     win: &Window,
     act_min: f32,
     act_max: f32,
-    output: &mut [f32],
 ) {
-    let input = &input[..N * IH * IW * IC];
     let filter = &filter[..OC * KH * KW * KC];
-    let output = &mut output[..N * OH * OW * OC];
     let filters_per_group = OC / (IC / KC);
     for b in 0..N {
         for oy in 0..OH {
@@ -143,10 +138,9 @@ pub fn conv2d_f32<
                             let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                             let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                             let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                            let ins = &input[in_base..in_base + KC];
                             let fs = &filter[f_base..f_base + KC];
-                            for (&i, &f) in ins.iter().zip(fs) {
-                                total += i * f;
+                            for (c, &f) in fs.iter().enumerate() {
+                                total += io.get(in_base + c) * f;
                             }
                         }
                     }
@@ -154,7 +148,7 @@ pub fn conv2d_f32<
                         Some(bias) => bias[oc],
                         None => 0.0,
                     };
-                    output[out_base + oc] = clamp_f32(total + bias_value, act_min, act_max);
+                    io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
                 }
             }
         }

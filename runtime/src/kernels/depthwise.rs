@@ -1,7 +1,7 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
 use super::conv::Window;
-use super::{Requant, clamp_f32};
+use super::{Io, Requant, clamp_f32};
 
 /// int8 depthwise convolution with per-channel requantization (TFLite
 /// `reference_integer_ops::DepthwiseConvPerChannel`).
@@ -17,18 +17,16 @@ pub fn depthwise_s8<
     const M: usize,
     const KH: usize,
     const KW: usize,
+    IO: Io<i8>,
 >(
-    input: &[i8],
+    mut io: IO,
     filter: &[i8],
     bias: Option<&[i32]>,
     win: &Window,
     q: &Requant<'_>,
-    output: &mut [i8],
 ) {
     let oc_total = IC * M;
-    let input = &input[..N * IH * IW * IC];
     let filter = &filter[..KH * KW * oc_total];
-    let output = &mut output[..N * OH * OW * oc_total];
     for b in 0..N {
         for oy in 0..OH {
             let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
@@ -45,7 +43,7 @@ pub fn depthwise_s8<
                             let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                             for kx in xs.clone() {
                                 let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                let i = input[((b * IH + iy) * IW + ix) * IC + ic] as i32;
+                                let i = io.get(((b * IH + iy) * IW + ix) * IC + ic) as i32;
                                 let f = filter[(ky * KW + kx) * oc_total + oc] as i32;
                                 acc = acc.wrapping_add(f.wrapping_mul(i.wrapping_add(q.input_offset)));
                             }
@@ -53,7 +51,7 @@ pub fn depthwise_s8<
                         if let Some(bias) = bias {
                             acc = acc.wrapping_add(bias[oc]);
                         }
-                        output[out_base + oc] = q.apply(acc, oc) as i8;
+                        io.put(out_base + oc, q.apply(acc, oc) as i8);
                     }
                 }
             }
@@ -74,19 +72,17 @@ pub fn depthwise_f32<
     const M: usize,
     const KH: usize,
     const KW: usize,
+    IO: Io<f32>,
 >(
-    input: &[f32],
+    mut io: IO,
     filter: &[f32],
     bias: Option<&[f32]>,
     win: &Window,
     act_min: f32,
     act_max: f32,
-    output: &mut [f32],
 ) {
     let oc_total = IC * M;
-    let input = &input[..N * IH * IW * IC];
     let filter = &filter[..KH * KW * oc_total];
-    let output = &mut output[..N * OH * OW * oc_total];
     for b in 0..N {
         for oy in 0..OH {
             let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
@@ -103,7 +99,7 @@ pub fn depthwise_f32<
                             let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                             for kx in xs.clone() {
                                 let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                let i = input[((b * IH + iy) * IW + ix) * IC + ic];
+                                let i = io.get(((b * IH + iy) * IW + ix) * IC + ic);
                                 let f = filter[(ky * KW + kx) * oc_total + oc];
                                 total += i * f;
                             }
@@ -112,7 +108,7 @@ pub fn depthwise_f32<
                             Some(bias) => bias[oc],
                             None => 0.0,
                         };
-                        output[out_base + oc] = clamp_f32(total + bias_value, act_min, act_max);
+                        io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
                     }
                 }
             }

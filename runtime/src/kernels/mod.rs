@@ -7,12 +7,75 @@
 //! to the last rounding.
 
 pub mod add;
+
 pub mod conv;
 pub mod depthwise;
 pub mod fully_connected;
 pub mod pool;
 pub mod reduce;
 pub mod softmax;
+
+/// Where a kernel reads its main input and writes its output: two separate
+/// slices, or one slice holding both at element offsets (an in-place plan,
+/// where the compiler proved that the kernel never overwrites an input
+/// element it will still read). Both are safe Rust: the in-place case is one
+/// `&mut` borrow, not two aliasing ones.
+pub trait Io<I: Copy, O: Copy = I> {
+    /// Input element `i`.
+    fn get(&self, i: usize) -> I;
+    /// Writes output element `j`.
+    fn put(&mut self, j: usize, v: O);
+    /// Reads back output element `j` (already written).
+    fn out(&self, j: usize) -> O;
+}
+
+/// Input and output in disjoint buffers.
+pub struct Separate<'a, I, O = I> {
+    /// The input.
+    pub input: &'a [I],
+    /// The output.
+    pub output: &'a mut [O],
+}
+
+impl<I: Copy, O: Copy> Io<I, O> for Separate<'_, I, O> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> I {
+        self.input[i]
+    }
+    #[inline(always)]
+    fn put(&mut self, j: usize, v: O) {
+        self.output[j] = v;
+    }
+    #[inline(always)]
+    fn out(&self, j: usize) -> O {
+        self.output[j]
+    }
+}
+
+/// Input and output overlapping inside one buffer.
+pub struct InPlace<'a, T> {
+    /// The span covering both tensors.
+    pub buf: &'a mut [T],
+    /// Element offset of the input in `buf`.
+    pub input: usize,
+    /// Element offset of the output in `buf`.
+    pub output: usize,
+}
+
+impl<T: Copy> Io<T> for InPlace<'_, T> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        self.buf[self.input + i]
+    }
+    #[inline(always)]
+    fn put(&mut self, j: usize, v: T) {
+        self.buf[self.output + j] = v;
+    }
+    #[inline(always)]
+    fn out(&self, j: usize) -> T {
+        self.buf[self.output + j]
+    }
+}
 
 /// Requantization of an int32 accumulator to an int8/int16 output, per
 /// output channel: the constants every quantized conv-like kernel needs.

@@ -2,7 +2,7 @@
 //! (padding never counts, as in TFLite).
 
 use super::conv::Window;
-use super::{clamp_f32, clamp_i32};
+use super::{Io, clamp_f32, clamp_i32};
 
 /// Geometry of a pooling window: filter size plus strides and padding
 /// (dilation is always 1).
@@ -58,23 +58,21 @@ pub fn max_pool_s8<
     const C: usize,
     const OH: usize,
     const OW: usize,
+    IO: Io<i8>,
 >(
-    input: &[i8],
+    mut io: IO,
     p: &Pool,
     act_min: i32,
     act_max: i32,
-    output: &mut [i8],
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
     for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
         let mut max = i8::MIN as i32;
         for y in ys {
             for x in xs.clone() {
-                max = max.max(input[base + (y * IW + x) * C] as i32);
+                max = max.max(io.get(base + (y * IW + x) * C) as i32);
             }
         }
-        output[o] = clamp_i32(max, act_min, act_max) as i8;
+        io.put(o, clamp_i32(max, act_min, act_max) as i8);
     });
 }
 
@@ -87,27 +85,25 @@ pub fn max_pool_f32<
     const C: usize,
     const OH: usize,
     const OW: usize,
+    IO: Io<f32>,
 >(
-    input: &[f32],
+    mut io: IO,
     p: &Pool,
     act_min: f32,
     act_max: f32,
-    output: &mut [f32],
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
     for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
         let mut max = f32::MIN;
         for y in ys {
             for x in xs.clone() {
-                let v = input[base + (y * IW + x) * C];
+                let v = io.get(base + (y * IW + x) * C);
                 // std::max(max, v): keeps `max` unless it compares less.
                 if max < v {
                     max = v;
                 }
             }
         }
-        output[o] = clamp_f32(max, act_min, act_max);
+        io.put(o, clamp_f32(max, act_min, act_max));
     });
 }
 
@@ -121,26 +117,24 @@ pub fn avg_pool_s8<
     const C: usize,
     const OH: usize,
     const OW: usize,
+    IO: Io<i8>,
 >(
-    input: &[i8],
+    mut io: IO,
     p: &Pool,
     act_min: i32,
     act_max: i32,
-    output: &mut [i8],
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
     for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
         let count = (ys.len() * xs.len()) as i32;
         let mut acc: i32 = 0;
         for y in ys {
             for x in xs.clone() {
-                acc += input[base + (y * IW + x) * C] as i32;
+                acc += io.get(base + (y * IW + x) * C) as i32;
             }
         }
         // The compiler rejects geometries with an empty window, so count > 0.
         let avg = if acc > 0 { (acc + count / 2) / count } else { (acc - count / 2) / count };
-        output[o] = clamp_i32(avg, act_min, act_max) as i8;
+        io.put(o, clamp_i32(avg, act_min, act_max) as i8);
     });
 }
 
@@ -153,23 +147,21 @@ pub fn avg_pool_f32<
     const C: usize,
     const OH: usize,
     const OW: usize,
+    IO: Io<f32>,
 >(
-    input: &[f32],
+    mut io: IO,
     p: &Pool,
     act_min: f32,
     act_max: f32,
-    output: &mut [f32],
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
     for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
         let count = (ys.len() * xs.len()) as f32;
         let mut total = 0.0f32;
         for y in ys {
             for x in xs.clone() {
-                total += input[base + (y * IW + x) * C];
+                total += io.get(base + (y * IW + x) * C);
             }
         }
-        output[o] = clamp_f32(total / count, act_min, act_max);
+        io.put(o, clamp_f32(total / count, act_min, act_max));
     });
 }

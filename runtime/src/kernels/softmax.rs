@@ -1,5 +1,6 @@
 //! SOFTMAX over the last dimension.
 
+use super::Io;
 use crate::fixedpoint::{
     exp_on_negative_values, get_reciprocal, multiply_by_quantized_multiplier_greater_than_one, rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul, saturating_rounding_multiply_by_pot,
@@ -55,15 +56,16 @@ impl SoftmaxOutput for i16 {
 /// int8-input softmax (TFLite `reference_ops::Softmax<int8_t, OutputT>`),
 /// `ROWS` rows of `DEPTH` classes.
 #[inline(never)]
-pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
-    input: &[i8],
+pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize, IO: Io<i8, O>>(
+    mut io: IO,
     q: &SoftmaxQuant,
-    output: &mut [O],
 ) {
-    let input = &input[..ROWS * DEPTH];
-    let output = &mut output[..ROWS * DEPTH];
-    for (row, out) in input.chunks_exact(DEPTH).zip(output.chunks_exact_mut(DEPTH)) {
-        let max_in_row = row.iter().copied().max().unwrap_or(i8::MIN) as i32;
+    for r in 0..ROWS {
+        let base = r * DEPTH;
+        let mut max_in_row = i8::MIN as i32;
+        for c in 0..DEPTH {
+            max_in_row = max_in_row.max(io.get(base + c) as i32);
+        }
         let scaled_exp = |x: i8| -> Option<i32> {
             let diff = x as i32 - max_in_row;
             if diff >= q.diff_min {
@@ -75,8 +77,8 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
             }
         };
         let mut sum_of_exps: i32 = 0;
-        for &x in row {
-            if let Some(e) = scaled_exp(x) {
+        for c in 0..DEPTH {
+            if let Some(e) = scaled_exp(io.get(base + c)) {
                 // Rescale<12> from Q0.31: divide by 2^12 with rounding.
                 sum_of_exps =
                     sum_of_exps.wrapping_add(saturating_rounding_multiply_by_pot(e, -ACCUMULATION_INTEGER_BITS));
@@ -84,8 +86,8 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
         }
         let (shifted_scale, num_bits_over_unit) = get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
         let exponent = num_bits_over_unit + 31 - O::BITS;
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o = match scaled_exp(x) {
+        for c in 0..DEPTH {
+            let v = match scaled_exp(io.get(base + c)) {
                 Some(e) => {
                     let unsat =
                         rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, e), exponent);
@@ -93,6 +95,7 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
                 }
                 None => O::from_i32(O::MIN),
             };
+            io.put(base + c, v);
         }
     }
 }
@@ -100,26 +103,30 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize>(
 /// float32 softmax (TFLite `reference_ops::Softmax`): `exp((x - max) * beta)`
 /// in single precision, then a division by the row sum.
 #[inline(never)]
-pub fn softmax_f32<const ROWS: usize, const DEPTH: usize>(input: &[f32], beta: f32, output: &mut [f32]) {
-    let input = &input[..ROWS * DEPTH];
-    let output = &mut output[..ROWS * DEPTH];
-    for (row, out) in input.chunks_exact(DEPTH).zip(output.chunks_exact_mut(DEPTH)) {
+pub fn softmax_f32<const ROWS: usize, const DEPTH: usize, IO: Io<f32>>(mut io: IO, beta: f32) {
+    for r in 0..ROWS {
+        let base = r * DEPTH;
         let mut max = f32::MIN;
-        for &x in row {
+        for c in 0..DEPTH {
+            let x = io.get(base + c);
             if max < x {
                 max = x;
             }
         }
+        // The exponentials are written to the output, then normalized there:
+        // when in place, element c of the input is dead once out[c] is written.
         let mut sum = 0.0f32;
-        for (o, &x) in out.iter_mut().zip(row) {
+        for c in 0..DEPTH {
+            let x = io.get(base + c);
             // exp in double, rounded once to float: correctly rounded for
             // practically every input, as glibc's expf (TFLM's `std::exp`) is.
             let e = libm::exp(((x - max) * beta) as f64) as f32;
-            *o = e;
+            io.put(base + c, e);
             sum += e;
         }
-        for o in out.iter_mut() {
-            *o /= sum;
+        for c in 0..DEPTH {
+            let e = io.out(base + c);
+            io.put(base + c, e / sum);
         }
     }
 }

@@ -51,8 +51,12 @@ fn main() -> Result<(), String> {
             let (tx, ro, da, bs) = sections(&elf)?;
             let insns = count(t, &elf, m, &so, &target_dir)?;
             let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
-            let target =
-                tinyaot_compiler::Target { vis: Default::default(), name: proc_macro2_ident(), track_path: None };
+            let target = tinyaot_compiler::Target {
+                vis: Default::default(),
+                name: proc_macro2_ident(),
+                track_path: None,
+                in_place: true,
+            };
             let c = tinyaot_compiler::compile(&bytes, &target, None).map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
