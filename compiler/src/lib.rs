@@ -15,6 +15,7 @@ pub mod codegen;
 pub mod diag;
 pub mod graph;
 pub mod ops;
+pub mod order;
 pub mod plan;
 pub mod quant;
 pub mod report;
@@ -34,8 +35,11 @@ use schedule::Schedule;
 pub struct Analysis<'a> {
     /// Subgraph 0.
     pub graph: Graph<'a>,
-    /// One checked operator per node.
+    /// One checked operator per node (in the model's order).
     pub ops: Vec<Box<dyn Operator>>,
+    /// Execution order: `order[p]` is the node run at position `p`. The
+    /// model's own order unless another valid order needs less arena.
+    pub order: Vec<usize>,
     /// Arena buffers and their lifetimes.
     pub schedule: Schedule,
     /// Our plan (checked).
@@ -71,9 +75,20 @@ impl<'a> Analysis<'a> {
         self.schedule.buffer_of.get(t).copied().flatten().map(|b| self.plan.offsets[b])
     }
 
-    /// Op index of a TFLM time step (step 0, before the first op, is op 0).
+    /// Execution position of a TFLM time step (step 0, before the first
+    /// op, is position 0).
     pub fn op_of_step(&self, step: usize) -> usize {
         step.saturating_sub(1).min(self.graph.nodes.len().saturating_sub(1))
+    }
+
+    /// The node run at execution position `pos`.
+    pub fn node_at(&self, pos: usize) -> Option<&graph::Node<'a>> {
+        self.order.get(pos).map(|&n| &self.graph.nodes[n])
+    }
+
+    /// Whether the ops run in another order than the model's.
+    pub fn reordered(&self) -> bool {
+        self.order.iter().enumerate().any(|(p, &n)| p != n)
     }
 
     /// The plan as rows, in buffer order.
@@ -110,16 +125,42 @@ pub fn analyze_with(bytes: &[u8], in_place: bool) -> Result<Analysis<'_>, Error>
     let model = tflite::read(bytes)?;
     let graph = Graph::read(&model)?;
     let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
-    let mut schedule = schedule::schedule(&graph, &ops)?;
-    if !in_place {
-        schedule.overlaps.clear();
+    // Every candidate order is scheduled; the most promising by lower bound
+    // are planned; the smallest arena wins (the model's order on ties).
+    let mut scheduled = Vec::new();
+    let mut tflm_requests = Vec::new();
+    for (k, order) in order::candidates(&graph).into_iter().enumerate() {
+        let mut s = schedule::schedule(&graph, &ops, &order)?;
+        if k == 0 {
+            // TFLM runs the model's own order: its figure comes from that.
+            tflm_requests = s.tflm_requests.clone();
+        }
+        if !in_place {
+            s.overlaps.clear();
+        }
+        let bound = plan::lower_bound(&s.requests()).0;
+        scheduled.push((bound, order, s));
     }
+    // Stable: equal bounds keep the model's order first.
+    scheduled.sort_by_key(|c| c.0);
+    let mut best: Option<(Plan, Vec<usize>, Schedule)> = None;
+    for (_, order, s) in scheduled.into_iter().take(3) {
+        let p = plan::plan(&s.requests());
+        let own = order.iter().enumerate().all(|(i, &n)| i == n);
+        let better =
+            best.as_ref().is_none_or(|(b, _, _)| p.arena_size < b.arena_size || (p.arena_size == b.arena_size && own));
+        if better {
+            best = Some((p, order, s));
+        }
+    }
+    let Some((plan, order, schedule)) = best else {
+        return Err(Error::model("internal error: no execution order"));
+    };
     let requests = schedule.requests();
-    let plan = plan::plan(&requests);
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
-    let tflm_greedy = plan::plan_tflm_greedy(&schedule.tflm_requests);
+    let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
-    Ok(Analysis { graph, ops, schedule, plan, tflm_greedy, lower_bound, peak_step })
+    Ok(Analysis { graph, ops, order, schedule, plan, tflm_greedy, lower_bound, peak_step })
 }
 
 /// The result of compiling a model.
@@ -147,8 +188,8 @@ pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Res
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = codegen::Emit::new(&a.graph, offsets);
     let mut calls = Vec::new();
-    for op in &a.ops {
-        let call = op.emit(&mut emit)?;
+    for &n in &a.order {
+        let call = a.ops[n].emit(&mut emit)?;
         if !call.is_empty() {
             calls.push(quote::quote! { { #call } });
         }

@@ -65,9 +65,12 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         s,
         "lower bound  {} bytes (live at op {peak_op}, {})",
         a.lower_bound,
-        a.graph.nodes.get(peak_op).map_or("-", |n| n.name.as_str())
+        a.node_at(peak_op).map_or("-", |n| n.name.as_str())
     );
     let _ = writeln!(s, "TFLM greedy  {} bytes", a.tflm_greedy.arena_size);
+    if a.reordered() {
+        let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
+    }
     s
 }
 
@@ -92,7 +95,7 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
         a.schedule.buffers.iter().filter(|b| b.life.first <= a.peak_step && a.peak_step <= b.life.last).collect();
     live.sort_by_key(|b| std::cmp::Reverse(b.size));
     let live_bytes: usize = live.iter().map(|b| align(b.size)).sum();
-    match a.graph.nodes.get(peak_op) {
+    match a.node_at(peak_op) {
         Some(node) => {
             let out = node.outputs.first().map(|&t| a.graph.tensors[t].name.as_str()).unwrap_or("-");
             let _ = writeln!(

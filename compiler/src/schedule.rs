@@ -38,7 +38,8 @@ pub struct Schedule {
 /// `input` starts (see `ops::InPlace`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overlap {
-    /// The op that reads `input` and writes `output`.
+    /// Position (in execution order) of the op that reads `input` and
+    /// writes `output`.
     pub op: usize,
     /// Output buffer.
     pub output: usize,
@@ -67,15 +68,17 @@ impl Schedule {
 
 /// TFLM's tensor lifetimes: graph inputs from time 0, op outputs from the
 /// op's step, every tensor to its last reader, graph outputs to the end.
-fn tensor_lifetimes(graph: &Graph<'_>) -> Vec<Option<Lifetime>> {
+/// `order[p]` is the node run at position `p` (step `p + 1`).
+fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize]) -> Vec<Option<Lifetime>> {
     let mut first: Vec<Option<usize>> = vec![None; graph.tensors.len()];
     let mut last: Vec<Option<usize>> = vec![None; graph.tensors.len()];
     for &t in &graph.inputs {
         first[t].get_or_insert(0);
         last[t] = Some(0);
     }
-    for node in &graph.nodes {
-        let step = node.index + 1;
+    for (pos, &n) in order.iter().enumerate() {
+        let node = &graph.nodes[n];
+        let step = pos + 1;
         for &t in &node.outputs {
             first[t].get_or_insert(step);
         }
@@ -91,9 +94,10 @@ fn tensor_lifetimes(graph: &Graph<'_>) -> Vec<Option<Lifetime>> {
     first.into_iter().zip(last).map(|(f, l)| Some(Lifetime { first: f?, last: l? })).collect()
 }
 
-/// Builds the buffers. `ops[i]` is the lowered form of node `i`.
-pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule, Error> {
-    let lifetimes = tensor_lifetimes(graph);
+/// Builds the buffers for running the nodes in `order`. `ops[i]` is the
+/// lowered form of node `i`.
+pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> Result<Schedule, Error> {
+    let lifetimes = tensor_lifetimes(graph, order);
     let n = graph.tensors.len();
 
     // Tensors that need arena bytes.
@@ -138,7 +142,8 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
     for &t in &graph.inputs {
         written[t] = true;
     }
-    for node in &graph.nodes {
+    for &n in order {
+        let node = &graph.nodes[n];
         for &t in node.inputs.iter().flatten() {
             if !written[t] && graph.tensors[t].data.is_none() {
                 return Err(Error::op(
@@ -191,9 +196,10 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
     // buffer (it would be read through an aliasing view), one per output.
     let mut overlaps = Vec::new();
     let mut taken = HashSet::new();
-    for (node, op) in graph.nodes.iter().zip(ops) {
+    for (pos, &n) in order.iter().enumerate() {
+        let (node, op) = (&graph.nodes[n], &ops[n]);
         let Some(ip) = op.in_place() else { continue };
-        let step = node.index + 1;
+        let step = pos + 1;
         let (Some(bi), Some(bo)) = (buffer_of[ip.input], buffer_of[ip.output]) else { continue };
         let shared = node.inputs.iter().flatten().filter(|&&t| buffer_of[t] == Some(bi)).count() > 1;
         let same_type = graph.tensors[ip.input].dtype == graph.tensors[ip.output].dtype;
@@ -204,7 +210,7 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>]) -> Result<Schedule
             && buffers[bo].life.first == step
             && taken.insert(bo)
         {
-            overlaps.push(Overlap { op: node.index, output: bo, input: bi, slack: ip.slack });
+            overlaps.push(Overlap { op: pos, output: bo, input: bi, slack: ip.slack });
         }
     }
     Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps })

@@ -53,3 +53,18 @@ fn every_plan_is_valid_and_at_least_as_good_as_tflm() {
     }
     assert!(checked >= 10, "only {checked} models checked");
 }
+
+#[test]
+fn branches_are_reordered_to_halve_the_arena() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/branches_int8.tflite");
+    let bytes = std::fs::read(path).unwrap();
+    let a = tinyaot_compiler::analyze(&bytes).unwrap();
+    assert!(a.reordered(), "the wide-first order should be replaced");
+    assert!(tinyaot_compiler::order::is_topological(&a.graph, &a.order));
+    assert!(
+        a.plan.arena_size * 3 / 2 < a.tflm_greedy.arena_size,
+        "{} vs {}",
+        a.plan.arena_size,
+        a.tflm_greedy.arena_size
+    );
+}

@@ -117,6 +117,19 @@ def resnet_block(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
+def branches(s):
+    """Two wide branches joined by an ADD: the converter's op order keeps
+    both wide tensors live at once; running one branch to its end first
+    needs about half the arena."""
+    t = seeded(900)  # the branches need different weights, or the converter merges them
+    x = i = L.Input((16,), batch_size=1)
+    a = L.Dense(256, activation='relu', **s)(x)
+    b = L.Dense(256, activation='relu', **t)(x)
+    a = L.Dense(8, **s)(a)
+    b = L.Dense(8, **t)(b)
+    return tf.keras.Model(i, L.Add()([a, b]))
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -131,7 +144,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches]
 
 
 def set_softmax_beta(data, beta):
@@ -141,6 +154,30 @@ def set_softmax_beta(data, beta):
         code = m.operatorCodes[op.opcodeIndex]
         if max(code.builtinCode, code.deprecatedBuiltinCode) == 25:
             op.builtinOptions.beta = beta
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b'TFL3')
+    return bytes(b.Output())
+
+
+def wide_first(data):
+    """Reorders the ops of `branches` so both wide FULLY_CONNECTEDs run
+    before either narrow one: still a valid topological order (one another
+    converter could emit), but it keeps both wide tensors live together.
+    tinyaot must find the better order itself."""
+    m = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(data, 0))
+    ops = m.subgraphs[0].operators
+    produced = {}
+    for k, op in enumerate(ops):
+        for t in op.outputs:
+            produced[t] = k
+    wide = [k for k, op in enumerate(ops) if m.subgraphs[0].tensors[op.outputs[0]].shape[-1] == 256]
+    rest = [k for k in range(len(ops)) if k not in wide]
+    order = wide + rest
+    # Keep it topological: every input produced earlier in the new order.
+    pos = {k: p for p, k in enumerate(order)}
+    assert all(pos[produced[t]] < pos[k] for k, op in enumerate(ops) for t in op.inputs if t in produced)
+    m.subgraphs[0].operators = [ops[k] for k in order]
     import flatbuffers
     b = flatbuffers.Builder(1024)
     b.Finish(m.Pack(b), file_identifier=b'TFL3')
@@ -204,6 +241,8 @@ def main():
             data = convert(model, seed, quantize)
             if build is fc_chain:
                 data = set_softmax_beta(data, 0.75)
+            if build is branches:
+                data = wide_first(data)
             inp, out = reference(data, seed)
             for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
                 with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
