@@ -44,8 +44,11 @@ pub struct Analysis<'a> {
     pub schedule: Schedule,
     /// Our plan (checked).
     pub plan: Plan,
-    /// TFLM's greedy planner on TFLM's buffers (every tensor its own buffer).
+    /// TFLM's greedy planner on TFLM's buffers (every tensor its own
+    /// buffer, the model's op order).
     pub tflm_greedy: Plan,
+    /// The buffers TFLM plans (for checking `tflm_greedy`).
+    pub tflm_requests: Vec<plan::Request>,
     /// Largest sum of aligned live sizes at one time step.
     pub lower_bound: usize,
     /// The TFLM time step at which that sum is reached.
@@ -160,7 +163,7 @@ pub fn analyze_with(bytes: &[u8], in_place: bool) -> Result<Analysis<'_>, Error>
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
-    Ok(Analysis { graph, ops, order, schedule, plan, tflm_greedy, lower_bound, peak_step })
+    Ok(Analysis { graph, ops, order, schedule, plan, tflm_greedy, tflm_requests, lower_bound, peak_step })
 }
 
 /// The result of compiling a model.
