@@ -40,6 +40,12 @@ pub struct Analysis<'a> {
     /// Execution order: `order[p]` is the node run at position `p`. The
     /// model's own order unless another valid order needs less arena.
     pub order: Vec<usize>,
+    /// The kernel variant each node runs with (index into `variants`).
+    pub choice: Vec<usize>,
+    /// The kernel variants each node offers.
+    pub variants: Vec<Vec<ops::Variant>>,
+    /// The arena with scratch-free kernels only, when faster ones were chosen.
+    pub direct_arena: Option<usize>,
     /// Arena buffers and their lifetimes.
     pub schedule: Schedule,
     /// Our plan (checked).
@@ -101,7 +107,11 @@ impl<'a> Analysis<'a> {
             .iter()
             .enumerate()
             .map(|(i, b)| PlacementRow {
-                name: b.tensors.iter().map(|&t| self.graph.tensors[t].name.as_str()).collect::<Vec<_>>().join(" = "),
+                name: if b.tensors.is_empty() {
+                    b.name.clone()
+                } else {
+                    b.tensors.iter().map(|&t| self.graph.tensors[t].name.as_str()).collect::<Vec<_>>().join(" = ")
+                },
                 offset: self.plan.offsets[i],
                 size: b.size,
                 first_op: self.op_of_step(b.life.first),
@@ -111,59 +121,136 @@ impl<'a> Analysis<'a> {
             .collect()
     }
 
+    /// (dtype, shape) of a buffer for tables; scratch buffers say so.
+    pub fn describe_buffer(&self, b: &schedule::Buffer) -> (String, String) {
+        match b.tensors.first() {
+            Some(&t) => (self.graph.tensors[t].dtype.name(), format!("{:?}", self.graph.tensors[t].shape)),
+            None => ("scratch".into(), String::new()),
+        }
+    }
+
     /// Multiply-accumulates per invoke.
     pub fn macs(&self) -> u64 {
         self.ops.iter().fold(0u64, |acc, o| acc.saturating_add(o.macs()))
     }
 }
 
-/// Reads, checks and plans a model (in-place overlaps allowed).
-pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
-    analyze_with(bytes, true)
+/// How to plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Let ops write their output over their dying input where proven safe.
+    pub in_place: bool,
+    /// The RAM budget: kernel variants that need scratch are traded for
+    /// slower ones without it, at the peak first, until the plan fits.
+    pub arena_limit: Option<usize>,
 }
 
-/// Reads, checks and plans a model; `in_place = false` plans every buffer
-/// disjoint from every other live one (the classic problem).
-pub fn analyze_with(bytes: &[u8], in_place: bool) -> Result<Analysis<'_>, Error> {
-    let model = tflite::read(bytes)?;
-    let graph = Graph::read(&model)?;
-    let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
-    // Every candidate order is scheduled; the most promising by lower bound
-    // are planned; the smallest arena wins (the model's order on ties).
+impl Default for Options {
+    fn default() -> Self {
+        Options { in_place: true, arena_limit: None }
+    }
+}
+
+/// Reads, checks and plans a model with the default options.
+pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
+    analyze_with(bytes, &Options::default())
+}
+
+/// A planned schedule: order, buffers and offsets.
+struct Planned {
+    order: Vec<usize>,
+    schedule: Schedule,
+    plan: Plan,
+}
+
+/// Plans the candidate orders for one choice of kernel variants: every
+/// order is scheduled, the three most promising by lower bound are planned,
+/// the smallest arena wins (the model's own order on ties).
+fn plan_orders(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    choice: &[usize],
+    in_place: bool,
+) -> Result<Planned, Error> {
     let mut scheduled = Vec::new();
-    let mut tflm_requests = Vec::new();
-    for (k, order) in order::candidates(&graph).into_iter().enumerate() {
-        let mut s = schedule::schedule(&graph, &ops, &order)?;
-        if k == 0 {
-            // TFLM runs the model's own order: its figure comes from that.
-            tflm_requests = s.tflm_requests.clone();
-        }
+    for order in orders {
+        let mut s = schedule::schedule(graph, ops, order, choice)?;
         if !in_place {
             s.overlaps.clear();
         }
         let bound = plan::lower_bound(&s.requests()).0;
-        scheduled.push((bound, order, s));
+        scheduled.push((bound, order.clone(), s));
     }
     // Stable: equal bounds keep the model's order first.
     scheduled.sort_by_key(|c| c.0);
-    let mut best: Option<(Plan, Vec<usize>, Schedule)> = None;
-    for (_, order, s) in scheduled.into_iter().take(3) {
-        let p = plan::plan(&s.requests());
+    let mut best: Option<Planned> = None;
+    for (_, order, schedule) in scheduled.into_iter().take(3) {
+        let plan = plan::plan(&schedule.requests());
         let own = order.iter().enumerate().all(|(i, &n)| i == n);
-        let better =
-            best.as_ref().is_none_or(|(b, _, _)| p.arena_size < b.arena_size || (p.arena_size == b.arena_size && own));
-        if better {
-            best = Some((p, order, s));
+        if best
+            .as_ref()
+            .is_none_or(|b| plan.arena_size < b.plan.arena_size || (plan.arena_size == b.plan.arena_size && own))
+        {
+            best = Some(Planned { order, schedule, plan });
         }
     }
-    let Some((plan, order, schedule)) = best else {
-        return Err(Error::model("internal error: no execution order"));
+    best.ok_or_else(|| Error::model("internal error: no execution order"))
+}
+
+/// Reads, checks and plans a model.
+pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>, Error> {
+    let model = tflite::read(bytes)?;
+    let graph = Graph::read(&model)?;
+    let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
+    let orders = order::candidates(&graph);
+    let variants: Vec<Vec<ops::Variant>> = ops.iter().map(|o| o.variants()).collect();
+
+    // TFLM runs the model's own order with its reference (direct) kernels.
+    let direct = vec![0; ops.len()];
+    let tflm_requests = schedule::schedule(&graph, &ops, &orders[0], &direct)?.tflm_requests;
+
+    // The fastest variant of every op, then, over a budget, the scratch at
+    // the peak is given up (largest first) until the plan fits.
+    let mut choice: Vec<usize> =
+        variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
+    let mut planned = plan_orders(&graph, &ops, &orders, &choice, opts.in_place)?;
+    while let Some(limit) = opts.arena_limit {
+        if planned.plan.arena_size <= limit {
+            break;
+        }
+        let (_, peak) = plan::lower_bound(&planned.schedule.requests());
+        let scratch_at =
+            |b: &schedule::Buffer| b.scratch.map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos));
+        let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
+        choice[planned.order[pos]] = 0;
+        planned = plan_orders(&graph, &ops, &orders, &choice, opts.in_place)?;
+    }
+    // What the fast kernels cost: the arena with direct kernels only.
+    let direct_arena = if choice.iter().any(|&c| c != 0) {
+        Some(plan_orders(&graph, &ops, &orders, &direct, opts.in_place)?.plan.arena_size)
+    } else {
+        None
     };
+    let Planned { order, schedule, plan } = planned;
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
-    Ok(Analysis { graph, ops, order, schedule, plan, tflm_greedy, tflm_requests, lower_bound, peak_step })
+    Ok(Analysis {
+        graph,
+        ops,
+        order,
+        choice,
+        variants,
+        direct_arena,
+        schedule,
+        plan,
+        tflm_greedy,
+        tflm_requests,
+        lower_bound,
+        peak_step,
+    })
 }
 
 /// The result of compiling a model.
@@ -182,7 +269,7 @@ pub struct Compiled {
 
 /// Compiles a model into Rust items, checking the arena against `arena_limit`.
 pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Result<Compiled, Error> {
-    let a = analyze_with(bytes, target.in_place)?;
+    let a = analyze_with(bytes, &Options { in_place: target.in_place, arena_limit })?;
     if let Some(limit) = arena_limit
         && a.plan.arena_size > limit
     {
@@ -191,7 +278,14 @@ pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Res
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = codegen::Emit::new(&a.graph, offsets);
     let mut calls = Vec::new();
-    for &n in &a.order {
+    for (pos, &n) in a.order.iter().enumerate() {
+        let scratch = a
+            .schedule
+            .buffers
+            .iter()
+            .position(|b| b.scratch == Some(pos))
+            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
+        emit.set_op(a.choice[n], scratch);
         let call = a.ops[n].emit(&mut emit)?;
         if !call.is_empty() {
             calls.push(quote::quote! { { #call } });

@@ -45,18 +45,12 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(6).clamp(6, 48);
     let _ = writeln!(s, "{:<width$}  {:>8}  {:>8}  {:<8}  tensor", "buffer", "offset", "bytes", "  ops");
     for r in &rows {
-        let b = &a.schedule.buffers[r.buffer];
-        let t = &a.graph.tensors[b.tensors[0]];
+        let (dtype, shape) = a.describe_buffer(&a.schedule.buffers[r.buffer]);
         let name: String = r.name.chars().take(width).collect();
         let _ = writeln!(
             s,
-            "{:<width$}  {:>8}  {:>8}  {:>3}..{:<3}  {}",
-            name,
-            r.offset,
-            r.size,
-            r.first_op,
-            r.last_op,
-            t.describe()
+            "{:<width$}  {:>8}  {:>8}  {:>3}..{:<3}  {dtype}{shape}",
+            name, r.offset, r.size, r.first_op, r.last_op,
         );
     }
     let peak_op = a.op_of_step(a.peak_step);
@@ -68,6 +62,24 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         a.node_at(peak_op).map_or("-", |n| n.name.as_str())
     );
     let _ = writeln!(s, "TFLM greedy  {} bytes", a.tflm_greedy.arena_size);
+    let fast: Vec<String> = a
+        .order
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| a.choice[n] != 0)
+        .map(|(pos, &n)| {
+            let v = &a.variants[n][a.choice[n]];
+            format!("op {pos} {} ({} B scratch)", v.name, v.scratch)
+        })
+        .collect();
+    if let Some(direct) = a.direct_arena {
+        let _ = writeln!(
+            s,
+            "kernels      {}; they cost {} bytes of arena over direct kernels ({direct})",
+            fast.join(", "),
+            a.plan.arena_size.saturating_sub(direct)
+        );
+    }
     if a.reordered() {
         let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
     }
@@ -112,13 +124,13 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     }
     let _ = writeln!(s, "  {:>8}  {:<8} {:<18} {:<9} tensor", "bytes", "dtype", "shape", "ops");
     for b in live.iter().take(12) {
-        let t = &a.graph.tensors[b.tensors[0]];
+        let (dtype, shape) = a.describe_buffer(b);
         let _ = writeln!(
             s,
             "  {:>8}  {:<8} {:<18} {:<9} {}",
             align(b.size),
-            t.dtype.name(),
-            format!("{:?}", t.shape),
+            dtype,
+            shape,
             format!("{}..{}", a.op_of_step(b.life.first), a.op_of_step(b.life.last)),
             short(&b.name, 56)
         );
@@ -135,7 +147,19 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
             o.op
         );
     }
-    let _ = writeln!(s, "  scratch buffers: none (every kernel here works without one)");
+    let scratch: Vec<_> = live.iter().filter(|b| b.scratch.is_some()).collect();
+    if scratch.is_empty() {
+        let _ = writeln!(s, "  scratch buffers: none live here");
+    } else {
+        for b in scratch {
+            let _ = writeln!(
+                s,
+                "  help: {} bytes are scratch of a fast kernel ({}); its direct variant needs none",
+                align(b.size),
+                b.name
+            );
+        }
+    }
     let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);
     match limit {
         Some(l) if a.lower_bound > l => {
@@ -149,9 +173,9 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
         }
     }
     // What would help, from the numbers.
-    if let Some(big) = live.first() {
-        let t = &a.graph.tensors[big.tensors[0]];
-        let producer = a.graph.nodes.iter().find(|n| n.outputs.contains(&big.tensors[0]));
+    if let Some((big, &t0)) = live.iter().find_map(|b| b.tensors.first().map(|t| (b, t))) {
+        let t = &a.graph.tensors[t0];
+        let producer = a.graph.nodes.iter().find(|n| n.outputs.contains(&t0));
         let channels = t.shape.last().copied().unwrap_or(1);
         let by = match producer {
             Some(n) => format!("op {} ({}) writes", n.index, n.name),
@@ -168,7 +192,7 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     }
     let float_bytes: usize = live
         .iter()
-        .filter(|b| a.graph.tensors[b.tensors[0]].dtype == crate::graph::DType::F32)
+        .filter(|b| b.tensors.first().is_some_and(|&t| a.graph.tensors[t].dtype == crate::graph::DType::F32))
         .map(|b| align(b.size))
         .sum();
     if float_bytes > 0 {

@@ -13,8 +13,10 @@ use std::collections::HashSet;
 pub struct Buffer {
     /// Display name (the first member tensor's name).
     pub name: String,
-    /// Member tensors, the root first.
+    /// Member tensors, the root first (empty for a scratch buffer).
     pub tensors: Vec<usize>,
+    /// For a scratch buffer: the execution position of its op.
+    pub scratch: Option<usize>,
     /// Bytes.
     pub size: usize,
     /// Live range in TFLM time steps (op `i` runs at `i + 1`).
@@ -95,8 +97,13 @@ fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize]) -> Vec<Option<Lifetime>>
 }
 
 /// Builds the buffers for running the nodes in `order`. `ops[i]` is the
-/// lowered form of node `i`.
-pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> Result<Schedule, Error> {
+/// lowered form of node `i`, run with kernel variant `choice[i]`.
+pub fn schedule(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    order: &[usize],
+    choice: &[usize],
+) -> Result<Schedule, Error> {
     let lifetimes = tensor_lifetimes(graph, order);
     let n = graph.tensors.len();
 
@@ -182,6 +189,7 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -
                 buffers.push(Buffer {
                     name: graph.tensors[t].name.clone(),
                     tensors: vec![t],
+                    scratch: None,
                     size: graph.tensors[t].bytes,
                     life,
                 });
@@ -191,6 +199,20 @@ pub fn schedule(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -
         };
         buffer_of[t] = Some(b);
     }
+    // Scratch buffers, live only during their op (after the tensors, as in TFLM).
+    for (pos, &n) in order.iter().enumerate() {
+        let variants = ops[n].variants();
+        if let Some(v) = variants.get(choice[n]).filter(|v| v.scratch > 0) {
+            buffers.push(Buffer {
+                name: format!("scratch: op {pos} {} {}", graph.nodes[n].name, v.name),
+                tensors: Vec::new(),
+                scratch: Some(pos),
+                size: v.scratch,
+                life: Lifetime { first: pos + 1, last: pos + 1 },
+            });
+        }
+    }
+
     // In-place candidates: the input buffer dies at this op, the output
     // buffer is born here, no other input of the op shares the input's
     // buffer (it would be read through an aliasing view), one per output.

@@ -31,8 +31,7 @@ fn every_plan_is_valid_and_at_least_as_good_as_tflm() {
             };
             let reqs = a.schedule.requests();
             plan::check(&reqs, &a.plan).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            plan::check(&a.tflm_requests, &a.tflm_greedy)
-                .unwrap_or_else(|e| panic!("{}: tflm: {e}", f.display()));
+            plan::check(&a.tflm_requests, &a.tflm_greedy).unwrap_or_else(|e| panic!("{}: tflm: {e}", f.display()));
             assert!(a.plan.arena_size >= a.lower_bound, "{}", f.display());
             assert!(
                 a.plan.arena_size <= a.tflm_greedy.arena_size,

@@ -48,15 +48,15 @@ fn main() {
     }
     // Budget on the small board: leave room for the stack and the code.
     let (ram_budget, flash_budget) = (b.ram / 2, b.flash / 2);
-    let mut models = Vec::new();
-    let mut max_arena = 0;
-    let mut flash = 0;
+    // Candidates smallest first, so the small board runs as many as fit.
+    let mut candidates = Vec::new();
     for dir in dirs {
         let dir = dir.canonicalize().unwrap_or(dir);
         println!("cargo:rerun-if-changed={}", dir.display());
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(&dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
         files.sort();
-        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
+        for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
             let stem = f.file_stem().unwrap().to_string_lossy().to_string();
             if only.as_ref().is_some_and(|o| *o != stem) {
                 continue;
@@ -65,16 +65,22 @@ fn main() {
             if !input.exists() || !output.exists() {
                 continue;
             }
-            let bytes = std::fs::read(f).unwrap();
+            let bytes = std::fs::read(&f).unwrap();
             let Ok(a) = tinyaot_compiler::analyze(&bytes) else { continue };
-            let arena = a.plan.arena_size;
-            if only.is_none() && (arena > ram_budget || flash + bytes.len() > flash_budget) {
-                continue;
-            }
-            flash += bytes.len();
-            max_arena = max_arena.max(arena);
-            models.push((stem, f.clone(), input, output));
+            candidates.push((bytes.len(), a.plan.arena_size, stem, f, input, output));
         }
+    }
+    candidates.sort();
+    let mut models = Vec::new();
+    let mut max_arena = 0;
+    let mut flash = 0;
+    for (size, arena, stem, f, input, output) in candidates {
+        if only.is_none() && (arena > ram_budget || flash + size > flash_budget) {
+            continue;
+        }
+        flash += size;
+        max_arena = max_arena.max(arena);
+        models.push((stem, f, input, output));
     }
 
     let mut s = String::new();

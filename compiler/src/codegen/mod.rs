@@ -22,12 +22,46 @@ pub struct Emit<'g> {
     tensor_statics: HashMap<usize, Ident>,
     /// Total bytes of constant data emitted.
     pub flash_bytes: usize,
+    /// The variant chosen for the op being emitted.
+    variant: usize,
+    /// Arena offset and bytes of the op's scratch buffer, if it has one.
+    scratch: Option<(usize, usize)>,
 }
 
 impl<'g> Emit<'g> {
     /// A fresh emitter for a planned graph.
     pub fn new(graph: &'g Graph<'g>, offsets: Vec<Option<usize>>) -> Self {
-        Emit { graph, offsets, statics: Vec::new(), tensor_statics: HashMap::new(), flash_bytes: 0 }
+        Emit {
+            graph,
+            offsets,
+            statics: Vec::new(),
+            tensor_statics: HashMap::new(),
+            flash_bytes: 0,
+            variant: 0,
+            scratch: None,
+        }
+    }
+
+    /// Sets the op about to be emitted: its variant and scratch placement.
+    pub fn set_op(&mut self, variant: usize, scratch: Option<(usize, usize)>) {
+        self.variant = variant;
+        self.scratch = scratch;
+    }
+
+    /// The kernel variant chosen for the current op (0 = no scratch).
+    pub fn variant(&self) -> usize {
+        self.variant
+    }
+
+    /// An expression `&mut [T]` for the current op's scratch buffer.
+    pub fn scratch<T: ScratchElem>(&self) -> Result<TokenStream, Error> {
+        let (offset, bytes) =
+            self.scratch.ok_or_else(|| Error::model("internal error: an op asked for scratch it was not given"))?;
+        let ty = Ident::new(T::NAME, Span::call_site());
+        let len = bytes / T::SIZE;
+        // SAFETY (of the emitted block): the scratch buffer is planned like a
+        // tensor, live only during this op, disjoint from all its operands.
+        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #offset, #len) }))
     }
 
     /// The emitted statics.
@@ -150,6 +184,24 @@ impl<'g> Emit<'g> {
             .ok_or_else(|| Error::model(format!("internal error: tensor '{}' has no arena placement", t.name)))?;
         Ok((offset, t.elements))
     }
+}
+
+/// Element types of scratch buffers.
+pub trait ScratchElem {
+    /// Rust name.
+    const NAME: &'static str;
+    /// Bytes per element.
+    const SIZE: usize;
+}
+
+impl ScratchElem for i16 {
+    const NAME: &'static str = "i16";
+    const SIZE: usize = 2;
+}
+
+impl ScratchElem for i32 {
+    const NAME: &'static str = "i32";
+    const SIZE: usize = 4;
 }
 
 /// `f32::from_bits(..)`: the exact value, whatever it is.

@@ -2,7 +2,12 @@
 //! and float32; stride, dilation, SAME/VALID, fused RELU/RELU6/RELU_N1_TO_1,
 //! grouped filters.
 
-use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, check_bias, positive, window_slack};
+use super::{
+    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, check_bias, positive, window_slack,
+};
+
+/// Index of the im2col variant in `variants()`.
+const IM2COL: usize = 1;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -158,6 +163,12 @@ impl Operator for Conv2d {
         let bias = cx.read_opt(self.bias)?;
         let win = self.geo.window();
         Ok(match &self.arith {
+            Arith::Int8(q) if cx.variant() == IM2COL => {
+                let q = q.emit(cx);
+                let patch = cx.scratch::<i16>()?;
+                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q, #patch);)
+            }
             Arith::Int8(q) => {
                 let q = q.emit(cx);
                 quote!(::tinyaot::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
@@ -181,5 +192,25 @@ impl Operator for Conv2d {
         let [n, oh, ow, oc] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
         [n, oh, ow, oc, kh, kw, self.filter_depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
+    /// int8 without groups: the im2col kernel, with a patch of
+    /// `KH * KW * IC` i16. Costs are rough instruction estimates: the direct
+    /// kernel pays loop overhead per filter tap and per MAC, im2col pays
+    /// the gather once per pixel and then tight dot products.
+    fn variants(&self) -> Vec<Variant> {
+        let [n, _, _, ic] = self.geo.input;
+        let [_, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        let pixels = (n * oh * ow) as u64;
+        let taps = (kh * kw) as u64;
+        let depth = taps * self.filter_depth as u64;
+        let direct = pixels * oc as u64 * (taps * (6 + 4 * self.filter_depth as u64) + 12);
+        let mut v = vec![Variant { name: "direct", scratch: 0, cost: direct }];
+        if matches!(self.arith, Arith::Int8(_)) && self.filter_depth == ic {
+            let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
+            v.push(Variant { name: "im2col", scratch: 2 * kh * kw * ic, cost: im2col });
+        }
+        v
     }
 }

@@ -38,6 +38,24 @@ pub trait Operator {
     fn in_place(&self) -> Option<InPlace> {
         None
     }
+
+    /// The kernels this op can run with. Variant 0 needs no scratch; others
+    /// trade scratch bytes for speed. `Emit::variant` tells `emit` which one
+    /// the planner chose.
+    fn variants(&self) -> Vec<Variant> {
+        vec![Variant { name: "direct", scratch: 0, cost: self.macs() }]
+    }
+}
+
+/// One way to run an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Short name for reports (`direct`, `im2col`).
+    pub name: &'static str,
+    /// Scratch bytes it needs during the op.
+    pub scratch: usize,
+    /// Estimated instructions per invoke (only compared between variants).
+    pub cost: u64,
 }
 
 /// How each builtin operator is lowered, and in which dtypes.

@@ -264,7 +264,13 @@ pub fn plan(reqs: &[Request]) -> Plan {
     if n >= 2 && size > bound {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let budget = (400_000 / (n * n)).clamp(50, 3000);
+        // Stop early after a long run without a strict improvement.
+        let mut since_improvement = 0;
         for _ in 0..budget {
+            if since_improvement > 400 {
+                break;
+            }
+            since_improvement += 1;
             let (a, b) = (rng.below(n), rng.below(n));
             if a == b {
                 continue;
@@ -275,6 +281,7 @@ pub fn plan(reqs: &[Request]) -> Plan {
             if s <= size {
                 if s < size {
                     strategy = "local-search";
+                    since_improvement = 0;
                 }
                 size = s;
                 offsets = candidate;
