@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE]";
+const USAGE: &str = "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--summary]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,6 +24,8 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut model = None;
     let mut limit = None;
     let mut svg = None;
+    let mut in_place = true;
+    let mut summary = false;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -32,13 +34,21 @@ fn run(args: &[String]) -> Result<(), String> {
                 limit = Some(v.parse::<usize>().map_err(|_| format!("--arena-limit: not a byte count: {v}"))?);
             }
             "--svg" => svg = Some(it.next().ok_or("--svg needs a file")?.clone()),
+            "--disjoint" => in_place = false,
+            "--summary" => summary = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
             s => model = Some(s.to_string()),
         }
     }
     let path = model.ok_or(USAGE)?;
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let a = tinyaot_compiler::analyze(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let opts = tinyaot_compiler::Options { in_place, arena_limit: limit };
+    let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
+    if summary {
+        // One line: arena, lower bound, TFLM greedy (for tables).
+        println!("{} {} {} {}", path, a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size);
+        return Ok(());
+    }
     print!("{}", tinyaot_compiler::report::plan_table(&a));
     print!("{}", tinyaot_compiler::report::peak_analysis(&a, limit));
     if let Some(file) = svg {
