@@ -173,6 +173,54 @@ pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     saturating_rounding_multiply_by_pot(x, 1)
 }
 
+/// (1 - x) / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
+/// `one_minus_x_over_one_plus_x_for_x_in_0_1`.
+#[inline]
+pub const fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    const CONSTANT_48_OVER_17: i32 = 1_515_870_810;
+    const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540;
+    const F2_ONE: i32 = 1 << 29;
+    let half_denominator = rounding_half_sum(a, Q0_ONE);
+    let mut x = CONSTANT_48_OVER_17
+        .wrapping_add(saturating_rounding_doubling_high_mul(half_denominator, CONSTANT_NEG_32_OVER_17));
+    let mut i = 0;
+    while i < 3 {
+        let half_denominator_times_x = saturating_rounding_doubling_high_mul(half_denominator, x);
+        let one_minus = F2_ONE.wrapping_sub(half_denominator_times_x);
+        let product = saturating_rounding_doubling_high_mul(x, one_minus);
+        x = x.wrapping_add(saturating_rounding_multiply_by_pot(product, 2));
+        i += 1;
+    }
+    // Rescale<0> of (x - 1) from Q2.29: multiply by 2^2 with saturation.
+    saturating_rounding_multiply_by_pot(x.wrapping_sub(F2_ONE), 2)
+}
+
+/// The logistic function of a raw fixed-point value with `integer_bits`
+/// integer bits; the result is Q0.31. gemmlowp: `logistic`.
+#[inline]
+pub const fn logistic(a: i32, integer_bits: i32) -> i32 {
+    if a == 0 {
+        return 1 << 30; // one half
+    }
+    let abs = if a > 0 { a } else { a.wrapping_neg() };
+    let positive = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(abs.wrapping_neg(), integer_bits));
+    if a > 0 { positive } else { Q0_ONE.wrapping_sub(positive) }
+}
+
+/// tanh of a raw fixed-point value with `integer_bits` integer bits; the
+/// result is Q0.31. gemmlowp: `tanh`.
+#[inline]
+pub const fn tanh(a: i32, integer_bits: i32) -> i32 {
+    if a == 0 {
+        return 0;
+    }
+    let n = if a < 0 { a } else { a.wrapping_neg() };
+    // neg_tanh_on_negative_values: exp of 2n (ExactMulByPot<1>: one more
+    // integer bit, same raw value).
+    let t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1));
+    if a < 0 { t.wrapping_neg() } else { t }
+}
+
 /// Reciprocal of a positive fixed-point sum with `x_integer_digits` integer
 /// bits: returns the Q0.31 scale and the number of bits above one.
 /// TFLite: `GetReciprocal`.

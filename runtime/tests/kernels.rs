@@ -1,7 +1,7 @@
 //! Small kernel cases with hand-checked answers. Also the Miri suite:
 //! `cargo +nightly miri test -p tinyaot` runs these through the arena views.
 
-use tinyaot::kernels::add::{AddQuant, add_broadcast_s8, add_s8};
+use tinyaot::kernels::binary::{AddQuant, binary, binary_broadcast};
 use tinyaot::kernels::conv::{Window, conv2d_f32, conv2d_s8};
 use tinyaot::kernels::depthwise::depthwise_s8;
 use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
@@ -144,11 +144,11 @@ fn unit_add() -> AddQuant {
 fn add_elementwise_and_broadcast() {
     let q = unit_add();
     let mut out = [0i8; 4];
-    add_s8::<4, _>(sep(&[1, 2, 3, 100], &mut out), &[10, 20, 30, 100], true, &q);
+    binary::<i8, 4, _, _>(sep(&[1, 2, 3, 100], &mut out), &[10, 20, 30, 100], true, |x, y| q.add(x, y));
     assert_eq!(out, [11, 22, 33, 127]);
     // [2, 2] + [2] (broadcast along rows).
     let shape = Strided6 { dims: [1, 1, 1, 1, 2, 2], a: [0, 0, 0, 0, 2, 1], b: [0, 0, 0, 0, 0, 1] };
-    add_broadcast_s8::<4, _>(sep(&[1, 2, 3, 4], &mut out), &[10, 20], &shape, true, &q);
+    binary_broadcast::<i8, 4, _, _>(sep(&[1, 2, 3, 4], &mut out), &[10, 20], &shape, true, |x, y| q.add(x, y));
     assert_eq!(out, [11, 22, 13, 24]);
 }
 
@@ -215,9 +215,10 @@ fn in_place_matches_separate() {
     let a: Vec<i8> = (0..16).map(|i| i * 5 - 40).collect();
     let b: Vec<i8> = (0..16).map(|i| 30 - i * 3).collect();
     let mut want = [0i8; 16];
-    add_s8::<16, _>(sep(&a, &mut want), &b, false, &unit_add());
+    let q = unit_add();
+    binary::<i8, 16, _, _>(sep(&a, &mut want), &b, false, |x, y| q.sub(x, y));
     let mut buf = a.clone();
-    add_s8::<16, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &b, false, &unit_add());
+    binary::<i8, 16, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &b, false, |x, y| q.sub(x, y));
     assert_eq!(buf, want);
 
     let x = [0.1f32, -2.0, 3.5, 0.0];

@@ -130,6 +130,27 @@ def branches(s):
     return tf.keras.Model(i, L.Add()([a, b]))
 
 
+def activations(s):
+    """Standalone activation ops (on the input, where nothing can fuse them)."""
+    x = i = L.Input((6, 5, 4), batch_size=1)
+    outs = [
+        L.ReLU()(x),
+        L.ReLU(max_value=6.0)(x * 8.0),
+        L.Activation('sigmoid')(x * 4.0),
+        L.Activation('tanh')(x * 3.0),
+        L.LeakyReLU(negative_slope=0.2)(x),
+        K.hard_silu(x * 5.0),
+    ]
+    return tf.keras.Model(i, outs)
+
+
+def binary_ops(s):
+    """SUB, MUL (also by a constant), MAXIMUM, MINIMUM, with broadcasting."""
+    a = L.Input((4, 5, 3), batch_size=1)
+    b = L.Input((1, 5, 3), batch_size=1)
+    return tf.keras.Model([a, b], [a - b, a * b, K.maximum(a, b), K.minimum(a, b), a * 0.5 + b])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -144,7 +165,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops]
 
 
 def set_softmax_beta(data, beta):
@@ -198,8 +219,9 @@ def convert(model, seed, quantize):
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = rep
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        conv.inference_input_type = tf.int8
-        conv.inference_output_type = tf.int8
+        if quantize != 'float_io':
+            conv.inference_input_type = tf.int8
+            conv.inference_output_type = tf.int8
     return conv.convert()
 
 
@@ -236,7 +258,10 @@ def main():
             continue
         seed = 100 + n
         model = build(seeded(seed))
-        for suffix, quantize in (('float', False), ('int8', True)):
+        variants = [('float', False), ('int8', True)]
+        if build is resnet_block:
+            variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
+        for suffix, quantize in variants:
             name = '%s_%s' % (build.__name__, suffix)
             data = convert(model, seed, quantize)
             if build is fc_chain:

@@ -2,14 +2,22 @@
 //! compile-time constants and codegen. [`lower`] checks one graph node and
 //! returns its [`Operator`]; anything unsupported is an error naming the op.
 
-mod add;
+mod binary;
 mod conv_2d;
 mod depthwise_conv_2d;
+mod dequantize;
 mod fully_connected;
+mod hard_swish;
+mod leaky_relu;
+mod logistic;
 mod mean;
 mod pool_2d;
+mod quantize;
+mod relu;
 mod reshape;
 mod softmax;
+mod tanh;
+mod unary;
 
 use crate::codegen::Emit;
 use crate::diag::Error;
@@ -71,7 +79,11 @@ pub struct OpSupport {
 
 /// Every supported operator: the registry the docs table is checked against.
 pub const SUPPORTED: &[OpSupport] = &[
-    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "float32"], lower: add::lower },
+    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "float32"], lower: binary::lower_add },
+    OpSupport { code: 41, name: "SUB", dtypes: &["int8", "float32"], lower: binary::lower_sub },
+    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "float32"], lower: binary::lower_mul },
+    OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "float32"], lower: binary::lower_maximum },
+    OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "float32"], lower: binary::lower_minimum },
     OpSupport { code: 1, name: "AVERAGE_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_average },
     OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "float32"], lower: conv_2d::lower },
     OpSupport { code: 4, name: "DEPTHWISE_CONV_2D", dtypes: &["int8", "float32"], lower: depthwise_conv_2d::lower },
@@ -80,6 +92,15 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 22, name: "RESHAPE", dtypes: &["any"], lower: reshape::lower },
     OpSupport { code: 25, name: "SOFTMAX", dtypes: &["int8", "float32"], lower: softmax::lower },
     OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "float32"], lower: mean::lower },
+    OpSupport { code: 6, name: "DEQUANTIZE", dtypes: &["int8 -> float32"], lower: dequantize::lower },
+    OpSupport { code: 14, name: "LOGISTIC", dtypes: &["int8", "float32"], lower: logistic::lower },
+    OpSupport { code: 19, name: "RELU", dtypes: &["int8", "float32"], lower: relu::lower_relu },
+    OpSupport { code: 20, name: "RELU_N1_TO_1", dtypes: &["int8", "float32"], lower: relu::lower_relu_n1_to_1 },
+    OpSupport { code: 21, name: "RELU6", dtypes: &["int8", "float32"], lower: relu::lower_relu6 },
+    OpSupport { code: 28, name: "TANH", dtypes: &["int8", "float32"], lower: tanh::lower },
+    OpSupport { code: 98, name: "LEAKY_RELU", dtypes: &["int8", "float32"], lower: leaky_relu::lower },
+    OpSupport { code: 114, name: "QUANTIZE", dtypes: &["float32 -> int8", "int8 -> int8"], lower: quantize::lower },
+    OpSupport { code: 117, name: "HARD_SWISH", dtypes: &["int8", "float32"], lower: hard_swish::lower },
 ];
 
 /// The supported operator names, for error messages.

@@ -6,10 +6,10 @@
 //! kernels keep the reference summation order, so results agree with TFLM's
 //! to the last rounding.
 
-pub mod add;
-
+pub mod binary;
 pub mod conv;
 pub mod depthwise;
+pub mod elementwise;
 pub mod fully_connected;
 pub mod pool;
 pub mod reduce;

@@ -1,0 +1,260 @@
+//! Elementwise binary ops: ADD, SUB (int8: TFLite's general rescaling with
+//! a 20-bit headroom shift), MUL (int8: one requantization of the
+//! product), MAXIMUM, MINIMUM; float32 too; NumPy-style broadcasting up to
+//! 6 dimensions; fused RELU family where the op has it.
+
+use super::mean::six;
+use super::{Activation, InPlace, OpCx, Operator, qrange};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use crate::quant::{quantize_multiplier, quantize_multiplier_smaller_than_one};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Add,
+    Sub,
+    Mul,
+    Maximum,
+    Minimum,
+}
+
+impl Kind {
+    /// Union tag of the op's options table, and whether it has a fused activation.
+    fn options(self) -> Option<(u8, &'static str)> {
+        match self {
+            Kind::Add => Some((11, "AddOptions")),
+            Kind::Sub => Some((28, "SubOptions")),
+            Kind::Mul => Some((21, "MulOptions")),
+            Kind::Maximum | Kind::Minimum => None,
+        }
+    }
+}
+
+enum Arith {
+    /// AddQuant fields (ADD/SUB).
+    AddSub([i32; 12]),
+    /// MulQuant fields.
+    Mul([i32; 7]),
+    /// MAXIMUM/MINIMUM on raw int8 values.
+    Compare,
+    Float(f32, f32),
+}
+
+struct Binary {
+    kind: Kind,
+    a: usize,
+    b: usize,
+    /// Which operand may be overwritten (0 or 1): a full-shape activation.
+    in_place_operand: Option<usize>,
+    output: usize,
+    len: usize,
+    /// Output dims with the strides of `a` and `b` (None: same shapes).
+    broadcast: Option<([usize; 6], [usize; 6], [usize; 6])>,
+    arith: Arith,
+}
+
+/// The broadcast output shape of two shapes, or None if incompatible.
+pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+    (0..rank)
+        .map(|i| match (dim(a, i), dim(b, i)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Strides of `shape` right-aligned to `out`, 0 where it is broadcast.
+pub fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let mut strides = vec![0; out.len()];
+    let mut acc = 1;
+    for i in (0..shape.len()).rev() {
+        let o = i + out.len() - shape.len();
+        strides[o] = if shape[i] == 1 { 0 } else { acc };
+        acc *= shape[i];
+    }
+    strides
+}
+
+pub fn lower_add(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Add)
+}
+pub fn lower_sub(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Sub)
+}
+pub fn lower_mul(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Mul)
+}
+pub fn lower_maximum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Maximum)
+}
+pub fn lower_minimum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Minimum)
+}
+
+/// ADD/SUB rescaling constants (TFLM `CalculateOpDataAdd`/`Sub`).
+fn add_sub_quant(
+    cx: &OpCx<'_, '_>,
+    a: &Tensor<'_>,
+    b: &Tensor<'_>,
+    output: &Tensor<'_>,
+    activation: Activation,
+) -> Result<[i32; 12], Error> {
+    let (s1, z1) = cx.per_tensor(a)?;
+    let (s2, z2) = cx.per_tensor(b)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    let left_shift = 20;
+    let twice_max = 2.0 * s1.max(s2) as f64;
+    let q = |real: f64| {
+        quantize_multiplier_smaller_than_one(real)
+            .ok_or_else(|| cx.err("the input/output scales need a multiplier above one, which TFLite rejects"))
+    };
+    let (m1, sh1) = q(s1 as f64 / twice_max)?;
+    let (m2, sh2) = q(s2 as f64 / twice_max)?;
+    let (mo, sho) = q(twice_max / ((1i64 << left_shift) as f64 * so as f64))?;
+    let (qmin, qmax) = qrange(DType::I8);
+    let (lo, hi) = activation.quant_range(so, zo, qmin, qmax);
+    Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
+}
+
+fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 2, 1)?;
+    let activation = match kind.options() {
+        Some((tag, table)) => match cx.options(tag, table)? {
+            Some(o) => Activation::parse(cx, o.scalar::<i8>(0, 0)?)?,
+            None => Activation::None,
+        },
+        None => Activation::None,
+    };
+    let a = cx.input(0)?;
+    let b = cx.input(1)?;
+    let output = cx.output(0)?;
+    let out_shape = broadcast_shape(&a.shape, &b.shape)
+        .ok_or_else(|| cx.err(format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
+    cx.check_shape(output, &out_shape)?;
+    let broadcast = (a.shape != b.shape).then(|| {
+        let sa = broadcast_strides(&a.shape, &out_shape);
+        let sb = broadcast_strides(&b.shape, &out_shape);
+        let (dims, a6) = six(&out_shape.iter().copied().zip(sa).collect::<Vec<_>>());
+        let (_, b6) = six(&out_shape.iter().copied().zip(sb).collect::<Vec<_>>());
+        (dims, a6, b6)
+    });
+    let arith = match (a.dtype, b.dtype, output.dtype) {
+        (DType::I8, DType::I8, DType::I8) => match kind {
+            Kind::Add | Kind::Sub => Arith::AddSub(add_sub_quant(cx, a, b, output, activation)?),
+            Kind::Mul => {
+                let (s1, z1) = cx.per_tensor(a)?;
+                let (s2, z2) = cx.per_tensor(b)?;
+                let (so, zo) = cx.per_tensor(output)?;
+                let (m, s) = quantize_multiplier(s1 as f64 * s2 as f64 / so as f64);
+                if !(-31..=30).contains(&s) {
+                    return Err(cx.err("the scales are out of the range TFLite can requantize"));
+                }
+                let (lo, hi) = activation.quant_range(so, zo, -128, 127);
+                Arith::Mul([-z1, -z2, zo, m, s, lo, hi])
+            }
+            Kind::Maximum | Kind::Minimum => Arith::Compare,
+        },
+        (DType::F32, DType::F32, DType::F32) => {
+            let (lo, hi) = activation.float_range();
+            Arith::Float(lo, hi)
+        }
+        (x, y, o) => {
+            return Err(cx.unsupported(
+                &format!("inputs {} and {}, output {}", x.name(), y.name(), o.name()),
+                "int8 and int8 -> int8, float32 and float32 -> float32",
+            ));
+        }
+    };
+    let full = |t: &Tensor<'_>| t.elements == output.elements && t.data.is_none() && t.dtype == output.dtype;
+    let in_place_operand = if a.index == b.index {
+        None
+    } else if full(a) {
+        Some(0)
+    } else if full(b) {
+        Some(1)
+    } else {
+        None
+    };
+    Ok(Box::new(Binary {
+        kind,
+        a: a.index,
+        b: b.index,
+        in_place_operand,
+        output: output.index,
+        len: output.elements,
+        broadcast,
+        arith,
+    }))
+}
+
+impl Operator for Binary {
+    /// Elementwise: input element i is dead once output element i is written.
+    fn in_place(&self) -> Option<InPlace> {
+        let input = match self.in_place_operand? {
+            0 => self.a,
+            _ => self.b,
+        };
+        Some(InPlace { input, output: self.output, slack: 0 })
+    }
+
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let len = self.len;
+        // The operand carried by the Io: the in-place candidate, or `a`.
+        let io_first = self.in_place_operand != Some(1);
+        let (main, other) = if io_first { (self.a, self.b) } else { (self.b, self.a) };
+        let io = cx.io(main, self.output)?;
+        let other = cx.read(other)?;
+        let (ty, f) = match (&self.arith, self.kind) {
+            (Arith::AddSub(p), kind) => {
+                let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
+                let method = if kind == Kind::Sub { quote!(sub) } else { quote!(add) };
+                let q = quote!(::tinyaot::kernels::binary::AddQuant {
+                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
+                    input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
+                    output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
+                });
+                (
+                    quote!(i8),
+                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) }),
+                )
+            }
+            (Arith::Mul(p), _) => {
+                let [o1, o2, oo, m, s, lo, hi] = *p;
+                let q = quote!(::tinyaot::kernels::binary::MulQuant {
+                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
+                    act_min: #lo, act_max: #hi,
+                });
+                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }))
+            }
+            (Arith::Compare, Kind::Maximum) => (quote!(i8), quote!(|x: i8, y: i8| if x > y { x } else { y })),
+            (Arith::Compare, _) => (quote!(i8), quote!(|x: i8, y: i8| if x < y { x } else { y })),
+            (Arith::Float(lo, hi), kind) => {
+                let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+                let clamp = quote!(::tinyaot::kernels::binary::clamp_f32);
+                let f = match kind {
+                    Kind::Add => quote!(|x: f32, y: f32| #clamp(x + y, #lo, #hi)),
+                    Kind::Sub => quote!(|x: f32, y: f32| #clamp(x - y, #lo, #hi)),
+                    Kind::Mul => quote!(|x: f32, y: f32| #clamp(x * y, #lo, #hi)),
+                    Kind::Maximum => quote!(::tinyaot::kernels::binary::maximum_f32),
+                    Kind::Minimum => quote!(::tinyaot::kernels::binary::minimum_f32),
+                };
+                (quote!(f32), f)
+            }
+        };
+        Ok(match self.broadcast {
+            None => quote!(::tinyaot::kernels::binary::binary::<#ty, #len, _, _>(#io, #other, #io_first, #f);),
+            Some((d, sa, sb)) => {
+                let (sm, so) = if io_first { (sa, sb) } else { (sb, sa) };
+                let shape = quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
+                quote!(::tinyaot::kernels::binary::binary_broadcast::<#ty, #len, _, _>(#io, #other, #shape, #io_first, #f);)
+            }
+        })
+    }
+}

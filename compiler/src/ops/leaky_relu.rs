@@ -1,0 +1,44 @@
+//! LEAKY_RELU: int8 (two requantizations, identity and alpha, as TFLM's
+//! `QuantizeLeakyRelu`, tabulated) and float32; any alpha, negative too.
+
+use super::unary::{Compute, int8_or_float, io, table, unary};
+use super::{OpCx, Operator};
+use crate::codegen::f32_lit;
+use crate::diag::Error;
+use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::quant::quantize_multiplier;
+use quote::quote;
+
+/// Union tag of `LeakyReluOptions`.
+const OPTIONS: u8 = 75;
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let (input, output) = io(cx)?;
+    let alpha = match cx.options(OPTIONS, "LeakyReluOptions")? {
+        Some(o) => o.scalar::<f32>(0, 0.0)?,
+        None => 0.0,
+    };
+    let compute = if int8_or_float(cx, input, output)? {
+        let (si, zi) = cx.per_tensor(input)?;
+        let (so, zo) = cx.per_tensor(output)?;
+        // Products and quotients in single precision, as TFLM computes them.
+        let (ma, sa) = quantize_multiplier((si * alpha / so) as f64);
+        let (mi, shi) = quantize_multiplier((si / so) as f64);
+        let negative = ma < 0;
+        let ma = ma.wrapping_abs();
+        table(|x| {
+            let v = x - zi;
+            let out = if v >= 0 {
+                multiply_by_quantized_multiplier(v, mi, shi)
+            } else {
+                let a = multiply_by_quantized_multiplier(v, ma, sa);
+                if negative { -a } else { a }
+            };
+            (zo + out).clamp(-128, 127)
+        })
+    } else {
+        let a = f32_lit(alpha);
+        Compute::F32(quote!(|x: f32| ::tinyaot::kernels::elementwise::leaky_relu_f32(x, #a)))
+    };
+    Ok(unary(input, output, compute))
+}

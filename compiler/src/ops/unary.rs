@@ -1,0 +1,96 @@
+//! The shared lowering of one-input elementwise ops: checks, the int8
+//! lookup table (computed by each op's own arithmetic), the float
+//! function, and codegen. Each op's file only says what it computes.
+
+use super::{InPlace, OpCx, Operator};
+use crate::codegen::Emit;
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// What a unary op computes.
+pub enum Compute {
+    /// int8 -> int8 through a 256-entry table indexed by the input's bits.
+    Lut(Vec<i8>),
+    /// int8 -> float32 through a table.
+    LutToF32(Vec<f32>),
+    /// float32 -> float32: a call expression on `x` (`|x| ...`).
+    F32(TokenStream),
+    /// float32 -> int8 (QUANTIZE): scale and zero point.
+    QuantizeF32 { scale: f32, zero_point: i32 },
+}
+
+/// A checked unary op.
+pub struct Unary {
+    input: usize,
+    output: usize,
+    len: usize,
+    compute: Compute,
+}
+
+/// Checks a one-input, one-output op of equal shapes and returns its
+/// tensors.
+pub fn io<'g, 'a>(cx: &OpCx<'g, 'a>) -> Result<(&'g Tensor<'a>, &'g Tensor<'a>), Error> {
+    cx.arity(1, 1, 1)?;
+    let input = cx.input(0)?;
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    if input.elements != output.elements {
+        return Err(cx.err(format!("input {} and output {} differ in size", input.describe(), output.describe())));
+    }
+    Ok((input, output))
+}
+
+/// Builds the 256-entry table of an int8 op from its arithmetic on the
+/// input value (`-128..=127`).
+pub fn table(f: impl Fn(i32) -> i32) -> Compute {
+    Compute::Lut((0u8..=255).map(|b| f(b as i8 as i32).clamp(-128, 127) as i8).collect())
+}
+
+/// The op, ready to emit.
+pub fn unary(input: &Tensor<'_>, output: &Tensor<'_>, compute: Compute) -> Box<dyn Operator> {
+    Box::new(Unary { input: input.index, output: output.index, len: output.elements, compute })
+}
+
+/// Requires int8 -> int8 or float32 -> float32 and says which.
+pub fn int8_or_float(cx: &OpCx<'_, '_>, input: &Tensor<'_>, output: &Tensor<'_>) -> Result<bool, Error> {
+    match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8) => Ok(true),
+        (DType::F32, DType::F32) => Ok(false),
+        (i, o) => {
+            Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32"))
+        }
+    }
+}
+
+impl Operator for Unary {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let len = self.len;
+        let io = cx.io(self.input, self.output)?;
+        Ok(match &self.compute {
+            Compute::Lut(t) => {
+                let bytes: Vec<u8> = t.iter().map(|&v| v as u8).collect();
+                let name = cx.bytes(&bytes);
+                quote!(::tinyaot::kernels::elementwise::lut_s8::<#len, _>(#io, #name.cast::<i8>());)
+            }
+            Compute::LutToF32(t) => {
+                let bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let name = cx.bytes(&bytes);
+                quote!(::tinyaot::kernels::elementwise::lut_s8_f32::<#len, _>(#io, #name.cast::<f32>());)
+            }
+            Compute::F32(f) => quote!(::tinyaot::kernels::elementwise::map_f32::<#len, _>(#io, #f);),
+            Compute::QuantizeF32 { scale, zero_point } => {
+                let scale = crate::codegen::f32_lit(*scale);
+                quote!(::tinyaot::kernels::elementwise::quantize_f32_s8::<#len, _>(#io, #scale, #zero_point);)
+            }
+        })
+    }
+
+    /// Element i of the input is read just before element i of the output
+    /// is written: in place at the same offset when the types match (the
+    /// schedule checks the dtypes).
+    fn in_place(&self) -> Option<InPlace> {
+        Some(InPlace { input: self.input, output: self.output, slack: 0 })
+    }
+}

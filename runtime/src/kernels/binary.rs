@@ -1,0 +1,137 @@
+//! Elementwise binary ops (ADD, SUB, MUL, MAXIMUM, MINIMUM), same-shaped
+//! or with TFLite's broadcasting (up to 6 dimensions).
+
+use super::{Io, Strided6, clamp_i32};
+use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
+
+/// The rescaling constants of a quantized ADD (TFLite `ArithmeticParams`).
+#[derive(Clone, Copy, Debug)]
+pub struct AddQuant {
+    /// Negated zero point of input 1.
+    pub input1_offset: i32,
+    /// Negated zero point of input 2.
+    pub input2_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Headroom shift applied to both inputs (20 for int8).
+    pub left_shift: i32,
+    /// Input 1 multiplier (Q0.31) and exponent (<= 0).
+    pub input1_multiplier: i32,
+    /// Exponent of input 1's multiplier.
+    pub input1_shift: i32,
+    /// Input 2 multiplier.
+    pub input2_multiplier: i32,
+    /// Exponent of input 2's multiplier.
+    pub input2_shift: i32,
+    /// Output multiplier.
+    pub output_multiplier: i32,
+    /// Exponent of the output multiplier.
+    pub output_shift: i32,
+    /// Fused activation range, quantized.
+    pub act_min: i32,
+    /// Upper end of the fused activation range.
+    pub act_max: i32,
+}
+
+impl AddQuant {
+    /// TFLite `AddFunc` for int8.
+    #[inline(always)]
+    pub fn add(&self, x: i8, y: i8) -> i8 {
+        let a = (self.input1_offset + x as i32) * (1 << self.left_shift);
+        let b = (self.input2_offset + y as i32) * (1 << self.left_shift);
+        let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
+        let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
+        let raw =
+            mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
+        clamp_i32(raw, self.act_min, self.act_max) as i8
+    }
+}
+
+impl AddQuant {
+    /// TFLite `SubFunc` for int8: the same rescaling, then a difference.
+    #[inline(always)]
+    pub fn sub(&self, x: i8, y: i8) -> i8 {
+        let a = (self.input1_offset + x as i32) * (1 << self.left_shift);
+        let b = (self.input2_offset + y as i32) * (1 << self.left_shift);
+        let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
+        let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
+        let raw =
+            mul_lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
+        clamp_i32(raw, self.act_min, self.act_max) as i8
+    }
+}
+
+/// The constants of a quantized MUL (TFLite `MulElementwise`).
+#[derive(Clone, Copy, Debug)]
+pub struct MulQuant {
+    /// Negated zero point of input 1.
+    pub input1_offset: i32,
+    /// Negated zero point of input 2.
+    pub input2_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// `s1 * s2 / so` as a Q0.31 multiplier ...
+    pub multiplier: i32,
+    /// ... and its exponent.
+    pub shift: i32,
+    /// Fused activation range, quantized.
+    pub act_min: i32,
+    /// Upper end of the fused activation range.
+    pub act_max: i32,
+}
+
+impl MulQuant {
+    /// One int8 product.
+    #[inline(always)]
+    pub fn mul(&self, x: i8, y: i8) -> i8 {
+        let p = (self.input1_offset + x as i32) * (self.input2_offset + y as i32);
+        let raw = multiply_by_quantized_multiplier(p, self.multiplier, self.shift).wrapping_add(self.output_offset);
+        clamp_i32(raw, self.act_min, self.act_max) as i8
+    }
+}
+
+/// An elementwise binary op on two same-shaped tensors. `io` carries one
+/// operand and the output (possibly in place), `other` the second operand;
+/// `io_first` says whether `io`'s operand is the op's first. `f` gets the
+/// operands in the op's order.
+#[inline(never)]
+pub fn binary<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(mut io: IO, other: &[T], io_first: bool, f: F) {
+    let other = &other[..LEN];
+    for (i, &y) in other.iter().enumerate() {
+        let x = io.get(i);
+        io.put(i, if io_first { f(x, y) } else { f(y, x) });
+    }
+}
+
+/// An elementwise binary op with broadcasting: `shape` walks the output,
+/// its `a` strides index `io`'s operand, its `b` strides `other` (0 along
+/// broadcast dimensions).
+#[inline(never)]
+pub fn binary_broadcast<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(
+    mut io: IO,
+    other: &[T],
+    shape: &Strided6,
+    io_first: bool,
+    f: F,
+) {
+    shape.for_each(|i, ia, ib| {
+        let (x, y) = (io.get(ia), other[ib]);
+        io.put(i, if io_first { f(x, y) } else { f(y, x) });
+    });
+}
+
+/// float32 `max` as TFLite's `MaximumOp` (`a > b ? a : b`).
+#[inline(always)]
+pub fn maximum_f32(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+/// float32 `min` as TFLite's `MinimumOp` (`a < b ? a : b`).
+#[inline(always)]
+pub fn minimum_f32(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
+/// Clamp for fused activations, re-exported for generated closures.
+pub use super::clamp_f32;

@@ -1,0 +1,115 @@
+//! One-input elementwise ops. Every int8 -> int8 op is a 256-entry table
+//! computed at compile time with TFLite's exact integer arithmetic (so the
+//! device does one load per element); float ops apply a function.
+
+use super::Io;
+
+/// `out[i] = table[in[i]]` for int8 (the table is indexed by the input's
+/// bit pattern, `in as u8`).
+#[inline(never)]
+pub fn lut_s8<const LEN: usize, IO: Io<i8>>(mut io: IO, table: &[i8]) {
+    let table = &table[..256];
+    for i in 0..LEN {
+        let x = io.get(i);
+        io.put(i, table[x as u8 as usize]);
+    }
+}
+
+/// `out[i] = table[in[i]]` from int8 to float32 (DEQUANTIZE).
+#[inline(never)]
+pub fn lut_s8_f32<const LEN: usize, IO: Io<i8, f32>>(mut io: IO, table: &[f32]) {
+    let table = &table[..256];
+    for i in 0..LEN {
+        let x = io.get(i);
+        io.put(i, table[x as u8 as usize]);
+    }
+}
+
+/// `out[i] = f(in[i])` for float32.
+#[inline(never)]
+pub fn map_f32<const LEN: usize, IO: Io<f32>>(mut io: IO, f: impl Fn(f32) -> f32) {
+    for i in 0..LEN {
+        let x = io.get(i);
+        io.put(i, f(x));
+    }
+}
+
+/// QUANTIZE float32 -> int8 (TFLite `AffineQuantize`): round half away
+/// from zero of `x / scale` in single precision, plus the zero point,
+/// clamped.
+#[inline(never)]
+pub fn quantize_f32_s8<const LEN: usize, IO: Io<f32, i8>>(mut io: IO, scale: f32, zero_point: i32) {
+    for i in 0..LEN {
+        let q = libm::roundf(io.get(i) / scale) as i32 + zero_point;
+        io.put(i, q.clamp(i8::MIN as i32, i8::MAX as i32) as i8);
+    }
+}
+
+/// RELU: `max(x, 0)` as TFLite writes it.
+#[inline(always)]
+pub fn relu_f32(x: f32) -> f32 {
+    if x < 0.0 { 0.0 } else { x }
+}
+
+/// RELU6.
+#[inline(always)]
+pub fn relu6_f32(x: f32) -> f32 {
+    if x > 6.0 {
+        6.0
+    } else if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// RELU_N1_TO_1.
+#[inline(always)]
+pub fn relu_n1_to_1_f32(x: f32) -> f32 {
+    if x > 1.0 {
+        1.0
+    } else if x < -1.0 {
+        -1.0
+    } else {
+        x
+    }
+}
+
+/// `exp` in double rounded once to float (as glibc's `expf` rounds).
+#[inline(always)]
+fn expf(x: f32) -> f32 {
+    libm::exp(x as f64) as f32
+}
+
+/// LOGISTIC (TFLite's reference, with its cutoffs).
+#[inline(always)]
+pub fn logistic_f32(x: f32) -> f32 {
+    if x > 16.619_047_f32 {
+        1.0
+    } else if x < -9.0 {
+        expf(x)
+    } else {
+        1.0 / (1.0 + expf(-x))
+    }
+}
+
+/// TANH.
+#[inline(always)]
+pub fn tanh_f32(x: f32) -> f32 {
+    libm::tanh(x as f64) as f32
+}
+
+/// HARD_SWISH: `x * min(6, max(0, x + 3)) / 6`.
+#[inline(always)]
+pub fn hard_swish_f32(x: f32) -> f32 {
+    let r = x + 3.0;
+    let r = if r < 0.0 { 0.0 } else { r };
+    let r = if 6.0 < r { 6.0 } else { r };
+    x * r / 6.0
+}
+
+/// LEAKY_RELU.
+#[inline(always)]
+pub fn leaky_relu_f32(x: f32, alpha: f32) -> f32 {
+    if x > 0.0 { x } else { x * alpha }
+}
