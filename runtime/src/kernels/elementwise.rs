@@ -54,25 +54,15 @@ pub fn relu_f32(x: f32) -> f32 {
 /// RELU6.
 #[inline(always)]
 pub fn relu6_f32(x: f32) -> f32 {
-    if x > 6.0 {
-        6.0
-    } else if x < 0.0 {
-        0.0
-    } else {
-        x
-    }
+    // `f32::clamp` compares like TFLite's `x > 6 ? 6 : x < 0 ? 0 : x`
+    // (NaN and -0.0 pass through alike).
+    x.clamp(0.0, 6.0)
 }
 
 /// RELU_N1_TO_1.
 #[inline(always)]
 pub fn relu_n1_to_1_f32(x: f32) -> f32 {
-    if x > 1.0 {
-        1.0
-    } else if x < -1.0 {
-        -1.0
-    } else {
-        x
-    }
+    x.clamp(-1.0, 1.0)
 }
 
 /// `exp` in double rounded once to float (as glibc's `expf` rounds).
