@@ -47,10 +47,12 @@ fn main() {
         dirs.push(shared);
     }
     // Budget on the small board: leave room for the stack and the code.
-    let (ram_budget, flash_budget) = (b.ram / 2, b.flash / 2);
-    // Candidates smallest first, so the small board runs as many as fit.
+    // Model files are a proxy for flash: code per model comes on top.
+    let (ram_budget, flash_budget) = (b.ram / 2, b.flash * 3 / 8);
+    // Candidates: the shared (real) models first, then the project's own;
+    // each smallest first, so the small board runs as many as fit.
     let mut candidates = Vec::new();
-    for dir in dirs {
+    for (priority, dir) in dirs.into_iter().rev().enumerate() {
         let dir = dir.canonicalize().unwrap_or(dir);
         println!("cargo:rerun-if-changed={}", dir.display());
         let mut files: Vec<PathBuf> =
@@ -67,14 +69,14 @@ fn main() {
             }
             let bytes = std::fs::read(&f).unwrap();
             let Ok(a) = tinyaot_compiler::analyze(&bytes) else { continue };
-            candidates.push((bytes.len(), a.plan.arena_size, stem, f, input, output));
+            candidates.push((priority, bytes.len(), a.plan.arena_size, stem, f, input, output));
         }
     }
     candidates.sort();
     let mut models = Vec::new();
     let mut max_arena = 0;
     let mut flash = 0;
-    for (size, arena, stem, f, input, output) in candidates {
+    for (_, size, arena, stem, f, input, output) in candidates {
         if only.is_none() && (arena > ram_budget || flash + size > flash_budget) {
             continue;
         }

@@ -151,6 +151,22 @@ def binary_ops(s):
     return tf.keras.Model([a, b], [a - b, a * b, K.maximum(a, b), K.minimum(a, b), a * 0.5 + b])
 
 
+def movement(s):
+    """Data movement: CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE, SPLIT,
+    PACK, UNPACK, SQUEEZE / EXPAND_DIMS."""
+    x = i = L.Input((6, 5, 4), batch_size=1)
+    y = L.Conv2D(3, 1, **s)(x)
+    c = L.Concatenate(axis=-1)([x, y])
+    p = L.ZeroPadding2D(((1, 2), (0, 1)))(c)
+    t = L.Permute((2, 1, 3))(p)
+    sl = t[:, 1:5, ::2, 2:]
+    a, b = K.split(x, 2, axis=-1)
+    st = K.stack([a, b], axis=1)
+    u0, u1 = K.unstack(st, axis=1)
+    e = K.squeeze(K.expand_dims(u1, 0), 0)
+    return tf.keras.Model(i, [sl, st, u0 - e])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -165,7 +181,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement]
 
 
 def set_softmax_beta(data, beta):

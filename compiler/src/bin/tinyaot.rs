@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--summary]";
+const USAGE: &str =
+    "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--summary]\n       tinyaot ops";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -18,6 +19,10 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<(), String> {
     let (cmd, rest) = args.split_first().ok_or(USAGE)?;
+    if cmd == "ops" {
+        print!("{}", tinyaot_compiler::ops::support_table());
+        return Ok(());
+    }
     if cmd != "plan" {
         return Err(USAGE.into());
     }

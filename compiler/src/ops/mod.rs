@@ -3,6 +3,7 @@
 //! returns its [`Operator`]; anything unsupported is an error naming the op.
 
 mod binary;
+mod concatenation;
 mod conv_2d;
 mod depthwise_conv_2d;
 mod dequantize;
@@ -11,12 +12,18 @@ mod hard_swish;
 mod leaky_relu;
 mod logistic;
 mod mean;
+mod movement;
+mod pack;
+mod pad;
 mod pool_2d;
 mod quantize;
 mod relu;
 mod reshape;
+mod slice;
 mod softmax;
+mod split;
 mod tanh;
+mod transpose;
 mod unary;
 
 use crate::codegen::Emit;
@@ -77,6 +84,9 @@ pub struct OpSupport {
     lower: fn(&OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error>,
 }
 
+/// Data movement works on every element type the generated code has.
+const ANY: &[&str] = &["int8", "uint8", "int16", "int32", "float32"];
+
 /// Every supported operator: the registry the docs table is checked against.
 pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 0, name: "ADD", dtypes: &["int8", "float32"], lower: binary::lower_add },
@@ -89,7 +99,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 4, name: "DEPTHWISE_CONV_2D", dtypes: &["int8", "float32"], lower: depthwise_conv_2d::lower },
     OpSupport { code: 9, name: "FULLY_CONNECTED", dtypes: &["int8", "float32"], lower: fully_connected::lower },
     OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_max },
-    OpSupport { code: 22, name: "RESHAPE", dtypes: &["any"], lower: reshape::lower },
+    OpSupport { code: 22, name: "RESHAPE", dtypes: ANY, lower: reshape::lower },
     OpSupport { code: 25, name: "SOFTMAX", dtypes: &["int8", "float32"], lower: softmax::lower },
     OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "float32"], lower: mean::lower },
     OpSupport { code: 6, name: "DEQUANTIZE", dtypes: &["int8 -> float32"], lower: dequantize::lower },
@@ -101,11 +111,37 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 98, name: "LEAKY_RELU", dtypes: &["int8", "float32"], lower: leaky_relu::lower },
     OpSupport { code: 114, name: "QUANTIZE", dtypes: &["float32 -> int8", "int8 -> int8"], lower: quantize::lower },
     OpSupport { code: 117, name: "HARD_SWISH", dtypes: &["int8", "float32"], lower: hard_swish::lower },
+    OpSupport { code: 43, name: "SQUEEZE", dtypes: ANY, lower: reshape::lower },
+    OpSupport { code: 70, name: "EXPAND_DIMS", dtypes: ANY, lower: reshape::lower },
+    OpSupport { code: 2, name: "CONCATENATION", dtypes: ANY, lower: concatenation::lower },
+    OpSupport { code: 34, name: "PAD", dtypes: ANY, lower: pad::lower },
+    OpSupport { code: 60, name: "PADV2", dtypes: ANY, lower: pad::lower },
+    OpSupport { code: 39, name: "TRANSPOSE", dtypes: ANY, lower: transpose::lower },
+    OpSupport { code: 65, name: "SLICE", dtypes: ANY, lower: slice::lower_slice },
+    OpSupport { code: 45, name: "STRIDED_SLICE", dtypes: ANY, lower: slice::lower_strided },
+    OpSupport { code: 49, name: "SPLIT", dtypes: ANY, lower: split::lower_split },
+    OpSupport { code: 102, name: "SPLIT_V", dtypes: ANY, lower: split::lower_split_v },
+    OpSupport { code: 83, name: "PACK", dtypes: ANY, lower: pack::lower_pack },
+    OpSupport { code: 88, name: "UNPACK", dtypes: ANY, lower: pack::lower_unpack },
 ];
 
-/// The supported operator names, for error messages.
+/// The supported operator names, sorted, for error messages.
 pub fn supported_list() -> String {
-    SUPPORTED.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+    let mut names: Vec<&str> = SUPPORTED.iter().map(|s| s.name).collect();
+    names.sort_unstable();
+    names.join(", ")
+}
+
+/// The op x dtype table of the README, generated from the registry (a test
+/// keeps the README's copy equal to this).
+pub fn support_table() -> String {
+    let mut rows: Vec<&OpSupport> = SUPPORTED.iter().collect();
+    rows.sort_by_key(|s| s.name);
+    let mut t = String::from("| op | dtypes |\n|---|---|\n");
+    for s in rows {
+        t.push_str(&format!("| {} | {} |\n", s.name, s.dtypes.join(", ")));
+    }
+    t
 }
 
 /// Checks node `index` of the graph and returns its operator.

@@ -1,0 +1,167 @@
+//! The shared form of data-movement ops: an op is a list of fills and
+//! strided box copies between whole tensors, emitted as calls to the one
+//! runtime copy kernel. Each op's file computes its boxes.
+
+use super::{OpCx, Operator};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// One strided box copy from tensor `src` to tensor `dst`.
+#[derive(Clone, Debug)]
+pub struct BoxCopy {
+    /// Source tensor.
+    pub src: usize,
+    /// Element offset of the box's first element in the source.
+    pub src_base: usize,
+    /// Destination tensor.
+    pub dst: usize,
+    /// Element offset in the destination.
+    pub dst_base: usize,
+    /// `(extent, source stride, destination stride)` per dimension, outermost first.
+    pub dims: Vec<(usize, isize, isize)>,
+}
+
+/// A data-movement op: fills first, then copies, in order.
+pub struct Movement {
+    /// `(tensor, value)`: fill the whole tensor.
+    pub fills: Vec<(usize, TokenStream)>,
+    /// Box copies.
+    pub copies: Vec<BoxCopy>,
+}
+
+/// Row-major element strides of a shape.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// Normalizes a possibly negative axis for `rank` dimensions.
+pub fn axis(cx: &OpCx<'_, '_>, axis: i64, rank: usize) -> Result<usize, Error> {
+    let a = if axis < 0 { axis + rank as i64 } else { axis };
+    usize::try_from(a)
+        .ok()
+        .filter(|&a| a < rank)
+        .ok_or_else(|| cx.err(format!("axis {axis} is out of range for rank {rank}")))
+}
+
+/// The integer values of a constant int32 or int64 tensor.
+pub fn const_ints(cx: &OpCx<'_, '_>, t: &Tensor<'_>, role: &str) -> Result<Vec<i64>, Error> {
+    let data = cx.constant(t, role)?;
+    match t.dtype {
+        DType::I32 => Ok(data.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64).collect()),
+        DType::I64 => Ok(data
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect()),
+        d => Err(cx.err(format!("{role} must be int32 or int64, it is {}", d.name()))),
+    }
+}
+
+/// The scalar value (as a typed literal) of a one-element constant of `dtype`.
+pub fn scalar_literal(cx: &OpCx<'_, '_>, t: &Tensor<'_>, dtype: DType) -> Result<TokenStream, Error> {
+    let d = cx.constant(t, "constant value")?;
+    if t.dtype != dtype || t.elements != 1 {
+        return Err(cx.err(format!("the constant value must be one {} element", dtype.name())));
+    }
+    Ok(match dtype {
+        DType::F32 => f32_lit(f32::from_le_bytes([d[0], d[1], d[2], d[3]])),
+        DType::I8 => {
+            let v = d[0] as i8;
+            quote!(#v)
+        }
+        DType::U8 => {
+            let v = d[0];
+            quote!(#v)
+        }
+        DType::I16 => {
+            let v = i16::from_le_bytes([d[0], d[1]]);
+            quote!(#v)
+        }
+        DType::I32 => {
+            let v = i32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+            quote!(#v)
+        }
+        d => return Err(cx.err(format!("{} values are not supported", d.name()))),
+    })
+}
+
+/// The zero value of a dtype as a typed literal (`zero_point` for int8).
+pub fn zero_literal(dtype: DType, zero_point: i32) -> TokenStream {
+    match dtype {
+        DType::F32 => quote!(0.0f32),
+        DType::I8 => {
+            let v = zero_point as i8;
+            quote!(#v)
+        }
+        DType::U8 => {
+            let v = zero_point as u8;
+            quote!(#v)
+        }
+        DType::I16 => {
+            let v = zero_point as i16;
+            quote!(#v)
+        }
+        _ => quote!(0i32),
+    }
+}
+
+/// Requires every tensor to have the output's dtype (and a Rust type).
+pub fn same_dtype(cx: &OpCx<'_, '_>, tensors: &[&Tensor<'_>], output: &Tensor<'_>) -> Result<(), Error> {
+    if output.dtype.rust().is_none() {
+        return Err(cx.unsupported(&format!("dtype {}", output.dtype.name()), "int8, uint8, int16, int32, float32"));
+    }
+    for t in tensors {
+        if t.dtype != output.dtype {
+            return Err(cx.err(format!(
+                "'{}' is {} but the output is {}",
+                t.name,
+                t.dtype.name(),
+                output.dtype.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Operator for Movement {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let mut out = TokenStream::new();
+        for (t, v) in &self.fills {
+            let dst = cx.write(*t)?;
+            out.extend(quote!(::tinyaot::kernels::movement::fill(#dst, #v);));
+        }
+        for c in &self.copies {
+            if c.dims.len() > 6 {
+                return Err(Error::model("internal error: a copy of more than 6 dimensions"));
+            }
+            let pad = 6 - c.dims.len();
+            let dims: Vec<usize> = std::iter::repeat_n(1, pad).chain(c.dims.iter().map(|d| d.0)).collect();
+            let ss: Vec<isize> = std::iter::repeat_n(0, pad).chain(c.dims.iter().map(|d| d.1)).collect();
+            let ds: Vec<isize> = std::iter::repeat_n(0, pad).chain(c.dims.iter().map(|d| d.2)).collect();
+            let src = cx.read(c.src)?;
+            let dst = cx.write(c.dst)?;
+            let (sb, db) = (c.src_base, c.dst_base);
+            out.extend(quote!(::tinyaot::kernels::movement::copy(#src, #sb, #dst, #db,
+                &::tinyaot::kernels::movement::Copy6 { dims: [#(#dims),*], src: [#(#ss),*], dst: [#(#ds),*] });));
+        }
+        Ok(out)
+    }
+}
+
+/// A copy of a whole source tensor into a box of the destination.
+pub fn whole(src: &Tensor<'_>, dst: usize, dst_base: usize, dst_strides: &[usize]) -> BoxCopy {
+    let ss = strides(&src.shape);
+    BoxCopy {
+        src: src.index,
+        src_base: 0,
+        dst,
+        dst_base,
+        dims: src.shape.iter().zip(&ss).zip(dst_strides).map(|((&d, &s), &t)| (d, s as isize, t as isize)).collect(),
+    }
+}
