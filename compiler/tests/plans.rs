@@ -67,3 +67,22 @@ fn branches_are_reordered_to_halve_the_arena() {
         a.tflm_greedy.arena_size
     );
 }
+
+#[test]
+fn arena_limit_trades_fast_kernels_for_scratch_free_ones() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/conv_options_int8.tflite");
+    let bytes = std::fs::read(path).unwrap();
+    let fast = tinyaot_compiler::analyze(&bytes).unwrap();
+    let direct = fast.direct_arena.expect("im2col kernels are chosen by default");
+    assert!(fast.choice.iter().any(|&c| c != 0));
+    if direct < fast.plan.arena_size {
+        // Their scratch sits at the peak: a limit at the direct plan's size
+        // makes the planner give it up, and the plan fits.
+        let opts = tinyaot_compiler::Options { in_place: true, arena_limit: Some(direct) };
+        let tight = tinyaot_compiler::analyze_with(&bytes, &opts).unwrap();
+        assert!(tight.plan.arena_size <= direct);
+        assert!(tight.choice.iter().filter(|&&c| c != 0).count() < fast.choice.iter().filter(|&&c| c != 0).count());
+    } else {
+        panic!("expected the im2col scratch of conv_options_int8 to cost arena ({direct} vs {})", fast.plan.arena_size);
+    }
+}
