@@ -88,6 +88,7 @@ impl DType {
             DType::U8 => Some("u8"),
             DType::I16 => Some("i16"),
             DType::I8 => Some("i8"),
+            DType::I64 => Some("i64"),
             _ => None,
         }
     }

@@ -224,9 +224,12 @@ pub fn schedule(
         let step = pos + 1;
         let (Some(bi), Some(bo)) = (buffer_of[ip.input], buffer_of[ip.output]) else { continue };
         let shared = node.inputs.iter().flatten().filter(|&&t| buffer_of[t] == Some(bi)).count() > 1;
+        // A graph output lives on after the last op: never overwrite it.
+        let is_output = buffers[bi].tensors.iter().any(|t| graph.outputs.contains(t));
         let same_type = graph.tensors[ip.input].dtype == graph.tensors[ip.output].dtype;
         if bi != bo
             && !shared
+            && !is_output
             && same_type
             && buffers[bi].life.last == step
             && buffers[bo].life.first == step

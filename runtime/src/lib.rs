@@ -181,6 +181,8 @@ pub enum DType {
     I16,
     /// Signed 32-bit integer.
     I32,
+    /// Signed 64-bit integer (ARG_MAX indices).
+    I64,
 }
 
 /// Affine quantization of a tensor: `real = scale * (q - zero_point)`.

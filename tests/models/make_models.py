@@ -167,6 +167,38 @@ def movement(s):
     return tf.keras.Model(i, [sl, st, u0 - e])
 
 
+class TfFn(L.Layer):
+    """Applies a plain TensorFlow function (for ops Keras wraps differently)."""
+
+    def __init__(self, f, **kw):
+        super().__init__(**kw)
+        self.f = f
+
+    def call(self, x):
+        return self.f(x)
+
+
+def reductions(s):
+    """SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_NEAREST_NEIGHBOR (and, in
+    the float model, EXP, LOG, SQRT, RSQRT, ABS, NEG)."""
+    x = i = L.Input((6, 5, 4), batch_size=1)
+    outs = [
+        K.sum(x, axis=[1, 2]),
+        K.max(x, axis=-1, keepdims=True),
+        TfFn(lambda t: tf.math.argmax(t, axis=-1, output_type=tf.int32))(x),
+        TfFn(lambda t: tf.math.argmin(t, axis=1, output_type=tf.int32))(x),
+        TfFn(lambda t: tf.image.resize(t, (9, 13), method='nearest'))(x),
+    ]
+    return tf.keras.Model(i, outs)
+
+
+def float_math(s):
+    """float32-only elementwise math."""
+    x = i = L.Input((3, 4), batch_size=1)
+    a = K.abs(x)
+    return tf.keras.Model(i, [K.exp(x), K.log(a + 0.1), K.sqrt(a), 1.0 / K.sqrt(a + 0.5), -x, a])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -181,7 +213,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math]
 
 
 def set_softmax_beta(data, beta):
@@ -274,7 +306,7 @@ def main():
             continue
         seed = 100 + n
         model = build(seeded(seed))
-        variants = [('float', False), ('int8', True)]
+        variants = [('float', False)] if build is float_math else [('float', False), ('int8', True)]
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
         for suffix, quantize in variants:

@@ -26,6 +26,7 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::I8 => quote!(::tinyaot::DType::I8),
         DType::U8 => quote!(::tinyaot::DType::U8),
         DType::I16 => quote!(::tinyaot::DType::I16),
+        DType::I64 => quote!(::tinyaot::DType::I64),
         _ => quote!(::tinyaot::DType::I32),
     }
 }

@@ -1,6 +1,7 @@
-//! MEAN over any constant set of axes (negative axes allowed), keep_dims or
-//! not: int8 (TFLite's integer mean with the 1/count folded into the
-//! multiplier) and float32.
+//! MEAN, SUM and REDUCE_MAX over any constant set of axes (negative axes
+//! allowed), keep_dims or not: int8 (TFLite's integer mean with the 1/count
+//! folded into the multiplier; the sum rescaled once; the max on raw
+//! values) and float32.
 
 use super::{OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
@@ -14,11 +15,27 @@ use quote::quote;
 const OPTIONS: u8 = 27;
 
 enum Arith {
-    Int8 { zero_point_sum: i32, multiplier: i32, shift: i32, output_zero_point: i32 },
+    Int8 {
+        zero_point_sum: i32,
+        multiplier: i32,
+        shift: i32,
+        output_zero_point: i32,
+    },
+    /// Float mean or sum (a sum is a mean with count 1).
     Float,
+    /// REDUCE_MAX: the lowest value of the type as a literal.
+    Max(TokenStream),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Mean,
+    Sum,
+    Max,
 }
 
 struct Mean {
+    kind: Kind,
     input: usize,
     output: usize,
     in_len: usize,
@@ -52,6 +69,18 @@ fn mean_multiplier(real: f64, count: usize) -> (i32, i32) {
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::Mean)
+}
+
+pub fn lower_sum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::Sum)
+}
+
+pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::Max)
+}
+
+fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;
     let keep_dims = match cx.options(OPTIONS, "ReducerOptions")? {
         Some(o) => o.scalar::<bool>(0, false)?,
@@ -100,25 +129,35 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     if count == 0 {
         return Err(cx.err("the reduced axes are empty"));
     }
-    let arith = match (input.dtype, output.dtype) {
-        (DType::I8, DType::I8) => {
+    let arith = match (input.dtype, output.dtype, kind) {
+        (DType::I8, DType::I8, Kind::Max) => {
+            if input.quant != output.quant {
+                return Err(cx.err("an int8 REDUCE_MAX needs equal input and output quantization (as TFLM)"));
+            }
+            Arith::Max(quote!(i8::MIN))
+        }
+        (DType::F32, DType::F32, Kind::Max) => Arith::Max(quote!(f32::MIN)),
+        (DType::I8, DType::I8, _) => {
             let (in_scale, in_zp) = cx.per_tensor(input)?;
             let (out_scale, out_zp) = cx.per_tensor(output)?;
-            let (multiplier, shift) = mean_multiplier(in_scale as f64 / out_scale as f64, count);
+            let real = in_scale as f64 / out_scale as f64;
+            let (multiplier, shift) =
+                if kind == Kind::Sum { quantize_multiplier(real) } else { mean_multiplier(real, count) };
             if !(-31..=30).contains(&shift) {
                 return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
             }
             let zero_point_sum = (in_zp as i64 * count as i64) as i32;
             Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point: out_zp }
         }
-        (DType::F32, DType::F32) => Arith::Float,
-        (i, o) => {
+        (DType::F32, DType::F32, _) => Arith::Float,
+        (i, o, _) => {
             return Err(
                 cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")
             );
         }
     };
     Ok(Box::new(Mean {
+        kind,
         input: input.index,
         output: output.index,
         in_len: input.elements,
@@ -148,8 +187,12 @@ impl Operator for Mean {
                     #input, #r, #zero_point_sum, #multiplier, #shift, #output_zero_point, #output);
             ),
             Arith::Float => {
-                let count = f32_lit(self.count as f32);
+                // A float sum is the mean kernel dividing by exactly 1.
+                let count = f32_lit(if self.kind == Kind::Sum { 1.0 } else { self.count as f32 });
                 quote!(::tinyaot::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
+            }
+            Arith::Max(ref lowest) => {
+                quote!(::tinyaot::kernels::reduce::reduce_max::<_, #inl, #outl>(#input, #r, #lowest, #output);)
             }
         })
     }

@@ -2,7 +2,9 @@
 //! compile-time constants and codegen. [`lower`] checks one graph node and
 //! returns its [`Operator`]; anything unsupported is an error naming the op.
 
+mod arg_max;
 mod binary;
+mod cast;
 mod concatenation;
 mod conv_2d;
 mod depthwise_conv_2d;
@@ -11,6 +13,7 @@ mod fully_connected;
 mod hard_swish;
 mod leaky_relu;
 mod logistic;
+mod math;
 mod mean;
 mod movement;
 mod pack;
@@ -19,6 +22,7 @@ mod pool_2d;
 mod quantize;
 mod relu;
 mod reshape;
+mod resize_nearest_neighbor;
 mod slice;
 mod softmax;
 mod split;
@@ -123,6 +127,33 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 102, name: "SPLIT_V", dtypes: ANY, lower: split::lower_split_v },
     OpSupport { code: 83, name: "PACK", dtypes: ANY, lower: pack::lower_pack },
     OpSupport { code: 88, name: "UNPACK", dtypes: ANY, lower: pack::lower_unpack },
+    OpSupport { code: 97, name: "RESIZE_NEAREST_NEIGHBOR", dtypes: ANY, lower: resize_nearest_neighbor::lower },
+    OpSupport { code: 74, name: "SUM", dtypes: &["int8", "float32"], lower: mean::lower_sum },
+    OpSupport { code: 82, name: "REDUCE_MAX", dtypes: &["int8", "float32"], lower: mean::lower_max },
+    OpSupport {
+        code: 56,
+        name: "ARG_MAX",
+        dtypes: &["int8", "uint8", "int16", "int32", "float32 -> int32 or int64"],
+        lower: arg_max::lower_max,
+    },
+    OpSupport {
+        code: 79,
+        name: "ARG_MIN",
+        dtypes: &["int8", "uint8", "int16", "int32", "float32 -> int32 or int64"],
+        lower: arg_max::lower_min,
+    },
+    OpSupport {
+        code: 53,
+        name: "CAST",
+        dtypes: &["int8", "uint8", "int16", "int32", "int64", "float32 (any pair)"],
+        lower: cast::lower,
+    },
+    OpSupport { code: 101, name: "ABS", dtypes: &["float32"], lower: math::lower_abs },
+    OpSupport { code: 59, name: "NEG", dtypes: &["float32"], lower: math::lower_neg },
+    OpSupport { code: 75, name: "SQRT", dtypes: &["float32"], lower: math::lower_sqrt },
+    OpSupport { code: 76, name: "RSQRT", dtypes: &["float32"], lower: math::lower_rsqrt },
+    OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
+    OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
 ];
 
 /// The supported operator names, sorted, for error messages.
@@ -536,4 +567,21 @@ pub fn window_slack(geo: &conv_2d::Geometry, in_elem: usize, out_elem: usize) ->
         }
     }
     Some(if slack == i64::MAX { 0 } else { slack })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SUPPORTED;
+    use crate::tflite::names::builtin_name;
+
+    #[test]
+    fn registry_codes_match_the_schema() {
+        for s in SUPPORTED {
+            assert_eq!(builtin_name(s.code), Some(s.name), "code {}", s.code);
+        }
+        let mut codes: Vec<i32> = SUPPORTED.iter().map(|s| s.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), SUPPORTED.len(), "an op is registered twice");
+    }
 }

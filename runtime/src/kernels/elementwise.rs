@@ -103,3 +103,48 @@ pub fn hard_swish_f32(x: f32) -> f32 {
 pub fn leaky_relu_f32(x: f32, alpha: f32) -> f32 {
     if x > 0.0 { x } else { x * alpha }
 }
+
+/// CAST: `out[i] = in[i] as O` (C++ `static_cast`: truncation toward zero
+/// from float).
+#[inline(never)]
+pub fn cast<I: Copy, O: Copy, const LEN: usize>(input: &[I], output: &mut [O], f: impl Fn(I) -> O) {
+    for (o, &x) in output[..LEN].iter_mut().zip(&input[..LEN]) {
+        *o = f(x);
+    }
+}
+
+/// EXP in double rounded to float.
+#[inline(always)]
+pub fn exp_f32(x: f32) -> f32 {
+    expf(x)
+}
+
+/// LOG in double rounded to float.
+#[inline(always)]
+pub fn log_f32(x: f32) -> f32 {
+    libm::log(x as f64) as f32
+}
+
+/// SQRT (exactly rounded).
+#[inline(always)]
+pub fn sqrt_f32(x: f32) -> f32 {
+    libm::sqrtf(x)
+}
+
+/// RSQRT: `1 / sqrt(x)` as TFLite computes it.
+#[inline(always)]
+pub fn rsqrt_f32(x: f32) -> f32 {
+    1.0 / libm::sqrtf(x)
+}
+
+/// ABS.
+#[inline(always)]
+pub fn abs_f32(x: f32) -> f32 {
+    libm::fabsf(x)
+}
+
+/// NEG.
+#[inline(always)]
+pub fn neg_f32(x: f32) -> f32 {
+    -x
+}

@@ -50,3 +50,24 @@ pub fn copy<T: Copy>(src: &[T], src_base: usize, dst: &mut [T], dst_base: usize,
 pub fn fill<T: Copy>(dst: &mut [T], v: T) {
     dst.fill(v);
 }
+
+/// RESIZE_NEAREST_NEIGHBOR: output pixel (y, x) copies the `C` channels of
+/// input pixel (`ys[y]`, `xs[x]`); the maps are computed at compile time.
+#[inline(never)]
+pub fn resize_nearest<T: Copy, const N: usize, const IH: usize, const IW: usize, const C: usize>(
+    src: &[T],
+    dst: &mut [T],
+    ys: &[u32],
+    xs: &[u32],
+) {
+    let mut o = 0;
+    for b in 0..N {
+        for &y in ys {
+            for &x in xs {
+                let s = ((b * IH + y as usize) * IW + x as usize) * C;
+                dst[o..o + C].copy_from_slice(&src[s..s + C]);
+                o += C;
+            }
+        }
+    }
+}

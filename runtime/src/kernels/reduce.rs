@@ -53,3 +53,53 @@ pub fn mean_f32<const IN: usize, const OUT: usize>(input: &[f32], r: &Reduction,
         output[o] = sum / count;
     });
 }
+
+/// REDUCE_MAX over the reduced axes (TFLite's `ReduceGeneric` with the
+/// lowest value as start and `in > current`).
+#[inline(never)]
+pub fn reduce_max<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
+    input: &[T],
+    r: &Reduction,
+    lowest: T,
+    output: &mut [T],
+) {
+    let input = &input[..IN];
+    let output = &mut output[..OUT];
+    r.outer.for_each(|o, base, _| {
+        let mut m = lowest;
+        r.inner.for_each(|_, off, _| {
+            let v = input[base + off];
+            if v > m {
+                m = v;
+            }
+        });
+        output[o] = m;
+    });
+}
+
+/// ARG_MAX / ARG_MIN over one axis: `outer` blocks of `axis` values with
+/// stride `inner`; ties keep the first index (a strict comparison, as
+/// TFLite). Indices are written as `O` (int32 or int64).
+#[inline(never)]
+pub fn arg_reduce<T: Copy + PartialOrd, O: Copy, const OUTER: usize, const AXIS: usize, const INNER: usize>(
+    input: &[T],
+    output: &mut [O],
+    is_max: bool,
+    index: impl Fn(usize) -> O,
+) {
+    let input = &input[..OUTER * AXIS * INNER];
+    let output = &mut output[..OUTER * INNER];
+    for o in 0..OUTER {
+        for i in 0..INNER {
+            let at = |k: usize| input[(o * AXIS + k) * INNER + i];
+            let mut best = 0;
+            for k in 1..AXIS {
+                let better = if is_max { at(k) > at(best) } else { at(k) < at(best) };
+                if better {
+                    best = k;
+                }
+            }
+            output[o * INNER + i] = index(best);
+        }
+    }
+}

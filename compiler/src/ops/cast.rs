@@ -1,0 +1,37 @@
+//! CAST between int8, uint8, int16, int32, int64 and float32 (C++
+//! `static_cast` semantics: float to integer truncates toward zero).
+
+use super::unary::io;
+use super::{OpCx, Operator};
+use crate::codegen::Emit;
+use crate::diag::Error;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+struct Cast {
+    input: usize,
+    output: usize,
+    len: usize,
+    from: &'static str,
+    to: &'static str,
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let (input, output) = io(cx)?;
+    let supported = "int8, uint8, int16, int32, int64, float32 to any of them";
+    let from =
+        input.dtype.rust().ok_or_else(|| cx.unsupported(&format!("casting from {}", input.dtype.name()), supported))?;
+    let to =
+        output.dtype.rust().ok_or_else(|| cx.unsupported(&format!("casting to {}", output.dtype.name()), supported))?;
+    Ok(Box::new(Cast { input: input.index, output: output.index, len: output.elements, from, to }))
+}
+
+impl Operator for Cast {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let len = self.len;
+        let (from, to) = (Ident::new(self.from, Span::call_site()), Ident::new(self.to, Span::call_site()));
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        Ok(quote!(::tinyaot::kernels::elementwise::cast::<#from, #to, #len>(#input, #output, |x: #from| x as #to);))
+    }
+}

@@ -1,0 +1,68 @@
+//! RESIZE_NEAREST_NEIGHBOR (align_corners, half_pixel_centers), any dtype:
+//! the source row and column of every output pixel are computed here with
+//! TFLite's float formula and stored as two small tables.
+
+use super::movement::{const_ints, same_dtype};
+use super::{OpCx, Operator};
+use crate::codegen::Emit;
+use crate::diag::Error;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `ResizeNearestNeighborOptions`.
+const OPTIONS: u8 = 74;
+
+struct Resize {
+    input: usize,
+    output: usize,
+    dims: [usize; 4],
+    ys: Vec<u32>,
+    xs: Vec<u32>,
+}
+
+/// TFLite `GetNearestNeighbor`.
+fn nearest(out: usize, in_size: usize, out_size: usize, align_corners: bool, half_pixel: bool) -> u32 {
+    let scale = if align_corners && out_size > 1 {
+        (in_size - 1) as f32 / (out_size - 1) as f32
+    } else {
+        in_size as f32 / out_size as f32
+    };
+    let offset = if half_pixel { 0.5f32 } else { 0.0 };
+    let v = (out as f32 + offset) * scale;
+    let v = if align_corners { v.round() as i64 } else { v.floor() as i64 };
+    let v = v.min(in_size as i64 - 1);
+    (if half_pixel { v.max(0) } else { v }).max(0) as u32
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 2, 1)?;
+    let o = cx.options(OPTIONS, "ResizeNearestNeighborOptions")?;
+    let align_corners = o.map(|o| o.scalar::<bool>(0, false)).transpose()?.unwrap_or(false);
+    let half_pixel = o.map(|o| o.scalar::<bool>(1, false)).transpose()?.unwrap_or(false);
+    let input = cx.input(0)?;
+    let size = const_ints(cx, cx.input(1)?, "size")?;
+    let output = cx.output(0)?;
+    same_dtype(cx, &[input], output)?;
+    let [n, ih, iw, c] = cx.nhwc(input, "input")?;
+    let (oh, ow) = match size[..] {
+        [h, w] if h > 0 && w > 0 => (h as usize, w as usize),
+        _ => return Err(cx.err(format!("size must be two positive values, found {size:?}"))),
+    };
+    cx.check_shape(output, &[n, oh, ow, c])?;
+    let ys = (0..oh).map(|y| nearest(y, ih, oh, align_corners, half_pixel)).collect();
+    let xs = (0..ow).map(|x| nearest(x, iw, ow, align_corners, half_pixel)).collect();
+    Ok(Box::new(Resize { input: input.index, output: output.index, dims: [n, ih, iw, c], ys, xs }))
+}
+
+impl Operator for Resize {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, c] = self.dims;
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        let to_bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let ys = cx.bytes(&to_bytes(&self.ys));
+        let xs = cx.bytes(&to_bytes(&self.xs));
+        Ok(quote!(::tinyaot::kernels::movement::resize_nearest::<_, #n, #ih, #iw, #c>(
+            #input, #output, #ys.cast::<u32>(), #xs.cast::<u32>());))
+    }
+}
