@@ -199,6 +199,22 @@ def float_math(s):
     return tf.keras.Model(i, [K.exp(x), K.log(a + 0.1), K.sqrt(a), 1.0 / K.sqrt(a + 0.5), -x, a])
 
 
+def space_gather(s):
+    """SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER (constant indices)."""
+    x = i = L.Input((4, 6, 8), batch_size=1)
+    sd = TfFn(lambda t: tf.nn.space_to_depth(t, 2))(x)
+    ds = TfFn(lambda t: tf.nn.depth_to_space(t, 2))(x)
+    g = TfFn(lambda t: tf.gather(t, tf.constant([5, 0, 3, 3]), axis=2))(x)
+    return tf.keras.Model(i, [sd, ds, g])
+
+
+def float_binary(s):
+    """float32 DIV and SQUARED_DIFFERENCE."""
+    a = L.Input((3, 4), batch_size=1)
+    b = L.Input((1, 4), batch_size=1)
+    return tf.keras.Model([a, b], [a / (K.abs(b) + 0.5), TfFn(lambda t: tf.math.squared_difference(t[0], t[1]))([a, b])])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -213,7 +229,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary]
 
 
 def set_softmax_beta(data, beta):
@@ -306,7 +322,7 @@ def main():
             continue
         seed = 100 + n
         model = build(seeded(seed))
-        variants = [('float', False)] if build is float_math else [('float', False), ('int8', True)]
+        variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
         for suffix, quantize in variants:

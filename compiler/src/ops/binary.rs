@@ -1,6 +1,7 @@
 //! Elementwise binary ops: ADD, SUB (int8: TFLite's general rescaling with
 //! a 20-bit headroom shift), MUL (int8: one requantization of the
-//! product), MAXIMUM, MINIMUM; float32 too; NumPy-style broadcasting up to
+//! product), MAXIMUM, MINIMUM; float32 too, and float32 DIV and
+//! SQUARED_DIFFERENCE; NumPy-style broadcasting up to
 //! 6 dimensions; fused RELU family where the op has it.
 
 use super::mean::six;
@@ -19,6 +20,10 @@ enum Kind {
     Mul,
     Maximum,
     Minimum,
+    /// float32 only.
+    Div,
+    /// float32 only.
+    SquaredDifference,
 }
 
 impl Kind {
@@ -28,7 +33,8 @@ impl Kind {
             Kind::Add => Some((11, "AddOptions")),
             Kind::Sub => Some((28, "SubOptions")),
             Kind::Mul => Some((21, "MulOptions")),
-            Kind::Maximum | Kind::Minimum => None,
+            Kind::Div => Some((29, "DivOptions")),
+            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference => None,
         }
     }
 }
@@ -97,6 +103,12 @@ pub fn lower_maximum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 pub fn lower_minimum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::Minimum)
 }
+pub fn lower_div(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Div)
+}
+pub fn lower_squared_difference(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::SquaredDifference)
+}
 
 /// ADD/SUB rescaling constants (TFLM `CalculateOpDataAdd`/`Sub`).
 fn add_sub_quant(
@@ -160,6 +172,9 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
                 Arith::Mul([-z1, -z2, zo, m, s, lo, hi])
             }
             Kind::Maximum | Kind::Minimum => Arith::Compare,
+            Kind::Div | Kind::SquaredDifference => {
+                return Err(cx.unsupported("int8", "float32 (int8 DIV and SQUARED_DIFFERENCE are not implemented yet)"));
+            }
         },
         (DType::F32, DType::F32, DType::F32) => {
             let (lo, hi) = activation.float_range();
@@ -242,6 +257,11 @@ impl Operator for Binary {
                     Kind::Add => quote!(|x: f32, y: f32| #clamp(x + y, #lo, #hi)),
                     Kind::Sub => quote!(|x: f32, y: f32| #clamp(x - y, #lo, #hi)),
                     Kind::Mul => quote!(|x: f32, y: f32| #clamp(x * y, #lo, #hi)),
+                    Kind::Div => quote!(|x: f32, y: f32| #clamp(x / y, #lo, #hi)),
+                    Kind::SquaredDifference => quote!(|x: f32, y: f32| {
+                        let d = x - y;
+                        d * d
+                    }),
                     Kind::Maximum => quote!(::tinyaot::kernels::binary::maximum_f32),
                     Kind::Minimum => quote!(::tinyaot::kernels::binary::minimum_f32),
                 };

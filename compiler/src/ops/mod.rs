@@ -10,6 +10,7 @@ mod conv_2d;
 mod depthwise_conv_2d;
 mod dequantize;
 mod fully_connected;
+mod gather;
 mod hard_swish;
 mod leaky_relu;
 mod logistic;
@@ -25,6 +26,7 @@ mod reshape;
 mod resize_nearest_neighbor;
 mod slice;
 mod softmax;
+mod space_depth;
 mod split;
 mod tanh;
 mod transpose;
@@ -98,6 +100,8 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 18, name: "MUL", dtypes: &["int8", "float32"], lower: binary::lower_mul },
     OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "float32"], lower: binary::lower_maximum },
     OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "float32"], lower: binary::lower_minimum },
+    OpSupport { code: 42, name: "DIV", dtypes: &["float32"], lower: binary::lower_div },
+    OpSupport { code: 99, name: "SQUARED_DIFFERENCE", dtypes: &["float32"], lower: binary::lower_squared_difference },
     OpSupport { code: 1, name: "AVERAGE_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_average },
     OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "float32"], lower: conv_2d::lower },
     OpSupport { code: 4, name: "DEPTHWISE_CONV_2D", dtypes: &["int8", "float32"], lower: depthwise_conv_2d::lower },
@@ -128,6 +132,9 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 83, name: "PACK", dtypes: ANY, lower: pack::lower_pack },
     OpSupport { code: 88, name: "UNPACK", dtypes: ANY, lower: pack::lower_unpack },
     OpSupport { code: 97, name: "RESIZE_NEAREST_NEIGHBOR", dtypes: ANY, lower: resize_nearest_neighbor::lower },
+    OpSupport { code: 26, name: "SPACE_TO_DEPTH", dtypes: ANY, lower: space_depth::lower_space_to_depth },
+    OpSupport { code: 5, name: "DEPTH_TO_SPACE", dtypes: ANY, lower: space_depth::lower_depth_to_space },
+    OpSupport { code: 36, name: "GATHER", dtypes: ANY, lower: gather::lower },
     OpSupport { code: 74, name: "SUM", dtypes: &["int8", "float32"], lower: mean::lower_sum },
     OpSupport { code: 82, name: "REDUCE_MAX", dtypes: &["int8", "float32"], lower: mean::lower_max },
     OpSupport {

@@ -71,3 +71,30 @@ pub fn resize_nearest<T: Copy, const N: usize, const IH: usize, const IW: usize,
         }
     }
 }
+
+/// GATHER along an axis (batch_dims 0): for each of `OUTER` blocks, each
+/// index `k` copies the `INNER` elements of slice `indices[k]`. An index
+/// outside `0..AXIS` (which TFLM rejects at run time, and which cannot
+/// fail here) yields zeros.
+#[inline(never)]
+pub fn gather<T: Copy + Default, I: Copy + Into<i64>, const OUTER: usize, const AXIS: usize, const INNER: usize>(
+    params: &[T],
+    indices: &[I],
+    output: &mut [T],
+) {
+    let params = &params[..OUTER * AXIS * INNER];
+    let n = indices.len();
+    let output = &mut output[..OUTER * n * INNER];
+    for o in 0..OUTER {
+        for (k, &i) in indices.iter().enumerate() {
+            let dst = &mut output[(o * n + k) * INNER..(o * n + k + 1) * INNER];
+            let i: i64 = i.into();
+            if (0..AXIS as i64).contains(&i) {
+                let s = (o * AXIS + i as usize) * INNER;
+                dst.copy_from_slice(&params[s..s + INNER]);
+            } else {
+                dst.fill(T::default());
+            }
+        }
+    }
+}
