@@ -150,13 +150,12 @@ pub const fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
     if a == 0 { Q0_ONE } else { result }
 }
 
-/// 1 / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
-/// `one_over_one_plus_x_for_x_in_0_1` (three Newton-Raphson steps in Q2.29).
+/// Three Newton-Raphson steps for 1 / (1 + a) on [0, 1): returns the Q2.29
+/// estimate of 2 / (1 + a), as gemmlowp's two reciprocal helpers share it.
 #[inline]
-pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+const fn reciprocal_newton_q2(a: i32) -> i32 {
     const CONSTANT_48_OVER_17: i32 = 1_515_870_810;
     const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540;
-    const F2_ONE: i32 = 1 << 29;
     let half_denominator = rounding_half_sum(a, Q0_ONE);
     let mut x = CONSTANT_48_OVER_17
         .wrapping_add(saturating_rounding_doubling_high_mul(half_denominator, CONSTANT_NEG_32_OVER_17));
@@ -169,30 +168,26 @@ pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
         x = x.wrapping_add(saturating_rounding_multiply_by_pot(product, 2));
         i += 1;
     }
+    x
+}
+
+/// Q2.29 raw value of 1.0.
+const F2_ONE: i32 = 1 << 29;
+
+/// 1 / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
+/// `one_over_one_plus_x_for_x_in_0_1`.
+#[inline]
+pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     // ExactMulByPot<-1> turns Q2 into Q1, Rescale<0> multiplies by 2^1.
-    saturating_rounding_multiply_by_pot(x, 1)
+    saturating_rounding_multiply_by_pot(reciprocal_newton_q2(a), 1)
 }
 
 /// (1 - x) / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
 /// `one_minus_x_over_one_plus_x_for_x_in_0_1`.
 #[inline]
 pub const fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
-    const CONSTANT_48_OVER_17: i32 = 1_515_870_810;
-    const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540;
-    const F2_ONE: i32 = 1 << 29;
-    let half_denominator = rounding_half_sum(a, Q0_ONE);
-    let mut x = CONSTANT_48_OVER_17
-        .wrapping_add(saturating_rounding_doubling_high_mul(half_denominator, CONSTANT_NEG_32_OVER_17));
-    let mut i = 0;
-    while i < 3 {
-        let half_denominator_times_x = saturating_rounding_doubling_high_mul(half_denominator, x);
-        let one_minus = F2_ONE.wrapping_sub(half_denominator_times_x);
-        let product = saturating_rounding_doubling_high_mul(x, one_minus);
-        x = x.wrapping_add(saturating_rounding_multiply_by_pot(product, 2));
-        i += 1;
-    }
     // Rescale<0> of (x - 1) from Q2.29: multiply by 2^2 with saturation.
-    saturating_rounding_multiply_by_pot(x.wrapping_sub(F2_ONE), 2)
+    saturating_rounding_multiply_by_pot(reciprocal_newton_q2(a).wrapping_sub(F2_ONE), 2)
 }
 
 /// The logistic function of a raw fixed-point value with `integer_bits`

@@ -3,14 +3,13 @@
 //! grouped filters.
 
 use super::{
-    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, check_bias, positive, window_slack,
+    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, positive, window_slack,
 };
 
 /// Index of the im2col variant in `variants()`.
 const IM2COL: usize = 1;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::graph::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -124,23 +123,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         )));
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
-    let arith = match (input.dtype, filter.dtype, output.dtype) {
-        (DType::I8, DType::I8, DType::I8) => {
-            check_bias(cx, bias, DType::I32, oc)?;
-            Arith::Int8(Requant::new(cx, input, filter, output, oc, wo.activation)?)
-        }
-        (DType::F32, DType::F32, DType::F32) => {
-            check_bias(cx, bias, DType::F32, oc)?;
-            let (lo, hi) = wo.activation.float_range();
-            Arith::Float(lo, hi)
-        }
-        (i, f, o) => {
-            return Err(cx.unsupported(
-                &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
-                "int8/int8/int8 (int32 bias), float32/float32/float32",
-            ));
-        }
-    };
+    let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
     Ok(Box::new(Conv2d {
         input: input.index,
         filter: filter.index,

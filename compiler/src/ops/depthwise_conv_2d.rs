@@ -3,10 +3,9 @@
 //! family.
 
 use super::conv_2d::Geometry;
-use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, check_bias, positive, window_slack};
+use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, conv_arith, positive, window_slack};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::graph::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -55,23 +54,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, stride, dilation, padding, output)?;
-    let arith = match (input.dtype, filter.dtype, output.dtype) {
-        (DType::I8, DType::I8, DType::I8) => {
-            check_bias(cx, bias, DType::I32, oc)?;
-            Arith::Int8(Requant::new(cx, input, filter, output, oc, activation)?)
-        }
-        (DType::F32, DType::F32, DType::F32) => {
-            check_bias(cx, bias, DType::F32, oc)?;
-            let (lo, hi) = activation.float_range();
-            Arith::Float(lo, hi)
-        }
-        (i, f, o) => {
-            return Err(cx.unsupported(
-                &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
-                "int8/int8/int8 (int32 bias), float32/float32/float32",
-            ));
-        }
-    };
+    let arith = conv_arith(cx, input, filter, bias, output, oc, activation)?;
     Ok(Box::new(DepthwiseConv2d {
         input: input.index,
         filter: filter.index,

@@ -26,6 +26,30 @@ pub fn input_rescale(scale: f32) -> (i32, i32, i32) {
     (multiplier, shift, radius)
 }
 
+/// The int8 table of LOGISTIC or TANH: saturate beyond the input radius,
+/// else rescale to Q4.27 and apply `f` (which returns the int8 value).
+pub fn saturating_table(
+    cx: &OpCx<'_, '_>,
+    scale: f32,
+    zero_point: i32,
+    f: impl Fn(i32) -> i32,
+) -> Result<Compute, Error> {
+    let (m, s, radius) = input_rescale(scale);
+    if !(-31..=30).contains(&s) {
+        return Err(cx.err("the input scale is out of the range TFLite's int8 LOGISTIC/TANH handle"));
+    }
+    Ok(table(|x| {
+        let v = x - zero_point;
+        if v <= -radius {
+            -128
+        } else if v >= radius {
+            127
+        } else {
+            f(multiply_by_quantized_multiplier(v, m, s))
+        }
+    }))
+}
+
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     let compute = if int8_or_float(cx, input, output)? {
@@ -34,22 +58,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         if zo != -128 {
             return Err(cx.err(format!("an int8 LOGISTIC needs output zero point -128 (it has {zo})")));
         }
-        let (m, s, radius) = input_rescale(si);
-        if !(-31..=30).contains(&s) {
-            return Err(cx.err("the input scale is out of the range TFLite's int8 LOGISTIC handles"));
-        }
-        table(|x| {
-            let v = x - zi;
-            if v <= -radius {
-                -128
-            } else if v >= radius {
-                127
-            } else {
-                let q4 = multiply_by_quantized_multiplier(v, m, s);
-                let q0 = logistic(q4, INPUT_INTEGER_BITS);
-                (rounding_divide_by_pot(q0, 31 - 8) - 128).clamp(-128, 127)
-            }
-        })
+        saturating_table(cx, si, zi, |q4| {
+            (rounding_divide_by_pot(logistic(q4, INPUT_INTEGER_BITS), 31 - 8) - 128).clamp(-128, 127)
+        })?
     } else {
         Compute::F32(quote!(::tinyaot::kernels::elementwise::logistic_f32))
     };

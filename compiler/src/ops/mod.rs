@@ -454,6 +454,35 @@ pub fn check_bias(cx: &OpCx<'_, '_>, bias: Option<&Tensor<'_>>, dtype: DType, ch
     Ok(())
 }
 
+/// The arithmetic of CONV_2D and DEPTHWISE_CONV_2D: int8 with int32 bias
+/// and per-channel requantization, or float32 with its clamp.
+#[allow(clippy::too_many_arguments)]
+pub fn conv_arith(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    filter: &Tensor<'_>,
+    bias: Option<&Tensor<'_>>,
+    output: &Tensor<'_>,
+    channels: usize,
+    activation: Activation,
+) -> Result<Arith<Requant>, Error> {
+    match (input.dtype, filter.dtype, output.dtype) {
+        (DType::I8, DType::I8, DType::I8) => {
+            check_bias(cx, bias, DType::I32, channels)?;
+            Ok(Arith::Int8(Requant::new(cx, input, filter, output, channels, activation)?))
+        }
+        (DType::F32, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, channels)?;
+            let (lo, hi) = activation.float_range();
+            Ok(Arith::Float(lo, hi))
+        }
+        (i, f, o) => Err(cx.unsupported(
+            &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
+            "int8/int8/int8 (int32 bias), float32/float32/float32",
+        )),
+    }
+}
+
 /// The int8 requantization constants of a conv-like op (runtime `Requant`).
 #[derive(Clone, Debug)]
 pub struct Requant {
