@@ -13,8 +13,8 @@
 
 pub mod codegen;
 pub mod diag;
-/// TFLite's fixed-point arithmetic: the runtime's one copy, also used here
-/// to compute tables at compile time.
+// TFLite's fixed-point arithmetic: the runtime's one copy, also used here
+// to compute tables at compile time.
 #[path = "../../runtime/src/fixedpoint.rs"]
 pub mod fixedpoint;
 pub mod graph;
