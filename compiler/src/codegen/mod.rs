@@ -194,6 +194,11 @@ pub trait ScratchElem {
     const SIZE: usize;
 }
 
+impl ScratchElem for i8 {
+    const NAME: &'static str = "i8";
+    const SIZE: usize = 1;
+}
+
 impl ScratchElem for i16 {
     const NAME: &'static str = "i16";
     const SIZE: usize = 2;

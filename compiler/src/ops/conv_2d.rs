@@ -3,7 +3,8 @@
 //! grouped filters.
 
 use super::{
-    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, positive, window_slack,
+    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, folded_bias, positive,
+    window_slack,
 };
 
 /// Index of the im2col variant in `variants()`.
@@ -97,6 +98,9 @@ struct Conv2d {
     geo: Geometry,
     filter_depth: usize,
     arith: Arith<Requant>,
+    /// int8 with constant filters: the bias with the input offset folded in
+    /// (what the im2col kernel needs).
+    folded_bias: Option<Vec<i32>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -124,6 +128,12 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
+    // Folding needs the filter and the bias (if any) in the model.
+    let folded_bias = match (&arith, filter.data, bias.map(|b| b.data)) {
+        (Arith::Int8(q), Some(w), None) => Some(folded_bias(w, None, oc, q.input_offset)),
+        (Arith::Int8(q), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), oc, q.input_offset)),
+        _ => None,
+    };
     Ok(Box::new(Conv2d {
         input: input.index,
         filter: filter.index,
@@ -132,6 +142,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         geo,
         filter_depth: kc,
         arith,
+        folded_bias,
     }))
 }
 
@@ -143,14 +154,20 @@ impl Operator for Conv2d {
         let kc = self.filter_depth;
         let io = cx.io(self.input, self.output)?;
         let filter = cx.read(self.filter)?;
-        let bias = cx.read_opt(self.bias)?;
+        // The folded kernels carry the bias inside their own table.
+        let bias = if cx.variant() == IM2COL { quote!(None) } else { cx.read_opt(self.bias)? };
         let win = self.geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) if cx.variant() == IM2COL => {
+                let folded = self
+                    .folded_bias
+                    .as_ref()
+                    .ok_or_else(|| Error::model("internal error: im2col without a folded bias"))?;
+                let folded = cx.i32s(folded);
                 let q = q.emit(cx);
-                let patch = cx.scratch::<i16>()?;
+                let patch = cx.scratch::<i8>()?;
                 quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
-                    #io, #filter, #bias, #win, #q, #patch);)
+                    #io, #filter, #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {
                 let q = q.emit(cx);
@@ -190,9 +207,9 @@ impl Operator for Conv2d {
         let depth = taps * self.filter_depth as u64;
         let direct = pixels * oc as u64 * (taps * (6 + 4 * self.filter_depth as u64) + 12);
         let mut v = vec![Variant { name: "direct", scratch: 0, cost: direct }];
-        if matches!(self.arith, Arith::Int8(_)) && self.filter_depth == ic {
+        if self.folded_bias.is_some() && self.filter_depth == ic {
             let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
-            v.push(Variant { name: "im2col", scratch: 2 * kh * kw * ic, cost: im2col });
+            v.push(Variant { name: "im2col", scratch: kh * kw * ic, cost: im2col });
         }
         v
     }

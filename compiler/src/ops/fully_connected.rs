@@ -2,7 +2,7 @@
 //! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
 //! flattened to rows of the weights' depth, as TFLite does.
 
-use super::{Activation, Arith, OpCx, Operator, Requant, check_bias};
+use super::{Activation, Arith, OpCx, Operator, Requant, check_bias, folded_bias};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -21,6 +21,9 @@ struct FullyConnected {
     depth: usize,
     units: usize,
     arith: Arith<(Requant, i32)>,
+    /// Symmetric int8 with constant weights (and bias): the input offset
+    /// folded into the bias.
+    folded_bias: Option<Vec<i32>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -94,7 +97,13 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             ));
         }
     };
+    let folded_bias = match (&arith, weights.data, bias.map(|b| b.data)) {
+        (Arith::Int8((q, 0)), Some(w), None) => Some(folded_bias(w, None, units, q.input_offset)),
+        (Arith::Int8((q, 0)), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), units, q.input_offset)),
+        _ => None,
+    };
     Ok(Box::new(FullyConnected {
+        folded_bias,
         input: input.index,
         weights: weights.index,
         bias: bias.map(|b| b.index),
@@ -111,9 +120,16 @@ impl Operator for FullyConnected {
         let (b, d, o) = (self.batches, self.depth, self.units);
         let input = cx.read(self.input)?;
         let weights = cx.read(self.weights)?;
-        let bias = cx.read_opt(self.bias)?;
+        // The folded kernels carry the bias inside their own table.
+        let bias = if self.folded_bias.is_some() { quote!(None) } else { cx.read_opt(self.bias)? };
         let output = cx.write(self.output)?;
         Ok(match &self.arith {
+            Arith::Int8((q, _)) if self.folded_bias.is_some() => {
+                let folded = cx.i32s(self.folded_bias.as_deref().unwrap_or_default());
+                let q = q.emit(cx);
+                quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
+                    #input, #weights, #folded, #q, #output);)
+            }
             Arith::Int8((q, weight_offset)) => {
                 let q = q.emit(cx);
                 quote!(::tinyaot::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(

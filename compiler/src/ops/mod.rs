@@ -454,6 +454,20 @@ pub fn check_bias(cx: &OpCx<'_, '_>, bias: Option<&Tensor<'_>>, dtype: DType, ch
     Ok(())
 }
 
+/// `bias[c] + input_offset * sum(row c of the weights)` for every output
+/// channel, wrapping like the int32 accumulator: the input offset folded
+/// into the bias, so the inner loop is a plain int8 dot product.
+pub fn folded_bias(weights: &[u8], bias: Option<&[u8]>, channels: usize, input_offset: i32) -> Vec<i32> {
+    let depth = weights.len() / channels.max(1);
+    (0..channels)
+        .map(|c| {
+            let b = bias.map_or(0, |b| i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]));
+            let sum: i32 = weights[c * depth..(c + 1) * depth].iter().map(|&w| w as i8 as i32).sum();
+            b.wrapping_add(input_offset.wrapping_mul(sum))
+        })
+        .collect()
+}
+
 /// The arithmetic of CONV_2D and DEPTHWISE_CONV_2D: int8 with int32 bias
 /// and per-channel requantization, or float32 with its clamp.
 #[allow(clippy::too_many_arguments)]
