@@ -228,3 +228,39 @@ fn in_place_matches_separate() {
     softmax_f32::<1, 4, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, 0.5);
     assert_eq!(buf, want);
 }
+
+/// The im2col kernel (int8 patch padded with the zero point, offset folded
+/// into the bias) gives the direct kernel's bytes, padding and strides
+/// included.
+#[test]
+fn im2col_matches_direct_conv() {
+    use tinyaot::kernels::conv::conv2d_im2col_s8;
+    let input: Vec<i8> = (0..5 * 4 * 3).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
+    let filter: Vec<i8> = (0..2 * 3 * 3 * 3).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
+    let bias = [1000i32, -777];
+    let mult = [1_300_000_000i32, 1_100_000_000];
+    let shift = [-8i32, -9];
+    let q =
+        Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
+    let win = Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 1, ..UNIT };
+    let mut want = [0i8; 3 * 4 * 2];
+    conv2d_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+    let folded: Vec<i32> = (0..2)
+        .map(|c| bias[c] + q.input_offset * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>())
+        .collect();
+    let mut got = [0i8; 3 * 4 * 2];
+    let mut patch = [0i8; 27];
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, _>(sep(&input, &mut got), &filter, &folded, &win, &q, &mut patch);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn dot_i8_matches_naive() {
+    use tinyaot::kernels::conv::dot_i8;
+    for n in [0usize, 1, 3, 4, 7, 64, 67] {
+        let a: Vec<i8> = (0..n).map(|i| ((i * 91 + 3) % 256) as u8 as i8).collect();
+        let b: Vec<i8> = (0..n).map(|i| ((i * 57 + 200) % 256) as u8 as i8).collect();
+        let naive: i32 = a.iter().zip(&b).map(|(&x, &y)| x as i32 * y as i32).sum();
+        assert_eq!(dot_i8(&a, &b), naive, "n = {n}");
+    }
+}

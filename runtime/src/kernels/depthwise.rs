@@ -3,8 +3,14 @@
 use super::conv::Window;
 use super::{Io, Requant, clamp_f32};
 
+/// Output channels accumulated together (a stack block of i32).
+const BLOCK: usize = 32;
+
 /// int8 depthwise convolution with per-channel requantization (TFLite
-/// `reference_integer_ops::DepthwiseConvPerChannel`).
+/// `reference_integer_ops::DepthwiseConvPerChannel`). Channels are
+/// accumulated in blocks across each window, so the inner loop walks
+/// contiguous channels of the input and filter; integer sums do not depend
+/// on the order, so the bits are the reference's.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn depthwise_s8<
@@ -35,24 +41,31 @@ pub fn depthwise_s8<
                 let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
                 let xs = Window::taps(x0, win.dilation_w, IW, KW);
                 let out_base = ((b * OH + oy) * OW + ox) * oc_total;
-                for ic in 0..IC {
-                    for m in 0..M {
-                        let oc = m + ic * M;
-                        let mut acc: i32 = 0;
-                        for ky in ys.clone() {
-                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                            for kx in xs.clone() {
-                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                let i = io.get(((b * IH + iy) * IW + ix) * IC + ic) as i32;
-                                let f = filter[(ky * KW + kx) * oc_total + oc] as i32;
-                                acc = acc.wrapping_add(f.wrapping_mul(i.wrapping_add(q.input_offset)));
+                let mut c0 = 0;
+                while c0 < oc_total {
+                    let len = BLOCK.min(oc_total - c0);
+                    let mut acc = [0i32; BLOCK];
+                    for ky in ys.clone() {
+                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                        for kx in xs.clone() {
+                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                            let in_base = ((b * IH + iy) * IW + ix) * IC;
+                            let taps = &filter[(ky * KW + kx) * oc_total + c0..][..len];
+                            for (k, (a, &f)) in acc[..len].iter_mut().zip(taps).enumerate() {
+                                let i = io.get(in_base + (c0 + k) / M) as i32;
+                                *a = a.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
                             }
                         }
-                        if let Some(bias) = bias {
-                            acc = acc.wrapping_add(bias[oc]);
-                        }
-                        io.put(out_base + oc, q.apply(acc, oc) as i8);
                     }
+                    for (k, &a) in acc[..len].iter().enumerate() {
+                        let oc = c0 + k;
+                        let a = match bias {
+                            Some(bias) => a.wrapping_add(bias[oc]),
+                            None => a,
+                        };
+                        io.put(out_base + oc, q.apply(a, oc) as i8);
+                    }
+                    c0 += len;
                 }
             }
         }
