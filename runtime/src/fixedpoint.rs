@@ -42,6 +42,17 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
     )
 }
 
+/// Rescale a 64-bit accumulator (16x8 kernels): TFLite's
+/// `MultiplyByQuantizedMultiplier(int64_t, int32_t, int)`, which rounds the
+/// multiplier to 16 bits first.
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
+    let reduced = if multiplier < 0x7FFF_0000 { (multiplier + (1 << 15)) >> 16 } else { 0x7FFF };
+    let total_shift = 15 - shift;
+    let x = x.wrapping_mul(reduced as i64).wrapping_add(1i64 << (total_shift - 1));
+    (x >> total_shift) as i32
+}
+
 /// TFLite: `MultiplyByQuantizedMultiplierGreaterThanOne` (shift >= 0).
 #[inline(always)]
 pub const fn multiply_by_quantized_multiplier_greater_than_one(x: i32, multiplier: i32, left_shift: i32) -> i32 {

@@ -282,8 +282,13 @@ def convert(model, seed, quantize):
                 yield [rs.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = rep
-        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        if quantize != 'float_io':
+        if quantize == '16x8':
+            conv.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+            conv.inference_input_type = tf.int16
+            conv.inference_output_type = tf.int16
+        else:
+            conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        if quantize not in ('float_io', '16x8'):
             conv.inference_input_type = tf.int8
             conv.inference_output_type = tf.int8
     return conv.convert()
@@ -305,6 +310,8 @@ def reference(data, seed):
         shape = tuple(t.ShapeAsNumpy())
         if t.Type() == schema_fb.TensorType.INT8:
             a = rs.randint(-128, 128, size=shape).astype(np.int8)
+        elif t.Type() == schema_fb.TensorType.INT16:
+            a = rs.randint(-32768, 32768, size=shape).astype(np.int16)
         else:
             a = rs.uniform(-1, 1, size=shape).astype(np.float32)
         inputs.append(a)
@@ -323,6 +330,8 @@ def main():
         seed = 100 + n
         model = build(seeded(seed))
         variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
+        if build in (conv_options, conv_grouped, depthwise, fc_keep_dims):
+            variants.append(('int16', '16x8'))  # int16 activations, int8 weights
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
         for suffix, quantize in variants:

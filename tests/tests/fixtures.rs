@@ -37,9 +37,9 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
 
     let mut m = base.clone();
     for t in [0, 3] {
-        m.subgraphs[0].tensors[t].dtype = dtype::I16;
+        m.subgraphs[0].tensors[t].dtype = dtype::U8;
     }
-    v.push(("unsupported_dtype", m.to_bytes(), "input int16, weights int8, output int16 is not supported"));
+    v.push(("unsupported_dtype", m.to_bytes(), "input uint8, weights int8, output uint8 is not supported"));
 
     let mut m = base.clone();
     m.subgraphs[0].tensors[3].shape = vec![1, 5];

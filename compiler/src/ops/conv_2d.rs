@@ -174,6 +174,11 @@ impl Operator for Conv2d {
                 quote!(::tinyaot::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)
             }
+            Arith::Int16(w) => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::kernels::int16::conv2d_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                    #io, #filter, #bias, #win, #q);)
+            }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 quote!(::tinyaot::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
@@ -183,7 +188,7 @@ impl Operator for Conv2d {
     }
 
     fn in_place(&self) -> Option<InPlace> {
-        let elem = if matches!(self.arith, Arith::Int8(_)) { 1 } else { 4 };
+        let elem = self.arith.elem_bytes();
         let slack = window_slack(&self.geo, elem, elem)?;
         Some(InPlace { input: self.input, output: self.output, slack })
     }

@@ -82,6 +82,11 @@ impl Operator for DepthwiseConv2d {
                 quote!(::tinyaot::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q);)
             }
+            Arith::Int16(w) => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::kernels::int16::depthwise_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q);)
+            }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 quote!(::tinyaot::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
@@ -91,7 +96,7 @@ impl Operator for DepthwiseConv2d {
     }
 
     fn in_place(&self) -> Option<InPlace> {
-        let elem = if matches!(self.arith, Arith::Int8(_)) { 1 } else { 4 };
+        let elem = self.arith.elem_bytes();
         let slack = window_slack(&self.geo, elem, elem)?;
         Some(InPlace { input: self.input, output: self.output, slack })
     }

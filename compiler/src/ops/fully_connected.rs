@@ -2,7 +2,7 @@
 //! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
 //! flattened to rows of the weights' depth, as TFLite does.
 
-use super::{Activation, Arith, OpCx, Operator, Requant, check_bias, folded_bias};
+use super::{Activation, Arith, OpCx, Operator, Requant, Wide, check_bias, folded_bias};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
@@ -85,6 +85,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let rq = Requant::new(cx, input, &weights_sym, output, units, activation)?;
             Arith::Int8((rq, weight_offset))
         }
+        (DType::I16, DType::I8, DType::I16) => {
+            Arith::Int16(Wide::new(cx, input, weights, bias, output, units, activation)?)
+        }
         (DType::F32, DType::F32, DType::F32) => {
             check_bias(cx, bias, DType::F32, units)?;
             let (lo, hi) = activation.float_range();
@@ -93,7 +96,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (i, w, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),
-                "int8/int8/int8 (int32 bias), float32/float32/float32",
+                "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",
             ));
         }
     };
@@ -134,6 +137,11 @@ impl Operator for FullyConnected {
                 let q = q.emit(cx);
                 quote!(::tinyaot::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(
                     #input, #weights, #bias, #weight_offset, #q, #output);)
+            }
+            Arith::Int16(w) => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::kernels::int16::fully_connected_s16::<#acc, #b, #d, #o>(
+                    #input, #weights, #bias, #q, #output);)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));

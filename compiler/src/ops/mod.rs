@@ -103,9 +103,19 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 42, name: "DIV", dtypes: &["float32"], lower: binary::lower_div },
     OpSupport { code: 99, name: "SQUARED_DIFFERENCE", dtypes: &["float32"], lower: binary::lower_squared_difference },
     OpSupport { code: 1, name: "AVERAGE_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_average },
-    OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "float32"], lower: conv_2d::lower },
-    OpSupport { code: 4, name: "DEPTHWISE_CONV_2D", dtypes: &["int8", "float32"], lower: depthwise_conv_2d::lower },
-    OpSupport { code: 9, name: "FULLY_CONNECTED", dtypes: &["int8", "float32"], lower: fully_connected::lower },
+    OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "int16x8", "float32"], lower: conv_2d::lower },
+    OpSupport {
+        code: 4,
+        name: "DEPTHWISE_CONV_2D",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: depthwise_conv_2d::lower,
+    },
+    OpSupport {
+        code: 9,
+        name: "FULLY_CONNECTED",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: fully_connected::lower,
+    },
     OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_max },
     OpSupport { code: 22, name: "RESHAPE", dtypes: ANY, lower: reshape::lower },
     OpSupport { code: 25, name: "SOFTMAX", dtypes: &["int8", "float32"], lower: softmax::lower },
@@ -485,6 +495,9 @@ pub fn conv_arith(
             check_bias(cx, bias, DType::I32, channels)?;
             Ok(Arith::Int8(Requant::new(cx, input, filter, output, channels, activation)?))
         }
+        (DType::I16, DType::I8, DType::I16) => {
+            Ok(Arith::Int16(Wide::new(cx, input, filter, bias, output, channels, activation)?))
+        }
         (DType::F32, DType::F32, DType::F32) => {
             check_bias(cx, bias, DType::F32, channels)?;
             let (lo, hi) = activation.float_range();
@@ -492,7 +505,7 @@ pub fn conv_arith(
         }
         (i, f, o) => Err(cx.unsupported(
             &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
-            "int8/int8/int8 (int32 bias), float32/float32/float32",
+            "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",
         )),
     }
 }
@@ -548,13 +561,85 @@ impl Requant {
     }
 }
 
-/// The arithmetic of an op that is either int8 or float32.
+/// The arithmetic of an op: int8, 16x8 or float32.
 #[derive(Clone, Debug)]
 pub enum Arith<Q> {
     /// Quantized int8 with its constants.
     Int8(Q),
+    /// int16 activations with int8 weights (conv-like ops only).
+    Int16(Wide),
     /// float32 with its activation clamp.
     Float(f32, f32),
+}
+
+impl<Q> Arith<Q> {
+    /// Bytes per activation element.
+    pub fn elem_bytes(&self) -> usize {
+        match self {
+            Arith::Int8(_) => 1,
+            Arith::Int16(_) => 2,
+            Arith::Float(..) => 4,
+        }
+    }
+}
+
+/// The constants of a 16x8 conv-like op (runtime `Requant16`).
+#[derive(Clone, Debug)]
+pub struct Wide {
+    /// Per-channel significands.
+    pub multiplier: Vec<i32>,
+    /// Per-channel exponents.
+    pub shift: Vec<i32>,
+    /// Quantized activation range.
+    pub act_min: i32,
+    /// Upper end.
+    pub act_max: i32,
+    /// Accumulate in 64 bits (int64 bias, TFLite's default) or 32 (int32 bias).
+    pub acc64: bool,
+}
+
+impl Wide {
+    /// Checks a 16x8 op and computes its constants.
+    pub fn new(
+        cx: &OpCx<'_, '_>,
+        input: &Tensor<'_>,
+        filter: &Tensor<'_>,
+        bias: Option<&Tensor<'_>>,
+        output: &Tensor<'_>,
+        channels: usize,
+        activation: Activation,
+    ) -> Result<Wide, Error> {
+        let (_, zi) = cx.per_tensor(input)?;
+        let (so, zo) = cx.per_tensor(output)?;
+        if zi != 0 || zo != 0 {
+            return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+        }
+        let acc64 = match bias.map(|b| b.dtype) {
+            None | Some(DType::I64) => true,
+            Some(DType::I32) => false,
+            Some(d) => {
+                return Err(
+                    cx.unsupported(&format!("a {} bias with int16 activations", d.name()), "int64 or int32 bias")
+                );
+            }
+        };
+        check_bias(cx, bias, if acc64 { DType::I64 } else { DType::I32 }, channels)?;
+        let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
+        let (act_min, act_max) = activation.quant_range(so, 0, i16::MIN as i32, i16::MAX as i32);
+        Ok(Wide { multiplier, shift, act_min, act_max, acc64 })
+    }
+
+    /// `(accumulator type, &Requant16 { .. })` tokens.
+    pub fn emit(&self, cx: &mut Emit<'_>) -> (TokenStream, TokenStream) {
+        let m = cx.i32s(&self.multiplier);
+        let s = cx.i32s(&self.shift);
+        let (lo, hi) = (self.act_min, self.act_max);
+        let acc = if self.acc64 { quote::quote!(i64) } else { quote::quote!(i32) };
+        (
+            acc,
+            quote::quote!(&::tinyaot::kernels::int16::Requant16 { multiplier: #m, shift: #s, act_min: #lo, act_max: #hi }),
+        )
+    }
 }
 
 /// An op that may write its output over its (dying) input: the output may

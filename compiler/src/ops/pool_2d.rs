@@ -74,7 +74,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
 
 impl Operator for Pool2d {
     fn in_place(&self) -> Option<InPlace> {
-        let elem = if matches!(self.arith, Arith::Int8(_)) { 1 } else { 4 };
+        let elem = self.arith.elem_bytes();
         let slack = window_slack(&self.geo, elem, elem)?;
         Some(InPlace { input: self.input, output: self.output, slack })
     }
@@ -95,6 +95,7 @@ impl Operator for Pool2d {
                 let f = format_ident!("{prefix}_s8");
                 quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
+            Arith::Int16(_) => return Err(Error::model("internal error: int16 pooling is not lowered")),
             Arith::Float(lo, hi) => {
                 let f = format_ident!("{prefix}_f32");
                 let (lo, hi) = (f32_lit(lo), f32_lit(hi));

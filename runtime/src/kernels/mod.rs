@@ -11,6 +11,7 @@ pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
 pub mod fully_connected;
+pub mod int16;
 pub mod movement;
 pub mod pool;
 pub mod reduce;
