@@ -5,7 +5,7 @@ use tinyaot::kernels::binary::{AddQuant, binary, binary_broadcast};
 use tinyaot::kernels::conv::{Window, conv2d_f32, conv2d_s8};
 use tinyaot::kernels::depthwise::depthwise_s8;
 use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
-use tinyaot::kernels::pool::{Pool, avg_pool_s8, max_pool_f32};
+use tinyaot::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::kernels::reduce::{Reduction, mean_f32};
 use tinyaot::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
 use tinyaot::kernels::{InPlace, Requant, Separate, Strided6};
@@ -92,11 +92,11 @@ fn average_pool_rounds_half_away_from_zero() {
     // 2x2 window over [1, 2, 2, 2] = 7/4 = 1.75 -> 2; over negatives -7/4 -> -2.
     let p = Pool { filter_h: 2, filter_w: 2, win: Window { stride_h: 2, stride_w: 2, ..UNIT } };
     let mut out = [0i8; 1];
-    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 2, 2], &mut out), &p, -128, 127);
+    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 2, 2], &mut out), &p, -128, 127);
     assert_eq!(out, [2]);
-    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[-1, -2, -2, -2], &mut out), &p, -128, 127);
+    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[-1, -2, -2, -2], &mut out), &p, -128, 127);
     assert_eq!(out, [-2]);
-    avg_pool_s8::<1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 1, 2], &mut out), &p, -128, 127); // 1.5 -> 2
+    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 1, 2], &mut out), &p, -128, 127); // 1.5 -> 2
     assert_eq!(out, [2]);
 }
 

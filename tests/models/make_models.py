@@ -330,7 +330,7 @@ def main():
         seed = 100 + n
         model = build(seeded(seed))
         variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
-        if build in (conv_options, conv_grouped, depthwise, fc_keep_dims):
+        if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean):
             variants.append(('int16', '16x8'))  # int16 activations, int8 weights
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out

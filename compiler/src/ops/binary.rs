@@ -50,6 +50,8 @@ enum Arith {
 }
 
 struct Binary {
+    /// int16 instead of int8 for the quantized arithmetic.
+    int16: bool,
     kind: Kind,
     a: usize,
     b: usize,
@@ -121,7 +123,8 @@ fn add_sub_quant(
     let (s1, z1) = cx.per_tensor(a)?;
     let (s2, z2) = cx.per_tensor(b)?;
     let (so, zo) = cx.per_tensor(output)?;
-    let left_shift = 20;
+    // Headroom: 20 bits for int8, 15 for int16 (TFLM's general path).
+    let left_shift = if output.dtype == DType::I16 { 15 } else { 20 };
     let twice_max = 2.0 * s1.max(s2) as f64;
     let q = |real: f64| {
         quantize_multiplier_smaller_than_one(real)
@@ -130,7 +133,7 @@ fn add_sub_quant(
     let (m1, sh1) = q(s1 as f64 / twice_max)?;
     let (m2, sh2) = q(s2 as f64 / twice_max)?;
     let (mo, sho) = q(twice_max / ((1i64 << left_shift) as f64 * so as f64))?;
-    let (qmin, qmax) = qrange(DType::I8);
+    let (qmin, qmax) = qrange(output.dtype);
     let (lo, hi) = activation.quant_range(so, zo, qmin, qmax);
     Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
 }
@@ -157,8 +160,12 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         let (_, b6) = six(&out_shape.iter().copied().zip(sb).collect::<Vec<_>>());
         (dims, a6, b6)
     });
+    let int16 = (a.dtype, b.dtype, output.dtype) == (DType::I16, DType::I16, DType::I16);
+    if int16 && matches!(kind, Kind::Sub | Kind::Div | Kind::SquaredDifference) {
+        return Err(cx.unsupported("int16", "int8 and float32 (int16 only for ADD, MUL, MAXIMUM, MINIMUM)"));
+    }
     let arith = match (a.dtype, b.dtype, output.dtype) {
-        (DType::I8, DType::I8, DType::I8) => match kind {
+        (DType::I8, DType::I8, DType::I8) | (DType::I16, DType::I16, DType::I16) => match kind {
             Kind::Add | Kind::Sub => Arith::AddSub(add_sub_quant(cx, a, b, output, activation)?),
             Kind::Mul => {
                 let (s1, z1) = cx.per_tensor(a)?;
@@ -168,7 +175,8 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
                 if !(-31..=30).contains(&s) {
                     return Err(cx.err("the scales are out of the range TFLite can requantize"));
                 }
-                let (lo, hi) = activation.quant_range(so, zo, -128, 127);
+                let (qmin, qmax) = qrange(output.dtype);
+                let (lo, hi) = activation.quant_range(so, zo, qmin, qmax);
                 Arith::Mul([-z1, -z2, zo, m, s, lo, hi])
             }
             Kind::Maximum | Kind::Minimum => Arith::Compare,
@@ -198,6 +206,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         None
     };
     Ok(Box::new(Binary {
+        int16,
         kind,
         a: a.index,
         b: b.index,
@@ -226,6 +235,7 @@ impl Operator for Binary {
         let (main, other) = if io_first { (self.a, self.b) } else { (self.b, self.a) };
         let io = cx.io(main, self.output)?;
         let other = cx.read(other)?;
+        let it = if self.int16 { quote!(i16) } else { quote!(i8) };
         let (ty, f) = match (&self.arith, self.kind) {
             (Arith::AddSub(p), kind) => {
                 let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
@@ -236,8 +246,8 @@ impl Operator for Binary {
                     output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
                 });
                 (
-                    quote!(i8),
-                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) }),
+                    it.clone(),
+                    quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) }),
                 )
             }
             (Arith::Mul(p), _) => {
@@ -246,10 +256,13 @@ impl Operator for Binary {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
                     act_min: #lo, act_max: #hi,
                 });
-                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }))
+                (
+                    it.clone(),
+                    quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
+                )
             }
-            (Arith::Compare, Kind::Maximum) => (quote!(i8), quote!(|x: i8, y: i8| if x > y { x } else { y })),
-            (Arith::Compare, _) => (quote!(i8), quote!(|x: i8, y: i8| if x < y { x } else { y })),
+            (Arith::Compare, Kind::Maximum) => (it.clone(), quote!(|x: #it, y: #it| if x > y { x } else { y })),
+            (Arith::Compare, _) => (it.clone(), quote!(|x: #it, y: #it| if x < y { x } else { y })),
             (Arith::Float(lo, hi), kind) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 let clamp = quote!(::tinyaot::kernels::binary::clamp_f32);

@@ -36,6 +36,8 @@ enum Kind {
 
 struct Mean {
     kind: Kind,
+    /// `i8` or `i16` for quantized means and sums.
+    int_type: &'static str,
     input: usize,
     output: usize,
     in_len: usize,
@@ -137,7 +139,7 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
             Arith::Max(quote!(i8::MIN))
         }
         (DType::F32, DType::F32, Kind::Max) => Arith::Max(quote!(f32::MIN)),
-        (DType::I8, DType::I8, _) => {
+        (DType::I8, DType::I8, _) | (DType::I16, DType::I16, Kind::Mean | Kind::Sum) => {
             let (in_scale, in_zp) = cx.per_tensor(input)?;
             let (out_scale, out_zp) = cx.per_tensor(output)?;
             let real = in_scale as f64 / out_scale as f64;
@@ -158,6 +160,7 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
     };
     Ok(Box::new(Mean {
         kind,
+        int_type: if output.dtype == DType::I16 { "i16" } else { "i8" },
         input: input.index,
         output: output.index,
         in_len: input.elements,
@@ -182,10 +185,11 @@ impl Operator for Mean {
         let inner = strided(&self.inner.0, &self.inner.1);
         let r = quote!(&::tinyaot::kernels::reduce::Reduction { outer: #outer, inner: #inner });
         Ok(match self.arith {
-            Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point } => quote!(
-                ::tinyaot::kernels::reduce::mean_s8::<#inl, #outl>(
-                    #input, #r, #zero_point_sum, #multiplier, #shift, #output_zero_point, #output);
-            ),
+            Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point } => {
+                let t = proc_macro2::Ident::new(self.int_type, proc_macro2::Span::call_site());
+                quote!(::tinyaot::kernels::reduce::mean_q::<#t, #inl, #outl>(
+                    #input, #r, #zero_point_sum, #multiplier, #shift, #output_zero_point, #output);)
+            }
             Arith::Float => {
                 // A float sum is the mean kernel dividing by exactly 1.
                 let count = f32_lit(if self.kind == Kind::Sum { 1.0 } else { self.count as f32 });

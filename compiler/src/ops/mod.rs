@@ -95,14 +95,19 @@ const ANY: &[&str] = &["int8", "uint8", "int16", "int32", "float32"];
 
 /// Every supported operator: the registry the docs table is checked against.
 pub const SUPPORTED: &[OpSupport] = &[
-    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "float32"], lower: binary::lower_add },
+    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "int16", "float32"], lower: binary::lower_add },
     OpSupport { code: 41, name: "SUB", dtypes: &["int8", "float32"], lower: binary::lower_sub },
-    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "float32"], lower: binary::lower_mul },
-    OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "float32"], lower: binary::lower_maximum },
-    OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "float32"], lower: binary::lower_minimum },
+    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "int16", "float32"], lower: binary::lower_mul },
+    OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_maximum },
+    OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_minimum },
     OpSupport { code: 42, name: "DIV", dtypes: &["float32"], lower: binary::lower_div },
     OpSupport { code: 99, name: "SQUARED_DIFFERENCE", dtypes: &["float32"], lower: binary::lower_squared_difference },
-    OpSupport { code: 1, name: "AVERAGE_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_average },
+    OpSupport {
+        code: 1,
+        name: "AVERAGE_POOL_2D",
+        dtypes: &["int8", "int16", "float32"],
+        lower: pool_2d::lower_average,
+    },
     OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "int16x8", "float32"], lower: conv_2d::lower },
     OpSupport {
         code: 4,
@@ -116,10 +121,10 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["int8", "int16x8", "float32"],
         lower: fully_connected::lower,
     },
-    OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "float32"], lower: pool_2d::lower_max },
+    OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "int16", "float32"], lower: pool_2d::lower_max },
     OpSupport { code: 22, name: "RESHAPE", dtypes: ANY, lower: reshape::lower },
     OpSupport { code: 25, name: "SOFTMAX", dtypes: &["int8", "float32"], lower: softmax::lower },
-    OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "float32"], lower: mean::lower },
+    OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "int16", "float32"], lower: mean::lower },
     OpSupport { code: 6, name: "DEQUANTIZE", dtypes: &["int8 -> float32"], lower: dequantize::lower },
     OpSupport { code: 14, name: "LOGISTIC", dtypes: &["int8", "float32"], lower: logistic::lower },
     OpSupport { code: 19, name: "RELU", dtypes: &["int8", "float32"], lower: relu::lower_relu },
@@ -145,7 +150,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 26, name: "SPACE_TO_DEPTH", dtypes: ANY, lower: space_depth::lower_space_to_depth },
     OpSupport { code: 5, name: "DEPTH_TO_SPACE", dtypes: ANY, lower: space_depth::lower_depth_to_space },
     OpSupport { code: 36, name: "GATHER", dtypes: ANY, lower: gather::lower },
-    OpSupport { code: 74, name: "SUM", dtypes: &["int8", "float32"], lower: mean::lower_sum },
+    OpSupport { code: 74, name: "SUM", dtypes: &["int8", "int16", "float32"], lower: mean::lower_sum },
     OpSupport { code: 82, name: "REDUCE_MAX", dtypes: &["int8", "float32"], lower: mean::lower_max },
     OpSupport {
         code: 56,

@@ -25,6 +25,8 @@ struct Pool2d {
     output: usize,
     geo: Geometry,
     arith: Arith<(i32, i32)>,
+    /// `i8` or `i16` for quantized pools.
+    int_type: &'static str,
 }
 
 pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -54,9 +56,9 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         return Err(cx.err("the padding is as large as the filter: some windows would be empty"));
     }
     let arith = match (input.dtype, output.dtype) {
-        (DType::I8, DType::I8) => {
+        (DType::I8, DType::I8) | (DType::I16, DType::I16) => {
             let (scale, zp) = cx.per_tensor(output)?;
-            let (qmin, qmax) = qrange(DType::I8);
+            let (qmin, qmax) = qrange(output.dtype);
             Arith::Int8(activation.quant_range(scale, zp, qmin, qmax))
         }
         (DType::F32, DType::F32) => {
@@ -69,12 +71,13 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
             );
         }
     };
-    Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith }))
+    let int_type = if output.dtype == DType::I16 { "i16" } else { "i8" };
+    Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith, int_type }))
 }
 
 impl Operator for Pool2d {
     fn in_place(&self) -> Option<InPlace> {
-        let elem = self.arith.elem_bytes();
+        let elem = if self.int_type == "i16" { 2 } else { self.arith.elem_bytes() };
         let slack = window_slack(&self.geo, elem, elem)?;
         Some(InPlace { input: self.input, output: self.output, slack })
     }
@@ -92,8 +95,9 @@ impl Operator for Pool2d {
         let pool = quote!(&::tinyaot::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
         Ok(match self.arith {
             Arith::Int8((lo, hi)) => {
-                let f = format_ident!("{prefix}_s8");
-                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
+                let f = format_ident!("{prefix}_q");
+                let t = format_ident!("{}", self.int_type);
+                quote!(::tinyaot::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
             Arith::Int16(_) => return Err(Error::model("internal error: int16 pooling is not lowered")),
             Arith::Float(lo, hi) => {

@@ -1,7 +1,7 @@
 //! Elementwise binary ops (ADD, SUB, MUL, MAXIMUM, MINIMUM), same-shaped
 //! or with TFLite's broadcasting (up to 6 dimensions).
 
-use super::{Io, Strided6, clamp_i32};
+use super::{Io, Narrow, Strided6, clamp_i32};
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
 
@@ -35,16 +35,16 @@ pub struct AddQuant {
 }
 
 impl AddQuant {
-    /// TFLite `AddFunc` for int8.
+    /// TFLite `AddFunc` (int8, and int16 with a 15-bit headroom shift).
     #[inline(always)]
-    pub fn add(&self, x: i8, y: i8) -> i8 {
-        let a = (self.input1_offset + x as i32) * (1 << self.left_shift);
-        let b = (self.input2_offset + y as i32) * (1 << self.left_shift);
+    pub fn add<T: Narrow>(&self, x: T, y: T) -> T {
+        let a = (self.input1_offset + x.widen()) * (1 << self.left_shift);
+        let b = (self.input2_offset + y.widen()) * (1 << self.left_shift);
         let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
         let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
         let raw =
             mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
-        clamp_i32(raw, self.act_min, self.act_max) as i8
+        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 }
 
@@ -82,12 +82,12 @@ pub struct MulQuant {
 }
 
 impl MulQuant {
-    /// One int8 product.
+    /// One product (int8 or int16).
     #[inline(always)]
-    pub fn mul(&self, x: i8, y: i8) -> i8 {
-        let p = (self.input1_offset + x as i32) * (self.input2_offset + y as i32);
+    pub fn mul<T: Narrow>(&self, x: T, y: T) -> T {
+        let p = (self.input1_offset + x.widen()).wrapping_mul(self.input2_offset + y.widen());
         let raw = multiply_by_quantized_multiplier(p, self.multiplier, self.shift).wrapping_add(self.output_offset);
-        clamp_i32(raw, self.act_min, self.act_max) as i8
+        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 }
 

@@ -107,6 +107,41 @@ impl Requant<'_> {
     }
 }
 
+/// The quantized integer element types (int8, int16): widened to i32 for
+/// arithmetic, narrowed back after the clamp.
+pub trait Narrow: Copy + PartialOrd {
+    /// Smallest value.
+    const MIN: Self;
+    /// Widen.
+    fn widen(self) -> i32;
+    /// Narrow an already clamped value.
+    fn narrow(v: i32) -> Self;
+}
+
+impl Narrow for i8 {
+    const MIN: i8 = i8::MIN;
+    #[inline(always)]
+    fn widen(self) -> i32 {
+        self as i32
+    }
+    #[inline(always)]
+    fn narrow(v: i32) -> i8 {
+        v as i8
+    }
+}
+
+impl Narrow for i16 {
+    const MIN: i16 = i16::MIN;
+    #[inline(always)]
+    fn widen(self) -> i32 {
+        self as i32
+    }
+    #[inline(always)]
+    fn narrow(v: i32) -> i16 {
+        v as i16
+    }
+}
+
 /// `min(max(v, lo), hi)` as TFLite writes it.
 #[inline(always)]
 pub fn clamp_i32(v: i32, lo: i32, hi: i32) -> i32 {

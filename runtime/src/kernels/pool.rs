@@ -2,7 +2,7 @@
 //! (padding never counts, as in TFLite).
 
 use super::conv::Window;
-use super::{Io, clamp_f32, clamp_i32};
+use super::{Io, Narrow, clamp_f32, clamp_i32};
 
 /// Geometry of a pooling window: filter size plus strides and padding
 /// (dilation is always 1).
@@ -49,16 +49,17 @@ fn for_each_window<
     }
 }
 
-/// int8 max pooling (TFLite `reference_integer_ops::MaxPool`).
+/// int8/int16 max pooling (TFLite `reference_integer_ops::MaxPool`).
 #[inline(never)]
-pub fn max_pool_s8<
+pub fn max_pool_q<
+    T: Narrow,
     const N: usize,
     const IH: usize,
     const IW: usize,
     const C: usize,
     const OH: usize,
     const OW: usize,
-    IO: Io<i8>,
+    IO: Io<T>,
 >(
     mut io: IO,
     p: &Pool,
@@ -66,13 +67,13 @@ pub fn max_pool_s8<
     act_max: i32,
 ) {
     for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
-        let mut max = i8::MIN as i32;
+        let mut max = T::MIN.widen();
         for y in ys {
             for x in xs.clone() {
-                max = max.max(io.get(base + (y * IW + x) * C) as i32);
+                max = max.max(io.get(base + (y * IW + x) * C).widen());
             }
         }
-        io.put(o, clamp_i32(max, act_min, act_max) as i8);
+        io.put(o, T::narrow(clamp_i32(max, act_min, act_max)));
     });
 }
 
@@ -107,17 +108,18 @@ pub fn max_pool_f32<
     });
 }
 
-/// int8 average pooling with TFLite's rounding (half away from zero) of the
-/// sum divided by the number of in-bounds taps.
+/// int8/int16 average pooling with TFLite's rounding (half away from zero)
+/// of the sum divided by the number of in-bounds taps.
 #[inline(never)]
-pub fn avg_pool_s8<
+pub fn avg_pool_q<
+    T: Narrow,
     const N: usize,
     const IH: usize,
     const IW: usize,
     const C: usize,
     const OH: usize,
     const OW: usize,
-    IO: Io<i8>,
+    IO: Io<T>,
 >(
     mut io: IO,
     p: &Pool,
@@ -129,12 +131,12 @@ pub fn avg_pool_s8<
         let mut acc: i32 = 0;
         for y in ys {
             for x in xs.clone() {
-                acc += io.get(base + (y * IW + x) * C) as i32;
+                acc += io.get(base + (y * IW + x) * C).widen();
             }
         }
         // The compiler rejects geometries with an empty window, so count > 0.
         let avg = if acc > 0 { (acc + count / 2) / count } else { (acc - count / 2) / count };
-        io.put(o, clamp_i32(avg, act_min, act_max) as i8);
+        io.put(o, T::narrow(clamp_i32(avg, act_min, act_max)));
     });
 }
 

@@ -2,7 +2,21 @@
 //! elements are visited in row-major order, which is the order TFLite's
 //! reference `Reduce` accumulates them in.
 
-use super::Strided6;
+use super::{Narrow, Strided6};
+
+/// The largest value of an integer element type, widened.
+pub trait Bounded {
+    /// `Self::MAX as i32`.
+    const MAX_I32: i32;
+}
+
+impl Bounded for i8 {
+    const MAX_I32: i32 = i8::MAX as i32;
+}
+
+impl Bounded for i16 {
+    const MAX_I32: i32 = i16::MAX as i32;
+}
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 
 /// Describes a reduction: `outer` walks the output elements (stride `a` into
@@ -16,28 +30,28 @@ pub struct Reduction {
     pub inner: Strided6,
 }
 
-/// int8 mean (TFLite `QuantizedMeanOrSum` with `compute_sum = false`):
-/// `multiplier`/`shift` already include the 1/count factor and
+/// int8/int16 mean or sum (TFLite `QuantizedMeanOrSum`): for a mean
+/// `multiplier`/`shift` already include the 1/count factor;
 /// `zero_point_sum` is `input_zero_point * count`.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub fn mean_s8<const IN: usize, const OUT: usize>(
-    input: &[i8],
+pub fn mean_q<T: Narrow + Bounded, const IN: usize, const OUT: usize>(
+    input: &[T],
     r: &Reduction,
     zero_point_sum: i32,
     multiplier: i32,
     shift: i32,
     output_zero_point: i32,
-    output: &mut [i8],
+    output: &mut [T],
 ) {
     let input = &input[..IN];
     let output = &mut output[..OUT];
     r.outer.for_each(|o, base, _| {
         let mut sum: i32 = 0;
-        r.inner.for_each(|_, off, _| sum = sum.wrapping_add(input[base + off] as i32));
+        r.inner.for_each(|_, off, _| sum = sum.wrapping_add(input[base + off].widen()));
         let v = multiply_by_quantized_multiplier(sum.wrapping_sub(zero_point_sum), multiplier, shift)
             .wrapping_add(output_zero_point);
-        output[o] = v.clamp(i8::MIN as i32, i8::MAX as i32) as i8;
+        output[o] = T::narrow(v.clamp(T::MIN.widen(), T::MAX_I32));
     });
 }
 
