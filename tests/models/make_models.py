@@ -215,6 +215,13 @@ def float_binary(s):
     return tf.keras.Model([a, b], [a / (K.abs(b) + 0.5), TfFn(lambda t: tf.math.squared_difference(t[0], t[1]))([a, b])])
 
 
+def prelu_elu(s):
+    """PRELU (per-channel alpha) and ELU."""
+    x = i = L.Input((4, 5, 3), batch_size=1)
+    p = L.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=7), shared_axes=[1, 2])(x)
+    return tf.keras.Model(i, [p, L.ELU()(x * 3.0)])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -229,7 +236,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu]
 
 
 def set_softmax_beta(data, beta):

@@ -20,6 +20,8 @@ enum Kind {
     Mul,
     Maximum,
     Minimum,
+    /// PRELU: input and (broadcast) alpha.
+    Prelu,
     /// float32 only.
     Div,
     /// float32 only.
@@ -34,7 +36,7 @@ impl Kind {
             Kind::Sub => Some((28, "SubOptions")),
             Kind::Mul => Some((21, "MulOptions")),
             Kind::Div => Some((29, "DivOptions")),
-            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference => None,
+            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference | Kind::Prelu => None,
         }
     }
 }
@@ -42,6 +44,8 @@ impl Kind {
 enum Arith {
     /// AddQuant fields (ADD/SUB).
     AddSub([i32; 12]),
+    /// PreluQuant fields.
+    Prelu([i32; 7]),
     /// MulQuant fields.
     Mul([i32; 7]),
     /// MAXIMUM/MINIMUM on raw int8 values.
@@ -105,6 +109,9 @@ pub fn lower_maximum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 pub fn lower_minimum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::Minimum)
 }
+pub fn lower_prelu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Prelu)
+}
 pub fn lower_div(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::Div)
 }
@@ -161,7 +168,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         (dims, a6, b6)
     });
     let int16 = (a.dtype, b.dtype, output.dtype) == (DType::I16, DType::I16, DType::I16);
-    if int16 && matches!(kind, Kind::Sub | Kind::Div | Kind::SquaredDifference) {
+    if int16 && matches!(kind, Kind::Sub | Kind::Div | Kind::SquaredDifference | Kind::Prelu) {
         return Err(cx.unsupported("int16", "int8 and float32 (int16 only for ADD, MUL, MAXIMUM, MINIMUM)"));
     }
     let arith = match (a.dtype, b.dtype, output.dtype) {
@@ -180,6 +187,17 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
                 Arith::Mul([-z1, -z2, zo, m, s, lo, hi])
             }
             Kind::Maximum | Kind::Minimum => Arith::Compare,
+            Kind::Prelu => {
+                let (si, zi) = cx.per_tensor(a)?;
+                let (sa, za) = cx.per_tensor(b)?;
+                let (so, zo) = cx.per_tensor(output)?;
+                let (m1, s1) = quantize_multiplier(si as f64 / so as f64);
+                let (m2, s2) = quantize_multiplier(si as f64 * sa as f64 / so as f64);
+                if !(-31..=30).contains(&s1) || !(-31..=30).contains(&s2) {
+                    return Err(cx.err("the scales are out of the range TFLite can requantize"));
+                }
+                Arith::Prelu([-zi, -za, zo, m1, s1, m2, s2])
+            }
             Kind::Div | Kind::SquaredDifference => {
                 return Err(cx.unsupported("int8", "float32 (int8 DIV and SQUARED_DIFFERENCE are not implemented yet)"));
             }
@@ -261,6 +279,17 @@ impl Operator for Binary {
                     quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
                 )
             }
+            (Arith::Prelu(p), _) => {
+                let [oi, oa, oo, m1, s1, m2, s2] = *p;
+                let q = quote!(::tinyaot::kernels::binary::PreluQuant {
+                    input_offset: #oi, alpha_offset: #oa, output_offset: #oo,
+                    multiplier_1: #m1, shift_1: #s1, multiplier_2: #m2, shift_2: #s2,
+                });
+                (
+                    it.clone(),
+                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::PreluQuant = #q; Q.prelu(x, y) }),
+                )
+            }
             (Arith::Compare, Kind::Maximum) => (it.clone(), quote!(|x: #it, y: #it| if x > y { x } else { y })),
             (Arith::Compare, _) => (it.clone(), quote!(|x: #it, y: #it| if x < y { x } else { y })),
             (Arith::Float(lo, hi), kind) => {
@@ -277,6 +306,7 @@ impl Operator for Binary {
                     }),
                     Kind::Maximum => quote!(::tinyaot::kernels::binary::maximum_f32),
                     Kind::Minimum => quote!(::tinyaot::kernels::binary::minimum_f32),
+                    Kind::Prelu => quote!(::tinyaot::kernels::binary::prelu_f32),
                 };
                 (quote!(f32), f)
             }

@@ -9,6 +9,7 @@ mod concatenation;
 mod conv_2d;
 mod depthwise_conv_2d;
 mod dequantize;
+mod elu;
 mod fully_connected;
 mod gather;
 mod hard_swish;
@@ -101,6 +102,8 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_maximum },
     OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_minimum },
     OpSupport { code: 42, name: "DIV", dtypes: &["float32"], lower: binary::lower_div },
+    OpSupport { code: 54, name: "PRELU", dtypes: &["int8", "float32"], lower: binary::lower_prelu },
+    OpSupport { code: 111, name: "ELU", dtypes: &["float32"], lower: elu::lower },
     OpSupport { code: 99, name: "SQUARED_DIFFERENCE", dtypes: &["float32"], lower: binary::lower_squared_difference },
     OpSupport {
         code: 1,

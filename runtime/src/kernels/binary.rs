@@ -91,6 +91,45 @@ impl MulQuant {
     }
 }
 
+/// The constants of a quantized PRELU (TFLite `PreluParams`).
+#[derive(Clone, Copy, Debug)]
+pub struct PreluQuant {
+    /// Negated input zero point.
+    pub input_offset: i32,
+    /// Negated alpha zero point.
+    pub alpha_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// `input / output` scale as a multiplier ...
+    pub multiplier_1: i32,
+    /// ... and exponent.
+    pub shift_1: i32,
+    /// `input * alpha / output` scale as a multiplier ...
+    pub multiplier_2: i32,
+    /// ... and exponent.
+    pub shift_2: i32,
+}
+
+impl PreluQuant {
+    /// One int8 PRELU: identity rescale for x >= 0, alpha-scaled otherwise.
+    #[inline(always)]
+    pub fn prelu(&self, x: i8, alpha: i8) -> i8 {
+        let v = self.input_offset + x as i32;
+        let out = if v >= 0 {
+            multiply_by_quantized_multiplier(v, self.multiplier_1, self.shift_1)
+        } else {
+            multiply_by_quantized_multiplier(v * (self.alpha_offset + alpha as i32), self.multiplier_2, self.shift_2)
+        };
+        (out + self.output_offset).clamp(-128, 127) as i8
+    }
+}
+
+/// float32 PRELU.
+#[inline(always)]
+pub fn prelu_f32(x: f32, alpha: f32) -> f32 {
+    if x >= 0.0 { x } else { x * alpha }
+}
+
 /// An elementwise binary op on two same-shaped tensors. `io` carries one
 /// operand and the output (possibly in place), `other` the second operand;
 /// `io_first` says whether `io`'s operand is the op's first. `f` gets the

@@ -148,3 +148,9 @@ pub fn abs_f32(x: f32) -> f32 {
 pub fn neg_f32(x: f32) -> f32 {
     -x
 }
+
+/// ELU: `exp(x) - 1` below zero (expm1 in double, rounded once).
+#[inline(always)]
+pub fn elu_f32(x: f32) -> f32 {
+    if x < 0.0 { libm::expm1(x as f64) as f32 } else { x }
+}
