@@ -52,13 +52,27 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
             }}
             out
         }}
+        /// Loads `input`, then returns a closure that runs one `invoke()`
+        /// (for benchmarks: the arena is set up once).
+        pub fn invoker(input: &[u8]) -> impl FnMut() + use<> {{
+            let arena: &'static mut tinyaot::Arena<{{ Model::ARENA_SIZE }}> = Box::leak(Box::new(tinyaot::Arena::new()));
+            let mut model = Model::new(arena);
+            let (mut off, mut i) = (0, 0);
+            while let Some(b) = model.input_bytes_mut(i) {{
+                let n = b.len().min(input.len().saturating_sub(off));
+                b[..n].copy_from_slice(&input[off..off + n]);
+                off += n;
+                i += 1;
+            }}
+            move || model.invoke()
+        }}
     }}"#,
                         path = path.display().to_string()
                     );
                 }
                 let _ = writeln!(
                     entries,
-                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN }},"
+                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, invoker: |i| Box::new({m}::invoker(i)), macs: {m}::Model::MACS, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN }},"
                 );
             }
             Err(e) => {

@@ -17,6 +17,10 @@ pub mod harness {
         pub run: fn(&[u8]) -> Vec<u8>,
         /// The same with `in_place = false` (no buffer overlaps another).
         pub run_disjoint: fn(&[u8]) -> Vec<u8>,
+        /// Loads an input once and returns a closure running one invoke.
+        pub invoker: fn(&[u8]) -> Box<dyn FnMut()>,
+        /// Multiply-accumulates per invoke.
+        pub macs: u64,
         /// The graph outputs.
         pub outputs: &'static [tinyaot::TensorInfo],
         /// The memory plan.
