@@ -80,9 +80,9 @@ pub fn conv2d_s8<
                             let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                             let f_base = ((oc * KH + ky) * KW + kx) * KC;
                             let fs = &filter[f_base..f_base + KC];
-                            for (c, &f) in fs.iter().enumerate() {
-                                let i = io.get(in_base + c) as i32;
-                                acc = acc.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
+                            for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                                acc =
+                                    acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
                             }
                         }
                     }
@@ -139,8 +139,8 @@ pub fn conv2d_f32<
                             let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                             let f_base = ((oc * KH + ky) * KW + kx) * KC;
                             let fs = &filter[f_base..f_base + KC];
-                            for (c, &f) in fs.iter().enumerate() {
-                                total += io.get(in_base + c) * f;
+                            for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                                total += i * f;
                             }
                         }
                     }
@@ -200,9 +200,7 @@ pub fn conv2d_im2col_s8<
                         let dst = &mut patch[(ky * KW + kx) * IC..(ky * KW + kx + 1) * IC];
                         if iy >= 0 && (iy as usize) < IH && ix >= 0 && (ix as usize) < IW {
                             let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
-                            for (c, d) in dst.iter_mut().enumerate() {
-                                *d = io.get(src + c);
-                            }
+                            dst.copy_from_slice(io.run(src, IC));
                         } else {
                             dst.fill(pad);
                         }

@@ -29,6 +29,9 @@ pub trait Io<I: Copy, O: Copy = I> {
     fn put(&mut self, j: usize, v: O);
     /// Reads back output element `j` (already written).
     fn out(&self, j: usize) -> O;
+    /// `len` consecutive input elements from `start`, as a slice (so inner
+    /// loops run without a bounds check per element).
+    fn run(&self, start: usize, len: usize) -> &[I];
 }
 
 /// Input and output in disjoint buffers.
@@ -51,6 +54,10 @@ impl<I: Copy, O: Copy> Io<I, O> for Separate<'_, I, O> {
     #[inline(always)]
     fn out(&self, j: usize) -> O {
         self.output[j]
+    }
+    #[inline(always)]
+    fn run(&self, start: usize, len: usize) -> &[I] {
+        &self.input[start..start + len]
     }
 }
 
@@ -76,6 +83,10 @@ impl<T: Copy> Io<T> for InPlace<'_, T> {
     #[inline(always)]
     fn out(&self, j: usize) -> T {
         self.buf[self.output + j]
+    }
+    #[inline(always)]
+    fn run(&self, start: usize, len: usize) -> &[T] {
+        &self.buf[self.input + start..self.input + start + len]
     }
 }
 
