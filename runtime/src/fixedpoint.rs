@@ -23,10 +23,25 @@ pub const fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
 /// TFLite: `RoundingDivideByPOT`. `exponent` must be in `0..=31`.
 #[inline(always)]
 pub const fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
+    // Valid exponents are 0..=31; others (only from hostile constants) are
+    // clamped rather than allowed to overflow a shift.
+    let exponent = if exponent < 0 {
+        0
+    } else if exponent > 31 {
+        31
+    } else {
+        exponent
+    };
     let mask = ((1i64 << exponent) - 1) as i32;
     let remainder = x & mask;
     let threshold = (mask >> 1) + (x < 0) as i32;
     (x >> exponent) + (remainder > threshold) as i32
+}
+
+/// `2^shift` for a left shift, wrapping (never overflowing) outside 0..=31.
+#[inline(always)]
+const fn pow2(shift: i32) -> i32 {
+    1i32.wrapping_shl(shift as u32)
 }
 
 /// Rescale an accumulator by a quantized multiplier (Q0.31 significand and a
@@ -37,7 +52,7 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
     let left_shift = if shift > 0 { shift } else { 0 };
     let right_shift = if shift > 0 { 0 } else { -shift };
     rounding_divide_by_pot(
-        saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left_shift), multiplier),
+        saturating_rounding_doubling_high_mul(x.wrapping_mul(pow2(left_shift)), multiplier),
         right_shift,
     )
 }
@@ -48,7 +63,15 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
 #[inline(always)]
 pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
     let reduced = if multiplier < 0x7FFF_0000 { (multiplier + (1 << 15)) >> 16 } else { 0x7FFF };
+    // Valid shifts give total_shift in 8..=46; clamp anything else.
     let total_shift = 15 - shift;
+    let total_shift = if total_shift < 1 {
+        1
+    } else if total_shift > 62 {
+        62
+    } else {
+        total_shift
+    };
     let x = x.wrapping_mul(reduced as i64).wrapping_add(1i64 << (total_shift - 1));
     (x >> total_shift) as i32
 }
@@ -56,7 +79,7 @@ pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift
 /// TFLite: `MultiplyByQuantizedMultiplierGreaterThanOne` (shift >= 0).
 #[inline(always)]
 pub const fn multiply_by_quantized_multiplier_greater_than_one(x: i32, multiplier: i32, left_shift: i32) -> i32 {
-    saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left_shift), multiplier)
+    saturating_rounding_doubling_high_mul(x.wrapping_mul(pow2(left_shift)), multiplier)
 }
 
 /// TFLite: `MultiplyByQuantizedMultiplierSmallerThanOneExp` (shift <= 0).

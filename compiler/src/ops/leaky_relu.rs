@@ -24,6 +24,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         // Products and quotients in single precision, as TFLM computes them.
         let (ma, sa) = quantize_multiplier((si * alpha / so) as f64);
         let (mi, shi) = quantize_multiplier((si / so) as f64);
+        if !(-31..=30).contains(&sa) || !(-31..=30).contains(&shi) {
+            return Err(cx.err("the scales are out of the range TFLite can requantize"));
+        }
         let negative = ma < 0;
         let ma = ma.wrapping_abs();
         table(|x| {

@@ -633,6 +633,9 @@ impl Wide {
         };
         check_bias(cx, bias, if acc64 { DType::I64 } else { DType::I32 }, channels)?;
         let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
+        if acc64 && shift.iter().any(|&s| s >= 8) {
+            return Err(cx.err("an effective scale is too large for TFLite's 64-bit requantization (shift >= 8)"));
+        }
         let (act_min, act_max) = activation.quant_range(so, 0, i16::MIN as i32, i16::MAX as i32);
         Ok(Wide { multiplier, shift, act_min, act_max, acc64 })
     }

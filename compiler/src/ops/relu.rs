@@ -21,6 +21,9 @@ pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         let (so, zo) = cx.per_tensor(output)?;
         // TFLM divides in single precision, then widens.
         let (m, s) = quantize_multiplier((si / so) as f64);
+        if !(-31..=30).contains(&s) {
+            return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
+        }
         let lo = zo.saturating_add((0.0f32 / so).round() as i32).max(-128);
         table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo).clamp(lo, 127))
     } else {
