@@ -52,6 +52,106 @@ pub fn quantize_f32(x: f32, scale: f32, zero_point: i32) -> i32 {
     zero_point.saturating_add(q as i32)
 }
 
+/// TFLite `CheckedLog2`: the nearest integer log2 of `x` (computed in
+/// single precision), and whether `x` is that power of two to 1e-3.
+pub fn checked_log2(x: f32) -> (i32, bool) {
+    let log2 = x.ln() * (1.0f32 / 2.0f32.ln());
+    let rounded = log2.round();
+    (rounded as i32, (log2 - rounded).abs() < 1e-3)
+}
+
+/// Indices where TFLite's int16 sigmoid table is one above the nearest
+/// rounding of `65536 * sigmoid(i / 24)` (its samples are nudged up there,
+/// presumably to lower the interpolation error; bit-exactness needs them).
+const SIGMOID_ROUNDED_UP: [u8; 44] = [
+    4, 8, 12, 14, 15, 16, 17, 19, 20, 21, 22, 25, 27, 28, 29, 30, 31, 33, 34, 35, 37, 39, 40, 41, 43, 44, 45, 46, 49,
+    50, 54, 62, 63, 64, 66, 82, 86, 93, 100, 103, 112, 116, 135, 255,
+];
+
+/// `sigmoid(i / 24)` in unsigned Q0.16 for `i` in `0..256`, saturated at
+/// 65535: the table TFLite's int16 LOGISTIC and TANH interpolate in.
+pub fn sigmoid_q16() -> Vec<u16> {
+    (0..256)
+        .map(|i| {
+            let nearest = (65536.0 / (1.0 + (-(i as f64) / 24.0).exp())).round().min(65535.0) as u16;
+            let up = SIGMOID_ROUNDED_UP.contains(&(i as u8));
+            nearest.saturating_add(up as u16)
+        })
+        .collect()
+}
+
+/// TFLite `LUTPopulate<int16_t>` (single precision): 512 samples of `f`
+/// over the input's int16 range, each nudged by half the interpolation
+/// error at its midpoint, and one last sample at the top.
+pub fn lut_populate_i16(
+    input_scale: f32,
+    input_zero_point: i32,
+    output_scale: f32,
+    output_zero_point: i32,
+    f: impl Fn(f32) -> f32,
+) -> Vec<i16> {
+    let (lo, hi) = (i16::MIN as i32, i16::MAX as i32);
+    let input_min = input_scale * (lo - input_zero_point) as f32;
+    let input_max = input_scale * (hi - input_zero_point) as f32;
+    let output_min = output_scale * (lo - output_zero_point) as f32;
+    let output_max = output_scale * (hi - output_zero_point) as f32;
+    const STEPS: usize = 512;
+    let step = (input_max - input_min) / STEPS as f32;
+    let half_step = step / 2.0;
+    let inv = (hi - lo + 1) as f32 / (output_max - output_min);
+    let clamp = |v: f32| v.clamp(lo as f32, hi as f32) as i16;
+    let mut lut = Vec::with_capacity(STEPS + 1);
+    for i in 0..STEPS {
+        let x = input_min + i as f32 * step;
+        let val = f(x);
+        let val_mid = f(x + half_step);
+        let val_next = f(input_min + (i + 1) as f32 * step);
+        let sample = (val * inv).round();
+        let mid_interp = ((val_next * inv + (val * inv).round()) / 2.0).round();
+        let mid = (val_mid * inv).round();
+        let bias = ((mid_interp - mid) / 2.0).round();
+        lut.push(clamp(sample - bias));
+    }
+    lut.push(clamp((f(input_max) * inv).round()));
+    lut
+}
+
+/// TFLite `GetInvSqrtQuantizedMultiplierExp` (with a reversed shift):
+/// `1 / sqrt(x)` as a Q0.31 multiplier and left shift, by five
+/// Newton-Raphson steps in Q3.28.
+pub fn inv_sqrt_multiplier_exp(mut x: i32) -> (i32, i32) {
+    use crate::fixedpoint::{saturating_rounding_doubling_high_mul as mul, saturating_rounding_multiply_by_pot as pot};
+    if x <= 1 {
+        return (i32::MAX, 0);
+    }
+    let mut shift = 11;
+    while x >= 1 << 29 {
+        x /= 4;
+        shift += 1;
+    }
+    let max_left_shift_bits = (x as u32).leading_zeros() as i32 - 1;
+    let left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+    shift -= left_shift_bit_pairs;
+    x <<= 2 * left_shift_bit_pairs;
+    let input = x >> 1; // Q3.28
+    let half_input = pot(input, -1);
+    let half_three = (1 << 28) + (1 << 27);
+    let mut v = 1 << 28; // one in Q3.28
+    for _ in 0..5 {
+        // x^3 is Q9.22; back to Q3.28.
+        let v3 = pot(mul(mul(v, v), v), 6);
+        // Both products are Q6.25; back to Q3.28.
+        v = pot(mul(half_three, v).wrapping_sub(mul(half_input, v3)), 3);
+    }
+    let half_sqrt_2 = 1518500250; // sqrt(2) / 2 in Q0.31
+    let mut m = mul(v, half_sqrt_2);
+    if shift < 0 {
+        m <<= -shift;
+        shift = 0;
+    }
+    (m, -shift)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,12 +179,13 @@ class TfFn(L.Layer):
 
 
 def reductions(s):
-    """SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_NEAREST_NEIGHBOR (and, in
+    """SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN, RESIZE_NEAREST_NEIGHBOR (and, in
     the float model, EXP, LOG, SQRT, RSQRT, ABS, NEG)."""
     x = i = L.Input((6, 5, 4), batch_size=1)
     outs = [
         K.sum(x, axis=[1, 2]),
         K.max(x, axis=-1, keepdims=True),
+        K.min(x, axis=1),
         TfFn(lambda t: tf.math.argmax(t, axis=-1, output_type=tf.int32))(x),
         TfFn(lambda t: tf.math.argmin(t, axis=1, output_type=tf.int32))(x),
         TfFn(lambda t: tf.image.resize(t, (9, 13), method='nearest'))(x),
@@ -222,6 +223,54 @@ def prelu_elu(s):
     return tf.keras.Model(i, [p, L.ELU()(x * 3.0)])
 
 
+def quant_ops(s):
+    """Quantized in int8 and int16 (16x8): SUB, SQUARED_DIFFERENCE, ABS,
+    SOFTMAX, LOGISTIC, TANH, RELU, LEAKY_RELU, and data movement
+    (CONCATENATION, TRANSPOSE, PAD, STRIDED_SLICE)."""
+    a = L.Input((4, 5, 6), batch_size=1)
+    b = L.Input((1, 5, 6), batch_size=1)
+    return tf.keras.Model([a, b], [
+        a - b,
+        TfFn(lambda t: tf.math.squared_difference(t[0], t[1]))([a, b]),
+        K.abs(a - b),
+        L.Softmax()(a * 3.0),
+        L.Activation('sigmoid')(a * 4.0),
+        L.Activation('tanh')(a * 3.0),
+        L.ReLU()(a),
+        L.LeakyReLU(negative_slope=0.2)(a),
+        L.Permute((2, 1, 3))(L.ZeroPadding2D(((1, 0), (0, 2)))(L.Concatenate(axis=1)([a, b * 2.0])))[:, 1:, ::2, :],
+    ])
+
+
+def int8_math(s):
+    """DIV, RSQRT, ELU: int8 in TFLM (the int8 model's ELU, which the
+    converter leaves in float between DEQUANTIZE and QUANTIZE, is rewritten
+    to an int8 ELU by `quantize_float_islands`)."""
+    a = L.Input((4, 5, 6), batch_size=1)
+    b = L.Input((1, 5, 6), batch_size=1)
+    return tf.keras.Model([a, b], [a / (K.abs(b) + 0.5), TfFn(lambda t: tf.math.rsqrt(t))(K.abs(a) + 0.1), L.ELU()(a * 3.0)])
+
+
+def transpose_conv(s):
+    """TRANSPOSE_CONV: strides, SAME and VALID, with and without bias."""
+    x = i = L.Input((5, 4, 3), batch_size=1)
+    a = L.Conv2DTranspose(4, 3, strides=2, padding='same', **s)(x)
+    b = L.Conv2DTranspose(2, (2, 3), strides=(1, 2), padding='valid', use_bias=False, kernel_initializer=s['kernel_initializer'])(x)
+    c = L.Conv2DTranspose(3, 4, strides=2, padding='valid', activation='relu', **s)(a)
+    return tf.keras.Model(i, [b, c])
+
+
+def resize_bilinear(s):
+    """RESIZE_BILINEAR: up and down, align_corners, half_pixel_centers."""
+    x = i = L.Input((6, 5, 4), batch_size=1)
+    return tf.keras.Model(i, [
+        TfFn(lambda t: tf.compat.v1.image.resize_bilinear(t, (9, 13)))(x),
+        TfFn(lambda t: tf.compat.v1.image.resize_bilinear(t, (12, 10), align_corners=True))(x),
+        TfFn(lambda t: tf.compat.v1.image.resize_bilinear(t, (9, 7), half_pixel_centers=True))(x),
+        TfFn(lambda t: tf.compat.v1.image.resize_bilinear(t, (4, 3), half_pixel_centers=True))(x),
+    ])
+
+
 def ds_cnn_kws(s):
     """A small depthwise-separable keyword-spotting CNN (the example's model)."""
     d = {'depthwise_initializer': s['kernel_initializer']}
@@ -236,7 +285,7 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear]
 
 
 def set_softmax_beta(data, beta):
@@ -276,6 +325,76 @@ def wide_first(data):
     return bytes(b.Output())
 
 
+def pack(m):
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b'TFL3')
+    return bytes(b.Output())
+
+
+def quantize_float_islands(data, op_names):
+    """Rewrites DEQUANTIZE -> op -> QUANTIZE (a float op the converter left
+    between int8 tensors) into the op on the int8 tensors directly, with the
+    DEQUANTIZE input's and the QUANTIZE output's quantization."""
+    m = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(data, 0))
+    sg = m.subgraphs[0]
+    codes = [max(c.builtinCode, c.deprecatedBuiltinCode) for c in m.operatorCodes]
+    want = [getattr(schema_fb.BuiltinOperator, n) for n in op_names]
+    producer = {t: op for op in sg.operators for t in op.outputs}
+    consumers = {}
+    for op in sg.operators:
+        for t in op.inputs:
+            consumers.setdefault(t, []).append(op)
+    drop = []
+    for op in sg.operators:
+        if codes[op.opcodeIndex] not in want:
+            continue
+        deq = producer.get(op.inputs[0])
+        users = consumers.get(op.outputs[0], [])
+        if deq is None or codes[deq.opcodeIndex] != schema_fb.BuiltinOperator.DEQUANTIZE or len(users) != 1:
+            continue
+        q = users[0]
+        if codes[q.opcodeIndex] != schema_fb.BuiltinOperator.QUANTIZE:
+            continue
+        op.inputs = [deq.inputs[0]]
+        op.outputs = [q.outputs[0]]
+        drop += [q] + ([deq] if len(consumers[deq.outputs[0]]) == 1 else [])
+    sg.operators = [op for op in sg.operators if all(op is not d for d in drop)]
+    return pack(m)
+
+
+def requantize_model(seed):
+    """QUANTIZE between integer types (int8 -> int16 -> int16 -> int8, and
+    int8 -> int32), written directly with the schema's object API: the
+    converter never emits these on its own."""
+    T = schema_fb.TensorType
+    m = schema_fb.ModelT()
+    m.version = 3
+    m.buffers = [schema_fb.BufferT()]
+    code = schema_fb.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.QUANTIZE
+    code.version = 1
+    m.operatorCodes = [code]
+    sg = schema_fb.SubGraphT()
+    specs = [('in', T.INT8, 0.05, 3), ('wide', T.INT16, 0.0013, 0), ('rescaled', T.INT16, 0.0021, 0),
+             ('narrow', T.INT8, 0.03, -7), ('int32', T.INT32, 0.0007, 5)]
+    sg.tensors = []
+    for name, ty, scale, zp in specs:
+        t = schema_fb.TensorT()
+        t.name, t.type, t.shape, t.buffer = name, ty, [1, 3, 7], 0
+        t.quantization = schema_fb.QuantizationParametersT()
+        t.quantization.scale, t.quantization.zeroPoint = [scale], [zp]
+        sg.tensors.append(t)
+    sg.operators = []
+    for i, o in [(0, 1), (1, 2), (2, 3), (0, 4)]:
+        op = schema_fb.OperatorT()
+        op.opcodeIndex, op.inputs, op.outputs = 0, [i], [o]
+        sg.operators.append(op)
+    sg.inputs, sg.outputs = [0], [3, 4, 1]
+    m.subgraphs = [sg]
+    return pack(m)
+
+
 def convert(model, seed, quantize):
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantize:
@@ -289,13 +408,14 @@ def convert(model, seed, quantize):
                 yield [rs.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = rep
-        if quantize == '16x8':
+        if quantize in ('16x8', '16x8_float_io'):
             conv.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-            conv.inference_input_type = tf.int16
-            conv.inference_output_type = tf.int16
+            if quantize == '16x8':
+                conv.inference_input_type = tf.int16
+                conv.inference_output_type = tf.int16
         else:
             conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        if quantize not in ('float_io', '16x8'):
+        if quantize not in ('float_io', '16x8', '16x8_float_io'):
             conv.inference_input_type = tf.int8
             conv.inference_output_type = tf.int8
     return conv.convert()
@@ -331,16 +451,26 @@ def reference(data, seed):
 
 def main():
     only = set(sys.argv[1:])
+    if not only or 'requantize' in only:
+        data = requantize_model(0)
+        inp, out = reference(data, 99)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, 'requantize_int8.%s' % ext), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes' % ('requantize_int8', len(data)))
     for n, build in enumerate(MODELS):
         if only and build.__name__ not in only:
             continue
         seed = 100 + n
         model = build(seeded(seed))
         variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
-        if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean):
+        if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean, quant_ops,
+                     transpose_conv):
             variants.append(('int16', '16x8'))  # int16 activations, int8 weights
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
+        if build is quant_ops:
+            variants.append(('int16_float_io', '16x8_float_io'))  # QUANTIZE and DEQUANTIZE with int16
         for suffix, quantize in variants:
             name = '%s_%s' % (build.__name__, suffix)
             data = convert(model, seed, quantize)
@@ -348,6 +478,8 @@ def main():
                 data = set_softmax_beta(data, 0.75)
             if build is branches:
                 data = wide_first(data)
+            if build is int8_math and quantize:
+                data = quantize_float_islands(data, ['ELU'])
             inp, out = reference(data, seed)
             for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
                 with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:

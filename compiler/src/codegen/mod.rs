@@ -5,7 +5,7 @@
 pub mod model;
 
 use crate::diag::Error;
-use crate::graph::{Graph, Tensor};
+use crate::graph::{DType, Graph, Tensor};
 pub use proc_macro2::{Ident, Span};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -20,6 +20,8 @@ pub struct Emit<'g> {
     statics: Vec<TokenStream>,
     /// Constant tensors already emitted, by tensor index.
     tensor_statics: HashMap<usize, Ident>,
+    /// Constant blobs already emitted (identical tables are shared).
+    blobs: HashMap<Vec<u8>, Ident>,
     /// Total bytes of constant data emitted.
     pub flash_bytes: usize,
     /// The variant chosen for the op being emitted.
@@ -36,6 +38,7 @@ impl<'g> Emit<'g> {
             offsets,
             statics: Vec::new(),
             tensor_statics: HashMap::new(),
+            blobs: HashMap::new(),
             flash_bytes: 0,
             variant: 0,
             scratch: None,
@@ -70,15 +73,22 @@ impl<'g> Emit<'g> {
     }
 
     fn elem_type(t: &Tensor<'_>) -> Result<TokenStream, Error> {
-        let ty = t.dtype.rust().ok_or_else(|| {
-            Error::model(format!("tensor '{}' has dtype {}, which has no kernel", t.name, t.dtype.name()))
-        })?;
+        Self::rust_type(t.dtype)
+            .map_err(|_| Error::model(format!("tensor '{}' has dtype {}, which has no kernel", t.name, t.dtype.name())))
+    }
+
+    /// The Rust element type of a dtype.
+    pub fn rust_type(dtype: DType) -> Result<TokenStream, Error> {
+        let ty = dtype.rust().ok_or_else(|| Error::model(format!("dtype {} has no kernel", dtype.name())))?;
         let ty = Ident::new(ty, Span::call_site());
         Ok(quote!(#ty))
     }
 
     /// Static bytes in flash, 16-aligned; returns the static's name.
     pub fn bytes(&mut self, data: &[u8]) -> Ident {
+        if let Some(name) = self.blobs.get(data) {
+            return name.clone();
+        }
         let name = format_ident!("CONST_{}", self.statics.len());
         let len = data.len();
         let lit = Literal::byte_string(data);
@@ -86,7 +96,22 @@ impl<'g> Emit<'g> {
             static #name: ::tinyaot::Aligned<[u8; #len]> = ::tinyaot::Aligned(*#lit);
         });
         self.flash_bytes += len;
+        self.blobs.insert(data.to_vec(), name.clone());
         name
+    }
+
+    /// A `&'static [i16]` expression for a constant table.
+    pub fn i16s(&mut self, values: &[i16]) -> TokenStream {
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let name = self.bytes(&data);
+        quote!(#name.cast::<i16>())
+    }
+
+    /// A `&'static [u16]` expression for a constant table.
+    pub fn u16s(&mut self, values: &[u16]) -> TokenStream {
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let name = self.bytes(&data);
+        quote!(#name.cast::<u16>())
     }
 
     /// A `&'static [i32]` expression for a constant table.

@@ -1,8 +1,9 @@
-//! Elementwise binary ops: ADD, SUB (int8: TFLite's general rescaling with
-//! a 20-bit headroom shift), MUL (int8: one requantization of the
-//! product), MAXIMUM, MINIMUM; float32 too, and float32 DIV and
-//! SQUARED_DIFFERENCE; NumPy-style broadcasting up to
-//! 6 dimensions; fused RELU family where the op has it.
+//! Elementwise binary ops: ADD, SUB (int8/int16: TFLite's general
+//! rescaling with a 20/15-bit headroom shift), MUL (one requantization of
+//! the product), MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (int8, int16), DIV
+//! (int8 through a fixed-point reciprocal), PRELU (int8); float32 for all;
+//! NumPy-style broadcasting up to 6 dimensions; fused RELU family where the
+//! op has it.
 
 use super::mean::six;
 use super::{Activation, InPlace, OpCx, Operator, qrange};
@@ -48,6 +49,8 @@ enum Arith {
     Prelu([i32; 7]),
     /// MulQuant fields.
     Mul([i32; 7]),
+    /// DivQuant fields (same layout as MulQuant).
+    Div([i32; 7]),
     /// MAXIMUM/MINIMUM on raw int8 values.
     Compare,
     Float(f32, f32),
@@ -145,6 +148,38 @@ fn add_sub_quant(
     Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
 }
 
+/// SQUARED_DIFFERENCE rescaling constants (TFLM `PrepareQuantized`): both
+/// inputs as for ADD with a 7-bit (int8) or no (int16) headroom shift, the
+/// squared scale folded into one general output multiplier.
+fn squared_difference_quant(
+    cx: &OpCx<'_, '_>,
+    a: &Tensor<'_>,
+    b: &Tensor<'_>,
+    output: &Tensor<'_>,
+) -> Result<[i32; 12], Error> {
+    let (s1, z1) = cx.per_tensor(a)?;
+    let (s2, z2) = cx.per_tensor(b)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    let int16 = output.dtype == DType::I16;
+    if int16 && (z1 != 0 || z2 != 0 || zo != 0) {
+        return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+    }
+    let left_shift = if int16 { 0 } else { 7 };
+    let twice_max = 2.0 * s1.max(s2) as f64;
+    let q = |real: f64| {
+        quantize_multiplier_smaller_than_one(real)
+            .ok_or_else(|| cx.err("the input scales need a multiplier above one, which TFLite rejects"))
+    };
+    let (m1, sh1) = q(s1 as f64 / twice_max)?;
+    let (m2, sh2) = q(s2 as f64 / twice_max)?;
+    let (mo, sho) = quantize_multiplier(twice_max * twice_max / ((1i64 << (2 * left_shift)) as f64 * so as f64));
+    if !(-31..=30).contains(&sho) {
+        return Err(cx.err("the scales are out of the range TFLite can requantize"));
+    }
+    let (lo, hi) = qrange(output.dtype);
+    Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
+}
+
 fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;
     let activation = match kind.options() {
@@ -168,8 +203,8 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         (dims, a6, b6)
     });
     let int16 = (a.dtype, b.dtype, output.dtype) == (DType::I16, DType::I16, DType::I16);
-    if int16 && matches!(kind, Kind::Sub | Kind::Div | Kind::SquaredDifference | Kind::Prelu) {
-        return Err(cx.unsupported("int16", "int8 and float32 (int16 only for ADD, MUL, MAXIMUM, MINIMUM)"));
+    if int16 && matches!(kind, Kind::Div | Kind::Prelu) {
+        return Err(cx.unsupported("int16", "int8 and float32 (as TFLM)"));
     }
     let arith = match (a.dtype, b.dtype, output.dtype) {
         (DType::I8, DType::I8, DType::I8) | (DType::I16, DType::I16, DType::I16) => match kind {
@@ -198,8 +233,18 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
                 }
                 Arith::Prelu([-zi, -za, zo, m1, s1, m2, s2])
             }
-            Kind::Div | Kind::SquaredDifference => {
-                return Err(cx.unsupported("int8", "float32 (int8 DIV and SQUARED_DIFFERENCE are not implemented yet)"));
+            Kind::SquaredDifference => Arith::AddSub(squared_difference_quant(cx, a, b, output)?),
+            Kind::Div => {
+                let (s1, z1) = cx.per_tensor(a)?;
+                let (s2, z2) = cx.per_tensor(b)?;
+                let (so, zo) = cx.per_tensor(output)?;
+                // TFLM: the scale ratio in single precision, then widened.
+                let (m, s) = quantize_multiplier((s1 / (s2 * so)) as f64);
+                if !(-31..=30).contains(&s) {
+                    return Err(cx.err("the scales are out of the range TFLite can requantize"));
+                }
+                let (lo, hi) = activation.quant_range(so, zo, -128, 127);
+                Arith::Div([-z1, -z2, zo, m, s, lo, hi])
             }
         },
         (DType::F32, DType::F32, DType::F32) => {
@@ -209,7 +254,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         (x, y, o) => {
             return Err(cx.unsupported(
                 &format!("inputs {} and {}, output {}", x.name(), y.name(), o.name()),
-                "int8 and int8 -> int8, float32 and float32 -> float32",
+                "int8 and int8 -> int8, int16 and int16 -> int16, float32 and float32 -> float32",
             ));
         }
     };
@@ -257,7 +302,11 @@ impl Operator for Binary {
         let (ty, f) = match (&self.arith, self.kind) {
             (Arith::AddSub(p), kind) => {
                 let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
-                let method = if kind == Kind::Sub { quote!(sub) } else { quote!(add) };
+                let method = match kind {
+                    Kind::Sub => quote!(sub),
+                    Kind::SquaredDifference => quote!(squared_difference),
+                    _ => quote!(add),
+                };
                 let q = quote!(::tinyaot::kernels::binary::AddQuant {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
                     input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
@@ -278,6 +327,14 @@ impl Operator for Binary {
                     it.clone(),
                     quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
                 )
+            }
+            (Arith::Div(p), _) => {
+                let [o1, o2, oo, m, s, lo, hi] = *p;
+                let q = quote!(::tinyaot::kernels::binary::DivQuant {
+                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
+                    act_min: #lo, act_max: #hi,
+                });
+                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::DivQuant = #q; Q.div(x, y) }))
             }
             (Arith::Prelu(p), _) => {
                 let [oi, oa, oo, m1, s1, m2, s2] = *p;

@@ -1,10 +1,13 @@
-//! DEQUANTIZE: int8 -> float32 (`scale * (q - zero_point)` in double,
-//! rounded to float, as TFLite; tabulated at compile time).
+//! DEQUANTIZE: int8, uint8, int16 -> float32 (`scale * (q - zero_point)`,
+//! which in single precision is the correctly rounded product TFLite's
+//! double computation rounds to; int8 tabulated at compile time).
 
 use super::unary::{Compute, io, unary};
 use super::{OpCx, Operator};
+use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use quote::quote;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
@@ -14,6 +17,14 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let t = (0u8..=255).map(|b| (si as f64 * (b as i8 as i32 - zi) as f64) as f32).collect();
             Ok(unary(input, output, Compute::LutToF32(t)))
         }
-        (i, o) => Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> float32")),
+        (i @ (DType::U8 | DType::I16), DType::F32) => {
+            let (si, zi) = cx.per_tensor(input)?;
+            let (s, it) = (f32_lit(si), Emit::rust_type(i)?);
+            let f = Box::new(move |_: &mut Emit<'_>| quote!(|x: #it| #s * (x as i32 - #zi) as f32));
+            Ok(unary(input, output, Compute::Map { from: i, to: DType::F32, f }))
+        }
+        (i, o) => {
+            Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8, uint8, int16 -> float32"))
+        }
     }
 }

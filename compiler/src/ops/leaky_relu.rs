@@ -1,7 +1,8 @@
 //! LEAKY_RELU: int8 (two requantizations, identity and alpha, as TFLM's
-//! `QuantizeLeakyRelu`, tabulated) and float32; any alpha, negative too.
+//! `QuantizeLeakyRelu`, tabulated), int16 (the same per element) and
+//! float32; any alpha, negative too.
 
-use super::unary::{Compute, int8_or_float, io, table, unary};
+use super::unary::{Compute, Elem, elem, io, map16, table, unary};
 use super::{OpCx, Operator};
 use crate::codegen::f32_lit;
 use crate::diag::Error;
@@ -18,7 +19,8 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         Some(o) => o.scalar::<f32>(0, 0.0)?,
         None => 0.0,
     };
-    let compute = if int8_or_float(cx, input, output)? {
+    let kind = elem(cx, input, output, true)?;
+    let compute = if kind != Elem::Float {
         let (si, zi) = cx.per_tensor(input)?;
         let (so, zo) = cx.per_tensor(output)?;
         // Products and quotients in single precision, as TFLM computes them.
@@ -29,16 +31,28 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
         let negative = ma < 0;
         let ma = ma.wrapping_abs();
-        table(|x| {
-            let v = x - zi;
-            let out = if v >= 0 {
-                multiply_by_quantized_multiplier(v, mi, shi)
-            } else {
-                let a = multiply_by_quantized_multiplier(v, ma, sa);
-                if negative { -a } else { a }
-            };
-            (zo + out).clamp(-128, 127)
-        })
+        if kind == Elem::Int8 {
+            table(|x| {
+                let v = x - zi;
+                let out = if v >= 0 {
+                    multiply_by_quantized_multiplier(v, mi, shi)
+                } else {
+                    let a = multiply_by_quantized_multiplier(v, ma, sa);
+                    if negative { -a } else { a }
+                };
+                (zo + out).clamp(-128, 127)
+            })
+        } else {
+            let sign = if negative { -1i32 } else { 1 };
+            map16(move |_| {
+                quote!(|x: i16| {
+                    use ::tinyaot::fixedpoint::multiply_by_quantized_multiplier as mbqm;
+                    let v = x as i32 - #zi;
+                    let out = if v >= 0 { mbqm(v, #mi, #shi) } else { #sign.wrapping_mul(mbqm(v, #ma, #sa)) };
+                    (#zo + out).clamp(-32768, 32767) as i16
+                })
+            })
+        }
     } else {
         let a = f32_lit(alpha);
         Compute::F32(quote!(|x: f32| ::tinyaot::kernels::elementwise::leaky_relu_f32(x, #a)))

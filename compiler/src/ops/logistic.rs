@@ -1,11 +1,13 @@
 //! LOGISTIC: int8 (TFLM's fixed-point sigmoid on a Q4.27 input, output
-//! scale 1/256 and zero point -128, tabulated at compile time) and float32.
+//! scale 1/256 and zero point -128, tabulated at compile time), int16
+//! (TFLM's interpolated sigmoid table, output scale 2^-15) and float32.
 
-use super::unary::{Compute, int8_or_float, io, table, unary};
+use super::unary::{Compute, Elem, elem, io, map16, table, unary};
 use super::{OpCx, Operator};
 use crate::diag::Error;
 use crate::fixedpoint::{logistic, multiply_by_quantized_multiplier, rounding_divide_by_pot};
-use crate::quant::frexp;
+use crate::graph::Tensor;
+use crate::quant::{checked_log2, frexp, sigmoid_q16};
 use quote::quote;
 
 /// Integer bits of the rescaled input (TFLite's Q4.27).
@@ -50,9 +52,52 @@ pub fn saturating_table(
     }))
 }
 
+/// The input rescaling of TFLM's int16 LOGISTIC and TANH (`input * m >>
+/// s` to the table's 1/(3 * 4096) scale; a power-of-two input scale with a
+/// shift in `pot_shifts` keeps TFLM's exact shortcut), after checking the
+/// symmetric quantization and the 2^-15 output scale they require.
+pub fn int16_rescale(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    output: &Tensor<'_>,
+    pot_shifts: &[i32],
+) -> Result<(i32, i32), Error> {
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    if zi != 0 || zo != 0 {
+        return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+    }
+    if checked_log2(so) != (-15, true) {
+        return Err(cx.err(format!("an int16 output needs scale 2^-15 (it has {so})")));
+    }
+    let (log2, pot) = checked_log2(si);
+    let shift = 12 + log2;
+    if pot && pot_shifts.contains(&shift) {
+        // TFLM: multiplier 3 << shift, no shift.
+        return Ok((3 << shift, 0));
+    }
+    let mut multiplier = si as f64 * 4096.0 * 3.0;
+    let mut shift = 0;
+    while multiplier <= 32767.0 / 2.0 && shift <= 30 {
+        shift += 1;
+        multiplier *= 2.0;
+    }
+    if multiplier > 32767.0 {
+        return Err(cx.err(format!("the input scale {si} is too large for TFLite's int16 LOGISTIC/TANH")));
+    }
+    Ok((multiplier as i32, shift))
+}
+
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let compute = if int8_or_float(cx, input, output)? {
+    let kind = elem(cx, input, output, true)?;
+    let compute = if kind == Elem::Int16 {
+        let (m, s) = int16_rescale(cx, input, output, &[0])?;
+        map16(move |cx| {
+            let t = cx.u16s(&sigmoid_q16());
+            quote!(|x: i16| ::tinyaot::kernels::elementwise::logistic_s16(x, #m, #s, #t))
+        })
+    } else if kind == Elem::Int8 {
         let (si, zi) = cx.per_tensor(input)?;
         let (_, zo) = cx.per_tensor(output)?;
         if zo != -128 {

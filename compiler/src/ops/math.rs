@@ -1,10 +1,14 @@
-//! float32 elementwise math: ABS, NEG, SQRT, RSQRT, EXP, LOG (TFLite's
+//! Elementwise math: ABS (int8, int16 with TFLM's rescaling, float32),
+//! RSQRT (int8 via TFLM's fixed-point inverse square root, tabulated;
+//! float32), NEG, SQRT, EXP, LOG, SIN, COS, SQUARE (float32: TFLite's
 //! reference functions; exp and log in double, rounded once).
 
-use super::unary::{Compute, io, unary};
-use super::{OpCx, Operator};
+use super::unary::{Compute, Elem, elem, io, map16, table, unary};
+use super::{OpCx, Operator, qrange};
 use crate::diag::Error;
+use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::graph::DType;
+use crate::quant::{inv_sqrt_multiplier_exp, quantize_multiplier};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -19,21 +23,85 @@ fn float_only(cx: &OpCx<'_, '_>, f: TokenStream) -> Result<Box<dyn Operator>, Er
     Ok(unary(input, output, Compute::F32(f)))
 }
 
-pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::abs_f32))
+/// A quantized multiplier that must be in TFLite's range.
+fn multiplier(cx: &OpCx<'_, '_>, real: f64) -> Result<(i32, i32), Error> {
+    let (m, s) = quantize_multiplier(real);
+    if !(-31..=30).contains(&s) {
+        return Err(cx.err("the input/output scales are out of the range TFLite can requantize"));
+    }
+    Ok((m, s))
 }
+
+pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let (input, output) = io(cx)?;
+    let kind = elem(cx, input, output, true)?;
+    if kind == Elem::Float {
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::abs_f32))));
+    }
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    if kind == Elem::Int16 && (zi != 0 || zo != 0) {
+        return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+    }
+    let (qmin, qmax) = qrange(output.dtype);
+    // TFLM rescales only when the scales differ (ratio in single precision).
+    let rescale = if si != so { Some(multiplier(cx, (si / so) as f64)?) } else { None };
+    let compute = match (kind, rescale) {
+        (Elem::Int8, None) => table(|x| (x - zi).abs() + zo),
+        (Elem::Int8, Some((m, s))) => table(|x| multiply_by_quantized_multiplier((x - zi).abs(), m, s) + zo),
+        (_, None) => map16(|_| quote!(|x: i16| (x as i32).abs().min(32767) as i16)),
+        (_, Some((m, s))) => map16(move |_| {
+            quote!(|x: i16| {
+                ::tinyaot::fixedpoint::multiply_by_quantized_multiplier((x as i32).abs(), #m, #s).clamp(#qmin, #qmax) as i16
+            })
+        }),
+    };
+    Ok(unary(input, output, compute))
+}
+
+pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let (input, output) = io(cx)?;
+    if elem(cx, input, output, false)? == Elem::Float {
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::rsqrt_f32))));
+    }
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    let (m, s) = multiplier(cx, 1.0 / (si.sqrt() * so) as f64)?;
+    // TFLM keeps 20 extra bits through the two multiplications.
+    const SHIFT: i32 = 20;
+    Ok(unary(
+        input,
+        output,
+        table(|x| {
+            let v = x - zi;
+            if v == 0 {
+                return 127;
+            }
+            let (im, is) = inv_sqrt_multiplier_exp(v);
+            let data = multiply_by_quantized_multiplier(1, im, is + SHIFT);
+            multiply_by_quantized_multiplier(data, m, s - SHIFT) + zo
+        }),
+    ))
+}
+
 pub fn lower_neg(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::kernels::elementwise::neg_f32))
 }
 pub fn lower_sqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::kernels::elementwise::sqrt_f32))
 }
-pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::rsqrt_f32))
-}
 pub fn lower_exp(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::kernels::elementwise::exp_f32))
 }
 pub fn lower_log(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::kernels::elementwise::log_f32))
+}
+pub fn lower_sin(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(::tinyaot::kernels::elementwise::sin_f32))
+}
+pub fn lower_cos(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(::tinyaot::kernels::elementwise::cos_f32))
+}
+pub fn lower_square(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(|x: f32| x * x))
 }

@@ -1,7 +1,7 @@
-//! MEAN, SUM and REDUCE_MAX over any constant set of axes (negative axes
-//! allowed), keep_dims or not: int8 (TFLite's integer mean with the 1/count
-//! folded into the multiplier; the sum rescaled once; the max on raw
-//! values) and float32.
+//! MEAN, SUM, REDUCE_MAX and REDUCE_MIN over any constant set of axes
+//! (negative axes allowed), keep_dims or not: int8 (and int16 for MEAN and
+//! SUM: TFLite's integer mean with the 1/count folded into the multiplier;
+//! the sum rescaled once; max and min on raw values) and float32.
 
 use super::{OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
@@ -23,8 +23,8 @@ enum Arith {
     },
     /// Float mean or sum (a sum is a mean with count 1).
     Float,
-    /// REDUCE_MAX: the lowest value of the type as a literal.
-    Max(TokenStream),
+    /// REDUCE_MAX or REDUCE_MIN (`Kind` says which): the element type.
+    Extreme(&'static str),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -32,6 +32,7 @@ enum Kind {
     Mean,
     Sum,
     Max,
+    Min,
 }
 
 struct Mean {
@@ -80,6 +81,10 @@ pub fn lower_sum(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower_kind(cx, Kind::Max)
+}
+
+pub fn lower_min(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::Min)
 }
 
 fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
@@ -132,13 +137,13 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
         return Err(cx.err("the reduced axes are empty"));
     }
     let arith = match (input.dtype, output.dtype, kind) {
-        (DType::I8, DType::I8, Kind::Max) => {
+        // int16 max/min: not in the TFLM release the project checks against.
+        (i @ (DType::I8 | DType::F32), o, Kind::Max | Kind::Min) if i == o => {
             if input.quant != output.quant {
-                return Err(cx.err("an int8 REDUCE_MAX needs equal input and output quantization (as TFLM)"));
+                return Err(cx.err("a quantized REDUCE_MAX/MIN needs equal input and output quantization (as TFLM)"));
             }
-            Arith::Max(quote!(i8::MIN))
+            Arith::Extreme(i.rust().unwrap_or("f32"))
         }
-        (DType::F32, DType::F32, Kind::Max) => Arith::Max(quote!(f32::MIN)),
         (DType::I8, DType::I8, _) | (DType::I16, DType::I16, Kind::Mean | Kind::Sum) => {
             let (in_scale, in_zp) = cx.per_tensor(input)?;
             let (out_scale, out_zp) = cx.per_tensor(output)?;
@@ -153,9 +158,10 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
         }
         (DType::F32, DType::F32, _) => Arith::Float,
         (i, o, _) => {
-            return Err(
-                cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")
-            );
+            return Err(cx.unsupported(
+                &format!("input {}, output {}", i.name(), o.name()),
+                "int8 -> int8, int16 -> int16, float32 -> float32",
+            ));
         }
     };
     Ok(Box::new(Mean {
@@ -195,8 +201,14 @@ impl Operator for Mean {
                 let count = f32_lit(if self.kind == Kind::Sum { 1.0 } else { self.count as f32 });
                 quote!(::tinyaot::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
             }
-            Arith::Max(ref lowest) => {
-                quote!(::tinyaot::kernels::reduce::reduce_max::<_, #inl, #outl>(#input, #r, #lowest, #output);)
+            Arith::Extreme(ty) => {
+                let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());
+                let (f, init) = if self.kind == Kind::Max {
+                    (quote!(reduce_max), quote!(#t::MIN))
+                } else {
+                    (quote!(reduce_min), quote!(#t::MAX))
+                };
+                quote!(::tinyaot::kernels::reduce::#f::<_, #inl, #outl>(#input, #r, #init, #output);)
             }
         })
     }

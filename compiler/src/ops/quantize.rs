@@ -1,31 +1,73 @@
-//! QUANTIZE: float32 -> int8 (TFLite `AffineQuantize`: round half away
-//! from zero in single precision) and int8 -> int8 requantization
-//! (tabulated).
+//! QUANTIZE: float32 -> int8/int16 (TFLite `AffineQuantize`: round half
+//! away from zero in single precision) and requantization between int8,
+//! uint8, int16 and int32 in the pairs TFLM supports (`Requantize`:
+//! int8 -> int8 tabulated, the others per element).
 
 use super::unary::{Compute, io, table, unary};
-use super::{OpCx, Operator};
+use super::{OpCx, Operator, qrange};
+use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::graph::DType;
 use crate::quant::quantize_multiplier;
+use quote::quote;
+
+/// The (input, output) pairs TFLM's QUANTIZE accepts, besides float32 input.
+const REQUANTIZE: &[(DType, DType)] = &[
+    (DType::I8, DType::I8),
+    (DType::I8, DType::U8),
+    (DType::U8, DType::I8),
+    (DType::I8, DType::I16),
+    (DType::I16, DType::I8),
+    (DType::I16, DType::I16),
+    (DType::I8, DType::I32),
+    (DType::I16, DType::I32),
+    (DType::I32, DType::I8),
+    (DType::I32, DType::I16),
+];
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     let (so, zo) = cx.per_tensor(output)?;
+    let (qmin, qmax) = qrange(output.dtype);
     let compute = match (input.dtype, output.dtype) {
         (DType::F32, DType::I8) => Compute::QuantizeF32 { scale: so, zero_point: zo },
-        (DType::I8, DType::I8) => {
+        (DType::F32, DType::I16) => {
+            let s = f32_lit(so);
+            Compute::Map {
+                from: DType::F32,
+                to: DType::I16,
+                f: Box::new(move |_| quote!(|x: f32| ::tinyaot::kernels::elementwise::quantize_f32_s16(x, #s, #zo))),
+            }
+        }
+        (i, o) if REQUANTIZE.contains(&(i, o)) => {
             let (si, zi) = cx.per_tensor(input)?;
             let (m, s) = quantize_multiplier(si as f64 / so as f64);
             if !(-31..=30).contains(&s) {
                 return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
             }
-            table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo))
+            if (i, o) == (DType::I8, DType::I8) {
+                table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo))
+            } else {
+                let (it, ot) = (crate::codegen::Emit::rust_type(i)?, crate::codegen::Emit::rust_type(o)?);
+                Compute::Map {
+                    from: i,
+                    to: o,
+                    f: Box::new(move |_| {
+                        quote!(|x: #it| {
+                            let v = ::tinyaot::fixedpoint::multiply_by_quantized_multiplier((x as i32).wrapping_sub(#zi), #m, #s);
+                            v.wrapping_add(#zo).clamp(#qmin, #qmax) as #ot
+                        })
+                    }),
+                }
+            }
         }
         (i, o) => {
-            return Err(
-                cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "float32 -> int8, int8 -> int8")
-            );
+            return Err(cx.unsupported(
+                &format!("input {}, output {}", i.name(), o.name()),
+                "float32 -> int8/int16; int8 -> int8/uint8/int16/int32; uint8 -> int8; int16 -> int8/int16/int32; \
+                 int32 -> int8/int16",
+            ));
         }
     };
     Ok(unary(input, output, compute))

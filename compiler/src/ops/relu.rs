@@ -1,50 +1,85 @@
 //! RELU, RELU6 and RELU_N1_TO_1 as standalone ops: int8 (RELU rescales to
 //! the output's quantization like TFLM's `ReluQuantized`; RELU6 and
-//! RELU_N1_TO_1 clamp in the input's quantization) and float32.
+//! RELU_N1_TO_1 clamp in the input's quantization), int16 (RELU and RELU6,
+//! as TFLM) and float32.
 
-use super::unary::{Compute, int8_or_float, io, table, unary};
-use super::{OpCx, Operator};
+use super::unary::{Compute, Elem, elem, io, map16, table, unary};
+use super::{OpCx, Operator, qrange};
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::quant::quantize_multiplier;
 use quote::quote;
 
-/// TFLM `FloatToQuantizedType<int8_t>`: round, add the zero point, clamp.
-fn to_q(x: f32, scale: f32, zero_point: i32) -> i32 {
-    ((x / scale).round() as i32 + zero_point).clamp(-128, 127)
+/// TFLM `FloatToQuantizedType`: round, add the zero point, clamp to the
+/// type's range.
+fn to_q(x: f32, scale: f32, zero_point: i32, (qmin, qmax): (i32, i32)) -> i32 {
+    ((x / scale).round() as i32 + zero_point).clamp(qmin, qmax)
+}
+
+/// Requires zero points 0 for int16, as TFLM does.
+fn symmetric16(cx: &OpCx<'_, '_>, kind: Elem, zi: i32, zo: i32) -> Result<(), Error> {
+    if kind == Elem::Int16 && (zi != 0 || zo != 0) {
+        return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+    }
+    Ok(())
 }
 
 pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let compute = if int8_or_float(cx, input, output)? {
-        let (si, zi) = cx.per_tensor(input)?;
-        let (so, zo) = cx.per_tensor(output)?;
-        // TFLM divides in single precision, then widens.
-        let (m, s) = quantize_multiplier((si / so) as f64);
-        if !(-31..=30).contains(&s) {
-            return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
-        }
-        let lo = zo.saturating_add((0.0f32 / so).round() as i32).max(-128);
-        table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo).clamp(lo, 127))
+    let kind = elem(cx, input, output, true)?;
+    if kind == Elem::Float {
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::relu_f32))));
+    }
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    symmetric16(cx, kind, zi, zo)?;
+    // TFLM divides in single precision, then widens.
+    let (m, s) = quantize_multiplier((si / so) as f64);
+    if !(-31..=30).contains(&s) {
+        return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
+    }
+    let (qmin, qmax) = qrange(output.dtype);
+    let lo = zo.saturating_add((0.0f32 / so).round() as i32).max(qmin);
+    let compute = if kind == Elem::Int8 {
+        table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo).clamp(lo, qmax))
     } else {
-        Compute::F32(quote!(::tinyaot::kernels::elementwise::relu_f32))
+        map16(move |_| {
+            quote!(|x: i16| {
+                let v = ::tinyaot::fixedpoint::multiply_by_quantized_multiplier(x as i32, #m, #s);
+                v.clamp(#lo, #qmax) as i16
+            })
+        })
     };
     Ok(unary(input, output, compute))
 }
 
 pub fn lower_relu6(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    clamp_op(cx, 0.0, 6.0, quote!(::tinyaot::kernels::elementwise::relu6_f32))
+    clamp_op(cx, 0.0, 6.0, true, quote!(::tinyaot::kernels::elementwise::relu6_f32))
 }
 
 pub fn lower_relu_n1_to_1(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    clamp_op(cx, -1.0, 1.0, quote!(::tinyaot::kernels::elementwise::relu_n1_to_1_f32))
+    clamp_op(cx, -1.0, 1.0, false, quote!(::tinyaot::kernels::elementwise::relu_n1_to_1_f32))
 }
 
-fn clamp_op(cx: &OpCx<'_, '_>, lo: f32, hi: f32, f: proc_macro2::TokenStream) -> Result<Box<dyn Operator>, Error> {
+fn clamp_op(
+    cx: &OpCx<'_, '_>,
+    lo: f32,
+    hi: f32,
+    int16: bool,
+    f: proc_macro2::TokenStream,
+) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let compute = if int8_or_float(cx, input, output)? {
-        let (si, zi) = cx.per_tensor(input)?;
-        let (lo, hi) = (if lo == 0.0 { zi } else { to_q(lo, si, zi) }, to_q(hi, si, zi));
+    let kind = elem(cx, input, output, int16)?;
+    if kind == Elem::Float {
+        return Ok(unary(input, output, Compute::F32(f)));
+    }
+    let (si, zi) = cx.per_tensor(input)?;
+    let (_, zo) = cx.per_tensor(output)?;
+    symmetric16(cx, kind, zi, zo)?;
+    let range = qrange(input.dtype);
+    let (lo, hi) = (if lo == 0.0 { zi } else { to_q(lo, si, zi, range) }, to_q(hi, si, zi, range));
+    let compute = if kind == Elem::Int8 {
+        // TFLM's order of tests (it differs from a clamp when lo > hi).
         table(|x| {
             if x > hi {
                 hi
@@ -55,7 +90,9 @@ fn clamp_op(cx: &OpCx<'_, '_>, lo: f32, hi: f32, f: proc_macro2::TokenStream) ->
             }
         })
     } else {
-        Compute::F32(f)
+        map16(
+            move |_| quote!(|x: i16| if x > #hi as i16 { #hi as i16 } else if x < #lo as i16 { #lo as i16 } else { x }),
+        )
     };
     Ok(unary(input, output, compute))
 }

@@ -1,11 +1,13 @@
 //! SOFTMAX over the last dimension: int8 -> int8 (TFLite's output scale
-//! 1/256, zero point -128), int8 -> int16, and float32, with beta.
+//! 1/256, zero point -128), int8 -> int16, int16 -> int16 (TFLM's
+//! interpolated exp and reciprocal tables, computed here) and float32,
+//! with beta.
 
 use super::{InPlace, OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
-use crate::quant::quantize_multiplier;
+use crate::quant::{lut_populate_i16, quantize_multiplier};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -16,6 +18,7 @@ const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 
 enum Arith {
     Int8 { multiplier: i32, left_shift: i32, diff_min: i32, out16: bool },
+    Int16 { multiplier: i32, shift: i32 },
     Float { beta: f32 },
 }
 
@@ -78,11 +81,26 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let diff_min = -input_radius(SCALED_DIFF_INTEGER_BITS, left_shift);
             Arith::Int8 { multiplier, left_shift, diff_min, out16 }
         }
+        (DType::I16, DType::I16) => {
+            let (si, zi) = cx.per_tensor(input)?;
+            let (so, zo) = cx.per_tensor(output)?;
+            if zi != 0 || zo != 0 || (so - 1.0 / 32768.0).abs() > 0.001 / 32768.0 {
+                return Err(cx.err(format!(
+                    "an int16 softmax needs zero points 0 and output scale 1/32768 (it has {zi}, {zo} and {so})"
+                )));
+            }
+            // The difference to the row maximum, scaled so that -65535 is -10.0.
+            let (multiplier, shift) = quantize_multiplier(si as f64 * beta as f64 / (10.0 / 65535.0));
+            if !(-31..=30).contains(&shift) {
+                return Err(cx.err("beta times the input scale is out of the range TFLite's int16 softmax handles"));
+            }
+            Arith::Int16 { multiplier, shift }
+        }
         (DType::F32, DType::F32) => Arith::Float { beta },
         (i, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, output {}", i.name(), o.name()),
-                "int8 -> int8, int8 -> int16, float32 -> float32",
+                "int8 -> int8, int8 -> int16, int16 -> int16, float32 -> float32",
             ));
         }
     };
@@ -111,6 +129,14 @@ impl Operator for Softmax {
                     &::tinyaot::kernels::softmax::SoftmaxQuant {
                         input_multiplier: #multiplier, input_left_shift: #left_shift, diff_min: #diff_min,
                     });)
+            }
+            Arith::Int16 { multiplier, shift } => {
+                // TFLM's `LUTPopulate` tables: exp on [-10, 0] and 1 / (1 + x) on [0, 1].
+                let range = (i16::MAX as i32 - i16::MIN as i32) as f32;
+                let exp = lut_populate_i16(10.0 / range, i16::MAX as i32, 2.0 / range, 0, f32::exp);
+                let recip = lut_populate_i16(1.0 / range, i16::MIN as i32, 2.0 / range, 0, |x| 1.0 / (1.0 + x));
+                let (exp, recip) = (cx.i16s(&exp), cx.i16s(&recip));
+                quote!(::tinyaot::kernels::softmax::softmax_s16::<#rows, #depth, _>(#io, #multiplier, #shift, #exp, #recip);)
             }
             Arith::Float { beta } => {
                 let beta = f32_lit(beta);

@@ -1,16 +1,25 @@
 //! TANH: int8 (TFLM's fixed-point tanh on a Q4.27 input, output scale
-//! 1/128 and zero point 0, tabulated at compile time) and float32.
+//! 1/128 and zero point 0, tabulated at compile time), int16 (through
+//! TFLM's sigmoid table, output scale 2^-15) and float32.
 
-use super::logistic::saturating_table;
-use super::unary::{Compute, int8_or_float, io, unary};
+use super::logistic::{int16_rescale, saturating_table};
+use super::unary::{Compute, Elem, elem, io, map16, unary};
 use super::{OpCx, Operator};
 use crate::diag::Error;
 use crate::fixedpoint::{rounding_divide_by_pot, tanh};
+use crate::quant::sigmoid_q16;
 use quote::quote;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let compute = if int8_or_float(cx, input, output)? {
+    let kind = elem(cx, input, output, true)?;
+    let compute = if kind == Elem::Int16 {
+        let (m, s) = int16_rescale(cx, input, output, &[0, 1])?;
+        map16(move |cx| {
+            let t = cx.u16s(&sigmoid_q16());
+            quote!(|x: i16| ::tinyaot::kernels::elementwise::tanh_s16(x, #m, #s, #t))
+        })
+    } else if kind == Elem::Int8 {
         let (si, zi) = cx.per_tensor(input)?;
         saturating_table(cx, si, zi, |q4| rounding_divide_by_pot(tanh(q4, 4), 31 - 7).clamp(-128, 127))?
     } else {

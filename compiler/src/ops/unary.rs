@@ -19,6 +19,43 @@ pub enum Compute {
     F32(TokenStream),
     /// float32 -> int8 (QUANTIZE): scale and zero point.
     QuantizeF32 { scale: f32, zero_point: i32 },
+    /// Any element types, computed per element by a closure expression
+    /// (`|x: I| -> O`, which may refer to constant tables it emits): int16
+    /// ops, whose full tables would not fit.
+    Map { from: DType, to: DType, f: MapFn },
+}
+
+/// The element types a unary op runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    /// int8 -> int8.
+    Int8,
+    /// int16 -> int16.
+    Int16,
+    /// float32 -> float32.
+    Float,
+}
+
+/// Requires int8 -> int8, int16 -> int16 (when `int16`) or float32 ->
+/// float32.
+pub fn elem(cx: &OpCx<'_, '_>, input: &Tensor<'_>, output: &Tensor<'_>, int16: bool) -> Result<Elem, Error> {
+    match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8) => Ok(Elem::Int8),
+        (DType::I16, DType::I16) if int16 => Ok(Elem::Int16),
+        (DType::F32, DType::F32) => Ok(Elem::Float),
+        (i, o) => Err(cx.unsupported(
+            &format!("input {}, output {}", i.name(), o.name()),
+            if int16 { "int8 -> int8, int16 -> int16, float32 -> float32" } else { "int8 -> int8, float32 -> float32" },
+        )),
+    }
+}
+
+/// Emits the closure of a [`Compute::Map`].
+pub type MapFn = Box<dyn Fn(&mut Emit<'_>) -> TokenStream>;
+
+/// A per-element int16 -> int16 closure.
+pub fn map16(f: impl Fn(&mut Emit<'_>) -> TokenStream + 'static) -> Compute {
+    Compute::Map { from: DType::I16, to: DType::I16, f: Box::new(f) }
 }
 
 /// A checked unary op.
@@ -80,6 +117,11 @@ impl Operator for Unary {
                 quote!(::tinyaot::kernels::elementwise::lut_s8_f32::<#len, _>(#io, #name.cast::<f32>());)
             }
             Compute::F32(f) => quote!(::tinyaot::kernels::elementwise::map_f32::<#len, _>(#io, #f);),
+            Compute::Map { from, to, f } => {
+                let (i, o) = (Emit::rust_type(*from)?, Emit::rust_type(*to)?);
+                let f = f(cx);
+                quote!(::tinyaot::kernels::elementwise::map::<#i, #o, #len, _>(#io, #f);)
+            }
             Compute::QuantizeF32 { scale, zero_point } => {
                 let scale = crate::codegen::f32_lit(*scale);
                 quote!(::tinyaot::kernels::elementwise::quantize_f32_s8::<#len, _>(#io, #scale, #zero_point);)

@@ -2,8 +2,10 @@
 //! or with TFLite's broadcasting (up to 6 dimensions).
 
 use super::{Io, Narrow, Strided6, clamp_i32};
-use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
+use crate::fixedpoint::{
+    get_reciprocal, multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
+};
 
 /// The rescaling constants of a quantized ADD (TFLite `ArithmeticParams`).
 #[derive(Clone, Copy, Debug)]
@@ -38,10 +40,7 @@ impl AddQuant {
     /// TFLite `AddFunc` (int8, and int16 with a 15-bit headroom shift).
     #[inline(always)]
     pub fn add<T: Narrow>(&self, x: T, y: T) -> T {
-        let a = (self.input1_offset + x.widen()) * (1 << self.left_shift);
-        let b = (self.input2_offset + y.widen()) * (1 << self.left_shift);
-        let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
-        let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
+        let (a, b) = self.rescaled(x, y);
         let raw =
             mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
@@ -49,15 +48,76 @@ impl AddQuant {
 }
 
 impl AddQuant {
-    /// TFLite `SubFunc` for int8: the same rescaling, then a difference.
+    /// TFLite `SubFunc` (int8, int16): the same rescaling, then a difference.
     #[inline(always)]
-    pub fn sub(&self, x: i8, y: i8) -> i8 {
-        let a = (self.input1_offset + x as i32) * (1 << self.left_shift);
-        let b = (self.input2_offset + y as i32) * (1 << self.left_shift);
-        let a = mul_lt1(a, self.input1_multiplier, self.input1_shift);
-        let b = mul_lt1(b, self.input2_multiplier, self.input2_shift);
+    pub fn sub<T: Narrow>(&self, x: T, y: T) -> T {
+        let (a, b) = self.rescaled(x, y);
         let raw =
             mul_lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
+        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
+    }
+
+    /// TFLM's quantized SQUARED_DIFFERENCE: the ADD rescaling of both
+    /// inputs (headroom 7 bits for int8, 0 for int16), the square of the
+    /// difference, then one general requantization (`output_multiplier`
+    /// may exceed one here).
+    #[inline(always)]
+    pub fn squared_difference<T: Narrow>(&self, x: T, y: T) -> T {
+        let (a, b) = self.rescaled(x, y);
+        let d = a.wrapping_sub(b);
+        let raw = multiply_by_quantized_multiplier(d.wrapping_mul(d), self.output_multiplier, self.output_shift)
+            .wrapping_add(self.output_offset);
+        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
+    }
+
+    /// Both inputs offset, shifted left by the headroom and rescaled.
+    #[inline(always)]
+    fn rescaled<T: Narrow>(&self, x: T, y: T) -> (i32, i32) {
+        let a = (self.input1_offset + x.widen()).wrapping_mul(1 << self.left_shift);
+        let b = (self.input2_offset + y.widen()).wrapping_mul(1 << self.left_shift);
+        (mul_lt1(a, self.input1_multiplier, self.input1_shift), mul_lt1(b, self.input2_multiplier, self.input2_shift))
+    }
+}
+
+/// The constants of a quantized DIV (TFLite `DivElementwise`, int8).
+#[derive(Clone, Copy, Debug)]
+pub struct DivQuant {
+    /// Negated zero point of input 1.
+    pub input1_offset: i32,
+    /// Negated zero point of input 2.
+    pub input2_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// `s1 / (s2 * so)` as a Q0.31 multiplier ...
+    pub multiplier: i32,
+    /// ... and its exponent.
+    pub shift: i32,
+    /// Fused activation range, quantized.
+    pub act_min: i32,
+    /// Upper end of the fused activation range.
+    pub act_max: i32,
+}
+
+impl DivQuant {
+    /// One quotient: the divisor's fixed-point reciprocal times the
+    /// dividend at full headroom, rescaled. A zero divisor (an invalid
+    /// input TFLM only asserts on) saturates by the dividend's sign.
+    #[inline(always)]
+    pub fn div(&self, x: i8, y: i8) -> i8 {
+        let mut a = self.input1_offset + x as i32;
+        let mut b = self.input2_offset + y as i32;
+        if b == 0 {
+            return if a >= 0 { self.act_max as i8 } else { self.act_min as i8 };
+        }
+        if b < 0 {
+            a = -a;
+            b = -b;
+        }
+        let (inv, recip_shift) = get_reciprocal(b, 31);
+        let headroom = (a ^ (a >> 31)).leading_zeros() as i32 - 1;
+        let unscaled = multiply_by_quantized_multiplier_greater_than_one(a, inv, headroom);
+        let total_shift = self.shift - recip_shift - headroom;
+        let raw = mul_lt1(unscaled, self.multiplier, total_shift).wrapping_add(self.output_offset);
         clamp_i32(raw, self.act_min, self.act_max) as i8
     }
 }

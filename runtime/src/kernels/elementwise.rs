@@ -34,6 +34,17 @@ pub fn map_f32<const LEN: usize, IO: Io<f32>>(mut io: IO, f: impl Fn(f32) -> f32
     }
 }
 
+/// `out[i] = f(in[i])` for any element types: the int16 and mixed-type
+/// quantized ops, whose 65536-entry tables would not fit in flash, apply
+/// their integer arithmetic per element.
+#[inline(never)]
+pub fn map<I: Copy, O: Copy, const LEN: usize, IO: Io<I, O>>(mut io: IO, f: impl Fn(I) -> O) {
+    for i in 0..LEN {
+        let x = io.get(i);
+        io.put(i, f(x));
+    }
+}
+
 /// QUANTIZE float32 -> int8 (TFLite `AffineQuantize`): round half away
 /// from zero of `x / scale` in single precision, plus the zero point,
 /// clamped.
@@ -153,4 +164,83 @@ pub fn neg_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn elu_f32(x: f32) -> f32 {
     if x < 0.0 { libm::expm1(x as f64) as f32 } else { x }
+}
+
+/// QUANTIZE float32 -> int16 (TFLite `AffineQuantize`).
+#[inline(always)]
+pub fn quantize_f32_s16(x: f32, scale: f32, zero_point: i32) -> i16 {
+    let q = libm::roundf(x / scale) as i32 + zero_point;
+    q.clamp(i16::MIN as i32, i16::MAX as i32) as i16
+}
+
+/// The int16 LOGISTIC of TFLite (`reference_integer_ops::Logistic`): the
+/// input rescaled by `(x * multiplier) >> shift` (compile-time constants),
+/// then a linear interpolation in `sigmoid`, TFLite's table of
+/// `sigmoid(i / 24)` in unsigned Q0.16 (256 entries, computed by the
+/// compiler).
+#[inline(always)]
+pub fn logistic_s16(x: i16, multiplier: i32, shift: i32, sigmoid: &[u16]) -> i16 {
+    let sigmoid = &sigmoid[..256];
+    let round = if shift > 0 { 1i32 << (shift - 1) } else { 0 };
+    let v = (x as i32).wrapping_mul(multiplier).wrapping_add(round) >> shift;
+    let abs = v.unsigned_abs();
+    let uh = abs >> 9;
+    let mut result = if uh >= 255 {
+        0x7FFFu32 << 10
+    } else {
+        let ua = sigmoid[uh as usize] as u32;
+        let ub = sigmoid[uh as usize + 1] as u32;
+        (ua << 9).wrapping_add((abs & 0x1ff).wrapping_mul(ub.wrapping_sub(ua)))
+    };
+    result = if v >= 0 {
+        result.wrapping_add(1 << 9)
+    } else {
+        (1u32 << (16 + 9)).wrapping_sub(result).wrapping_add(1 << 9).wrapping_sub(1)
+    };
+    (result >> 10) as i16
+}
+
+/// The int16 TANH of TFLite (`reference_integer_ops::Tanh`), through the
+/// same sigmoid table: `tanh(x) = 2 * sigmoid(2x) - 1`.
+#[inline(always)]
+pub fn tanh_s16(x: i16, multiplier: i32, shift: i32, sigmoid: &[u16]) -> i16 {
+    let sigmoid = &sigmoid[..256];
+    let round = if shift > 0 { 1i32 << (shift - 1) } else { 0 };
+    let v = (x as i32).wrapping_mul(multiplier).wrapping_add(round) >> shift;
+    let abs = v.unsigned_abs();
+    let uh = abs >> 8;
+    let result: i32 = if uh >= 255 {
+        0xFFFF << 8
+    } else {
+        let ua = sigmoid[uh as usize] as u32;
+        let ub = sigmoid[uh as usize + 1] as u32;
+        let ut = abs & 0xFF;
+        (ua << 8).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua))) as i32
+    };
+    let result =
+        if v >= 0 { result - (1 << (14 + 9)) + (1 << (9 - 2)) } else { -result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1 };
+    (result >> (9 - 1)) as i16
+}
+
+/// TFLite's int16 table lookup with interpolation (`LUTLookup`): 512
+/// samples over the int16 range plus one for the last slope.
+#[inline(always)]
+pub fn lut_interp_s16(x: i16, table: &[i16]) -> i16 {
+    let index = (256 + (x >> 7) as i32) as usize;
+    let offset = (x & 0x7f) as i32;
+    let base = table[index] as i32;
+    let slope = table[index + 1] as i32 - base;
+    (base + ((slope * offset + 64) >> 7)) as i16
+}
+
+/// SIN (single precision, as TFLite's `std::sin` on float).
+#[inline(always)]
+pub fn sin_f32(x: f32) -> f32 {
+    libm::sinf(x)
+}
+
+/// COS (single precision).
+#[inline(always)]
+pub fn cos_f32(x: f32) -> f32 {
+    libm::cosf(x)
 }

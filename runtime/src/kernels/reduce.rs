@@ -91,6 +91,29 @@ pub fn reduce_max<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     });
 }
 
+/// REDUCE_MIN: the smallest value of each reduced block (`highest` is the
+/// type's maximum, TFLite's initial value).
+#[inline(never)]
+pub fn reduce_min<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
+    input: &[T],
+    r: &Reduction,
+    highest: T,
+    output: &mut [T],
+) {
+    let input = &input[..IN];
+    let output = &mut output[..OUT];
+    r.outer.for_each(|o, base, _| {
+        let mut m = highest;
+        r.inner.for_each(|_, off, _| {
+            let v = input[base + off];
+            if v < m {
+                m = v;
+            }
+        });
+        output[o] = m;
+    });
+}
+
 /// ARG_MAX / ARG_MIN over one axis: `outer` blocks of `axis` values with
 /// stride `inner`; ties keep the first index (a strict comparison, as
 /// TFLite). Indices are written as `O` (int32 or int64).

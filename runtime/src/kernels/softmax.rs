@@ -1,6 +1,8 @@
 //! SOFTMAX over the last dimension.
 
 use super::Io;
+use super::elementwise::lut_interp_s16;
+use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::fixedpoint::{
     exp_on_negative_values, get_reciprocal, multiply_by_quantized_multiplier_greater_than_one, rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul, saturating_rounding_multiply_by_pot,
@@ -96,6 +98,48 @@ pub fn softmax_s8<O: SoftmaxOutput, const ROWS: usize, const DEPTH: usize, IO: I
                 None => O::from_i32(O::MIN),
             };
             io.put(base + c, v);
+        }
+    }
+}
+
+/// int16 softmax (TFLite `reference_ops::SoftmaxInt16`): `exp` of the
+/// rescaled difference to the row maximum through `exp_lut`, the
+/// reciprocal of the sum through `recip_lut` (both 513-entry tables the
+/// compiler computes as TFLite's `LUTPopulate` does), output scale
+/// 1/32768. The exponentials are kept in the output until normalized.
+#[inline(never)]
+pub fn softmax_s16<const ROWS: usize, const DEPTH: usize, IO: Io<i16>>(
+    mut io: IO,
+    input_multiplier: i32,
+    input_shift: i32,
+    exp_lut: &[i16],
+    recip_lut: &[i16],
+) {
+    for r in 0..ROWS {
+        let base = r * DEPTH;
+        let mut max_in_row = i16::MIN;
+        for c in 0..DEPTH {
+            max_in_row = max_in_row.max(io.get(base + c));
+        }
+        let mut sum_of_exps: i32 = 0;
+        for c in 0..DEPTH {
+            let diff = io.get(base + c) as i32 - max_in_row as i32;
+            let scaled = multiply_by_quantized_multiplier(diff, input_multiplier, input_shift);
+            let sym = scaled.wrapping_add(32767).clamp(-32768, 32767) as i16;
+            let e = lut_interp_s16(sym, exp_lut);
+            io.put(base + c, e);
+            sum_of_exps = sum_of_exps.wrapping_add(e as i32);
+        }
+        let headroom_plus_one = (sum_of_exps as u32).leading_zeros() as i32;
+        let shifted_sum = (((sum_of_exps as i64) << (headroom_plus_one - 1).clamp(0, 62)) + (1 << 13)) >> 14;
+        let sym_sum = (shifted_sum as i32).wrapping_sub((1 << 15) + (1 << 16)).clamp(-32768, 32767) as i16;
+        let reciprocal = lut_interp_s16(sym_sum, recip_lut) as i64;
+        let right_shift = (31 - headroom_plus_one).clamp(1, 62);
+        let round = 1i64 << (right_shift - 1);
+        for c in 0..DEPTH {
+            let e = io.out(base + c) as i64;
+            let v = ((e * reciprocal + round) >> right_shift) as i32;
+            io.put(base + c, v.clamp(0, 32767) as i16);
         }
     }
 }
