@@ -194,19 +194,23 @@ def reductions(s):
 
 
 def float_math(s):
-    """float32-only elementwise math."""
+    """float32-only elementwise math: EXP, LOG, SQRT, RSQRT, NEG, ABS, SIN,
+    COS, SQUARE."""
     x = i = L.Input((3, 4), batch_size=1)
     a = K.abs(x)
-    return tf.keras.Model(i, [K.exp(x), K.log(a + 0.1), K.sqrt(a), 1.0 / K.sqrt(a + 0.5), -x, a])
+    return tf.keras.Model(i, [K.exp(x), K.log(a + 0.1), K.sqrt(a), 1.0 / K.sqrt(a + 0.5), -x, a, K.sin(x * 3.0),
+                              K.cos(x * 3.0), K.square(x)])
 
 
 def space_gather(s):
-    """SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER (constant indices)."""
+    """SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER (constant indices, and with
+    batch_dims)."""
     x = i = L.Input((4, 6, 8), batch_size=1)
     sd = TfFn(lambda t: tf.nn.space_to_depth(t, 2))(x)
     ds = TfFn(lambda t: tf.nn.depth_to_space(t, 2))(x)
     g = TfFn(lambda t: tf.gather(t, tf.constant([5, 0, 3, 3]), axis=2))(x)
-    return tf.keras.Model(i, [sd, ds, g])
+    bg = TfFn(lambda t: tf.gather(t, tf.constant([[1, 0, 3], [2, 2, 0], [3, 1, 1], [0, 0, 2]])[None], axis=2, batch_dims=2))(x)
+    return tf.keras.Model(i, [sd, ds, g, bg])
 
 
 def float_binary(s):
@@ -364,8 +368,9 @@ def quantize_float_islands(data, op_names):
 
 
 def requantize_model(seed):
-    """QUANTIZE between integer types (int8 -> int16 -> int16 -> int8, and
-    int8 -> int32), written directly with the schema's object API: the
+    """QUANTIZE between integer types (int8 -> int16 -> int16 -> int8,
+    int8 -> int32, int8 -> uint8 -> int8, int16 -> int32 -> int16) and a
+    DEQUANTIZE of uint8, written directly with the schema's object API: the
     converter never emits these on its own."""
     T = schema_fb.TensorType
     m = schema_fb.ModelT()
@@ -374,10 +379,14 @@ def requantize_model(seed):
     code = schema_fb.OperatorCodeT()
     code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.QUANTIZE
     code.version = 1
-    m.operatorCodes = [code]
+    deq = schema_fb.OperatorCodeT()
+    deq.builtinCode = deq.deprecatedBuiltinCode = schema_fb.BuiltinOperator.DEQUANTIZE
+    deq.version = 1
+    m.operatorCodes = [code, deq]
     sg = schema_fb.SubGraphT()
     specs = [('in', T.INT8, 0.05, 3), ('wide', T.INT16, 0.0013, 0), ('rescaled', T.INT16, 0.0021, 0),
-             ('narrow', T.INT8, 0.03, -7), ('int32', T.INT32, 0.0007, 5)]
+             ('narrow', T.INT8, 0.03, -7), ('int32', T.INT32, 0.0007, 5), ('uint8', T.UINT8, 0.04, 131),
+             ('back', T.INT8, 0.045, -2), ('wide32', T.INT32, 0.0001, 0), ('from32', T.INT16, 0.0009, 0)]
     sg.tensors = []
     for name, ty, scale, zp in specs:
         t = schema_fb.TensorT()
@@ -385,12 +394,18 @@ def requantize_model(seed):
         t.quantization = schema_fb.QuantizationParametersT()
         t.quantization.scale, t.quantization.zeroPoint = [scale], [zp]
         sg.tensors.append(t)
+    t = schema_fb.TensorT()
+    t.name, t.type, t.shape, t.buffer = 'uint8_dequantized', T.FLOAT32, [1, 3, 7], 0
+    sg.tensors.append(t)
     sg.operators = []
-    for i, o in [(0, 1), (1, 2), (2, 3), (0, 4)]:
+    for i, o in [(0, 1), (1, 2), (2, 3), (0, 4), (0, 5), (5, 6), (2, 7), (7, 8)]:
         op = schema_fb.OperatorT()
         op.opcodeIndex, op.inputs, op.outputs = 0, [i], [o]
         sg.operators.append(op)
-    sg.inputs, sg.outputs = [0], [3, 4, 1]
+    op = schema_fb.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 1, [5], [9]
+    sg.operators.append(op)
+    sg.inputs, sg.outputs = [0], [3, 4, 1, 6, 8, 9]
     m.subgraphs = [sg]
     return pack(m)
 

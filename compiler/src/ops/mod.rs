@@ -24,6 +24,7 @@ mod pool_2d;
 mod quantize;
 mod relu;
 mod reshape;
+mod resize_bilinear;
 mod resize_nearest_neighbor;
 mod slice;
 mod softmax;
@@ -31,6 +32,7 @@ mod space_depth;
 mod split;
 mod tanh;
 mod transpose;
+mod transpose_conv;
 mod unary;
 
 use crate::codegen::Emit;
@@ -164,6 +166,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 34, name: "PAD", dtypes: ANY, lower: pad::lower },
     OpSupport { code: 60, name: "PADV2", dtypes: ANY, lower: pad::lower },
     OpSupport { code: 39, name: "TRANSPOSE", dtypes: ANY, lower: transpose::lower },
+    OpSupport {
+        code: 67,
+        name: "TRANSPOSE_CONV",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: transpose_conv::lower,
+    },
     OpSupport { code: 65, name: "SLICE", dtypes: ANY, lower: slice::lower_slice },
     OpSupport { code: 45, name: "STRIDED_SLICE", dtypes: ANY, lower: slice::lower_strided },
     OpSupport { code: 49, name: "SPLIT", dtypes: ANY, lower: split::lower_split },
@@ -171,6 +179,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 83, name: "PACK", dtypes: ANY, lower: pack::lower_pack },
     OpSupport { code: 88, name: "UNPACK", dtypes: ANY, lower: pack::lower_unpack },
     OpSupport { code: 97, name: "RESIZE_NEAREST_NEIGHBOR", dtypes: ANY, lower: resize_nearest_neighbor::lower },
+    OpSupport { code: 23, name: "RESIZE_BILINEAR", dtypes: &["int8", "float32"], lower: resize_bilinear::lower },
     OpSupport { code: 26, name: "SPACE_TO_DEPTH", dtypes: ANY, lower: space_depth::lower_space_to_depth },
     OpSupport { code: 5, name: "DEPTH_TO_SPACE", dtypes: ANY, lower: space_depth::lower_depth_to_space },
     OpSupport { code: 36, name: "GATHER", dtypes: ANY, lower: gather::lower },

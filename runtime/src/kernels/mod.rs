@@ -16,6 +16,7 @@ pub mod movement;
 pub mod pool;
 pub mod reduce;
 pub mod softmax;
+pub mod transpose_conv;
 
 /// Where a kernel reads its main input and writes its output: two separate
 /// slices, or one slice holding both at element offsets (an in-place plan,

@@ -77,23 +77,124 @@ pub fn resize_nearest<T: Copy, const N: usize, const IH: usize, const IW: usize,
 /// outside `0..AXIS` (which TFLM rejects at run time, and which cannot
 /// fail here) yields zeros.
 #[inline(never)]
-pub fn gather<T: Copy + Default, I: Copy + Into<i64>, const OUTER: usize, const AXIS: usize, const INNER: usize>(
+pub fn gather<
+    T: Copy + Default,
+    I: Copy + Into<i64>,
+    const BATCH: usize,
+    const OUTER: usize,
+    const AXIS: usize,
+    const INNER: usize,
+>(
     params: &[T],
     indices: &[I],
     output: &mut [T],
 ) {
-    let params = &params[..OUTER * AXIS * INNER];
-    let n = indices.len();
-    let output = &mut output[..OUTER * n * INNER];
-    for o in 0..OUTER {
-        for (k, &i) in indices.iter().enumerate() {
-            let dst = &mut output[(o * n + k) * INNER..(o * n + k + 1) * INNER];
-            let i: i64 = i.into();
-            if (0..AXIS as i64).contains(&i) {
-                let s = (o * AXIS + i as usize) * INNER;
-                dst.copy_from_slice(&params[s..s + INNER]);
-            } else {
-                dst.fill(T::default());
+    let params = &params[..BATCH * OUTER * AXIS * INNER];
+    let n = indices.len() / BATCH;
+    let output = &mut output[..BATCH * OUTER * n * INNER];
+    for b in 0..BATCH {
+        let coords = &indices[b * n..(b + 1) * n];
+        for o in 0..OUTER {
+            let row = b * OUTER + o;
+            for (k, &i) in coords.iter().enumerate() {
+                let dst = &mut output[(row * n + k) * INNER..(row * n + k + 1) * INNER];
+                let i: i64 = i.into();
+                if (0..AXIS as i64).contains(&i) {
+                    let s = (row * AXIS + i as usize) * INNER;
+                    dst.copy_from_slice(&params[s..s + INNER]);
+                } else {
+                    dst.fill(T::default());
+                }
+            }
+        }
+    }
+}
+
+/// Source indices and weights of a bilinear resize along one axis: output
+/// position `o` blends source `lo[o]` and `hi[o]` with weight `w[o]` on
+/// `hi` (a float fraction, or a fraction of 1024 for int8).
+#[derive(Clone, Copy, Debug)]
+pub struct Taps<'a, W> {
+    /// Lower source index.
+    pub lo: &'a [i32],
+    /// Upper source index.
+    pub hi: &'a [i32],
+    /// Weight of the upper source.
+    pub w: &'a [W],
+}
+
+/// RESIZE_BILINEAR float32 (TFLite `reference_ops::ResizeBilinear`, same
+/// products in the same order).
+#[inline(never)]
+pub fn resize_bilinear_f32<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
+    input: &[f32],
+    output: &mut [f32],
+    ys: &Taps<'_, f32>,
+    xs: &Taps<'_, f32>,
+) {
+    let input = &input[..N * IH * IW * C];
+    let output = &mut output[..N * OH * OW * C];
+    for b in 0..N {
+        for y in 0..OH {
+            let (y0, y1, dy) = (ys.lo[y] as usize, ys.hi[y] as usize, ys.w[y]);
+            for x in 0..OW {
+                let (x0, x1, dx) = (xs.lo[x] as usize, xs.hi[x] as usize, xs.w[x]);
+                let at = |yy: usize, xx: usize| ((b * IH + yy) * IW + xx) * C;
+                let (p00, p10, p01, p11) = (at(y0, x0), at(y1, x0), at(y0, x1), at(y1, x1));
+                let out = ((b * OH + y) * OW + x) * C;
+                for c in 0..C {
+                    output[out + c] = input[p00 + c] * (1.0 - dy) * (1.0 - dx)
+                        + input[p10 + c] * dy * (1.0 - dx)
+                        + input[p01 + c] * (1.0 - dy) * dx
+                        + input[p11 + c] * dy * dx;
+                }
+            }
+        }
+    }
+}
+
+/// RESIZE_BILINEAR int8 (TFLite `ResizeBilinearInteger`: 10-bit weights,
+/// a 20-bit product rounded half away from zero).
+#[inline(never)]
+pub fn resize_bilinear_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
+    input: &[i8],
+    output: &mut [i8],
+    ys: &Taps<'_, i32>,
+    xs: &Taps<'_, i32>,
+) {
+    let input = &input[..N * IH * IW * C];
+    let output = &mut output[..N * OH * OW * C];
+    const ONE: i64 = 1 << 10;
+    for b in 0..N {
+        for y in 0..OH {
+            let (y0, y1, dy) = (ys.lo[y] as usize, ys.hi[y] as usize, ys.w[y] as i64);
+            for x in 0..OW {
+                let (x0, x1, dx) = (xs.lo[x] as usize, xs.hi[x] as usize, xs.w[x] as i64);
+                let at = |yy: usize, xx: usize| ((b * IH + yy) * IW + xx) * C;
+                let (p00, p10, p01, p11) = (at(y0, x0), at(y1, x0), at(y0, x1), at(y1, x1));
+                let out = ((b * OH + y) * OW + x) * C;
+                for c in 0..C {
+                    let v = input[p00 + c] as i64 * (ONE - dy) * (ONE - dx)
+                        + input[p10 + c] as i64 * dy * (ONE - dx)
+                        + input[p01 + c] as i64 * (ONE - dy) * dx
+                        + input[p11 + c] as i64 * dy * dx;
+                    let round = if v > 0 { 1 << 19 } else { -(1 << 19) };
+                    output[out + c] = ((v + round) / (1 << 20)) as i8;
+                }
             }
         }
     }

@@ -1,0 +1,137 @@
+//! RESIZE_BILINEAR (align_corners, half_pixel_centers): float32 and int8,
+//! as TFLM. The source rows and columns of every output pixel and their
+//! interpolation weights are computed here with TFLite's formulas (float
+//! for float32, TFLite's 10-bit fixed point for int8) and stored as small
+//! tables; the kernel only blends.
+
+use super::movement::{const_ints, same_dtype};
+use super::{OpCx, Operator};
+use crate::codegen::Emit;
+use crate::diag::Error;
+use crate::graph::DType;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `ResizeBilinearOptions`.
+const OPTIONS: u8 = 15;
+
+/// For each output row (or column): lower and upper source index and the
+/// weight of the upper one.
+struct Taps<W> {
+    lo: Vec<i32>,
+    hi: Vec<i32>,
+    w: Vec<W>,
+}
+
+struct ResizeBilinear {
+    input: usize,
+    output: usize,
+    dims: [usize; 4],
+    out: [usize; 2],
+    taps: Result<[Taps<i32>; 2], [Taps<f32>; 2]>,
+}
+
+/// TFLite `ComputeInterpolationValues` (float) along one axis.
+fn float_taps(in_size: usize, out_size: usize, align_corners: bool, half_pixel: bool) -> Taps<f32> {
+    let scale = if align_corners && out_size > 1 {
+        (in_size - 1) as f32 / (out_size - 1) as f32
+    } else {
+        in_size as f32 / out_size as f32
+    };
+    let mut t = Taps { lo: vec![], hi: vec![], w: vec![] };
+    for o in 0..out_size {
+        let v = if half_pixel { (o as f32 + 0.5) * scale - 0.5 } else { o as f32 * scale };
+        let lo = (v.floor() as i32).max(0);
+        let hi = (v.ceil() as i32).min(in_size as i32 - 1);
+        t.lo.push(lo);
+        t.hi.push(hi);
+        t.w.push(v - lo as f32);
+    }
+    t
+}
+
+/// TFLite `ComputeInterpolationValuesInteger` (10 fractional bits).
+fn integer_taps(in_size: usize, out_size: usize, align_corners: bool, half_pixel: bool) -> Taps<i32> {
+    let (i, o) = (in_size as i32, out_size as i32);
+    let scale = if align_corners && o > 1 {
+        ((1 << 10) * (i - 1) + (o - 1) / 2) / (o - 1)
+    } else {
+        ((1 << 10) * i + o / 2) / o
+    };
+    let mut t = Taps { lo: vec![], hi: vec![], w: vec![] };
+    for v in 0..o {
+        let scaled = if half_pixel { v * scale + scale / 2 - (1 << 9) } else { v * scale };
+        let lo = (scaled / (1 << 10)).max(0);
+        let hi = ((scaled + (1 << 10) - 1) / (1 << 10)).min(i - 1);
+        t.lo.push(lo);
+        t.hi.push(hi);
+        t.w.push(scaled - (1 << 10) * lo);
+    }
+    t
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(2, 2, 1)?;
+    let o = cx.options(OPTIONS, "ResizeBilinearOptions")?;
+    let align_corners = o.map(|o| o.scalar::<bool>(2, false)).transpose()?.unwrap_or(false);
+    let half_pixel = o.map(|o| o.scalar::<bool>(3, false)).transpose()?.unwrap_or(false);
+    if align_corners && half_pixel {
+        return Err(cx.err("align_corners and half_pixel_centers cannot both be set (TFLite rejects it)"));
+    }
+    let input = cx.input(0)?;
+    let size = const_ints(cx, cx.input(1)?, "size")?;
+    let output = cx.output(0)?;
+    same_dtype(cx, &[input], output)?;
+    let [n, ih, iw, c] = cx.nhwc(input, "input")?;
+    let (oh, ow) = match size[..] {
+        [h, w] if h > 0 && w > 0 && h <= 1 << 16 && w <= 1 << 16 => (h as usize, w as usize),
+        _ => return Err(cx.err(format!("size must be two values in 1..=65536, found {size:?}"))),
+    };
+    if ih > 1 << 16 || iw > 1 << 16 {
+        return Err(cx.err("the input is too large to resize"));
+    }
+    cx.check_shape(output, &[n, oh, ow, c])?;
+    let taps = match input.dtype {
+        DType::I8 => {
+            if input.quant != output.quant {
+                return Err(cx.err("an int8 RESIZE_BILINEAR needs equal input and output quantization (as TFLM)"));
+            }
+            Ok([integer_taps(ih, oh, align_corners, half_pixel), integer_taps(iw, ow, align_corners, half_pixel)])
+        }
+        DType::F32 => {
+            Err([float_taps(ih, oh, align_corners, half_pixel), float_taps(iw, ow, align_corners, half_pixel)])
+        }
+        d => return Err(cx.unsupported(&d.name(), "int8, float32")),
+    };
+    Ok(Box::new(ResizeBilinear { input: input.index, output: output.index, dims: [n, ih, iw, c], out: [oh, ow], taps }))
+}
+
+fn emit_taps<W: Copy>(cx: &mut Emit<'_>, t: &Taps<W>, bytes: impl Fn(W) -> [u8; 4], ty: TokenStream) -> TokenStream {
+    let lo = cx.i32s(&t.lo);
+    let hi = cx.i32s(&t.hi);
+    let w: Vec<u8> = t.w.iter().flat_map(|&w| bytes(w)).collect();
+    let w = cx.bytes(&w);
+    quote!(::tinyaot::kernels::movement::Taps { lo: #lo, hi: #hi, w: #w.cast::<#ty>() })
+}
+
+impl Operator for ResizeBilinear {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, c] = self.dims;
+        let [oh, ow] = self.out;
+        let input = cx.read(self.input)?;
+        let output = cx.write(self.output)?;
+        let (f, ys, xs) = match &self.taps {
+            Ok([y, x]) => (
+                quote!(resize_bilinear_s8),
+                emit_taps(cx, y, i32::to_le_bytes, quote!(i32)),
+                emit_taps(cx, x, i32::to_le_bytes, quote!(i32)),
+            ),
+            Err([y, x]) => (
+                quote!(resize_bilinear_f32),
+                emit_taps(cx, y, f32::to_le_bytes, quote!(f32)),
+                emit_taps(cx, x, f32::to_le_bytes, quote!(f32)),
+            ),
+        };
+        Ok(quote!(::tinyaot::kernels::movement::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #output, &#ys, &#xs);))
+    }
+}
