@@ -264,3 +264,91 @@ fn dot_i8_matches_naive() {
         assert_eq!(dot_i8(&a, &b), naive, "n = {n}");
     }
 }
+
+/// TFLite's scatter formulation of TRANSPOSE_CONV (float), for checking
+/// the gather kernel: the same sums in the same order.
+#[allow(clippy::too_many_arguments)]
+fn transpose_conv_scatter(
+    input: &[f32],
+    [ih, iw, ic]: [usize; 3],
+    filter: &[f32],
+    [oc, kh, kw]: [usize; 3],
+    [oh, ow]: [usize; 2],
+    [sh, sw, ph, pw]: [usize; 4],
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; oh * ow * oc];
+    for y in 0..ih {
+        for x in 0..iw {
+            for c in 0..ic {
+                for fy in 0..kh {
+                    for fx in 0..kw {
+                        for o in 0..oc {
+                            let (oy, ox) = ((y * sh + fy) as isize - ph as isize, (x * sw + fx) as isize - pw as isize);
+                            if oy >= 0 && ox >= 0 && (oy as usize) < oh && (ox as usize) < ow {
+                                out[(oy as usize * ow + ox as usize) * oc + o] +=
+                                    input[(y * iw + x) * ic + c] * filter[((o * kh + fy) * kw + fx) * ic + c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn transpose_conv_gather_equals_tflite_scatter() {
+    use tinyaot::kernels::transpose_conv::{Float, Geometry, transpose_conv};
+    let input: Vec<f32> = (0..3 * 4 * 2).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.173).collect();
+    let filter: Vec<f32> = (0..3 * 3 * 2 * 2).map(|i| ((i * 53 % 29) as f32 - 14.0) * 0.071).collect();
+    for (sh, sw, ph, pw) in [(2, 2, 1, 0), (1, 2, 0, 1), (3, 1, 2, 2)] {
+        let want = transpose_conv_scatter(&input, [3, 4, 2], &filter, [3, 3, 2], [6, 7], [sh, sw, ph, pw]);
+        let mut got = [0.0f32; 6 * 7 * 3];
+        let geo = Geometry { stride_h: sh, stride_w: sw, pad_top: ph, pad_left: pw };
+        let arith = Float { bias: None, act_min: f32::MIN, act_max: f32::MAX };
+        transpose_conv::<1, 3, 4, 2, 6, 7, 3, 3, 2, _, _>(sep(&input, &mut got), &filter, &geo, &arith);
+        assert_eq!(got.to_vec(), want, "stride {sh}x{sw}, pad {ph}x{pw}");
+    }
+}
+
+#[test]
+fn int16_logistic_and_tanh_are_odd_around_their_centres() {
+    use tinyaot::kernels::elementwise::{logistic_s16, tanh_s16};
+    // A stand-in table: any increasing one keeps the
+    // symmetry the kernels build in (sigmoid(-x) = 1 - sigmoid(x)).
+    let table: Vec<u16> = (0..256u32).map(|i| (32768 + i * 128).min(65535) as u16).collect();
+    for x in [1i16, 7, 100, 1000, 20000, i16::MAX] {
+        let (p, n) = (logistic_s16(x, 3, 0, &table) as i32, logistic_s16(-x, 3, 0, &table) as i32);
+        assert!((p + n - 32768).abs() <= 1, "logistic({x}) = {p}, logistic(-{x}) = {n}");
+        let (p, n) = (tanh_s16(x, 3, 0, &table) as i32, tanh_s16(-x, 3, 0, &table) as i32);
+        assert!((p + n).abs() <= 1, "tanh({x}) = {p}, tanh(-{x}) = {n}");
+    }
+    assert_eq!(logistic_s16(0, 3, 0, &table), 16384); // 0.5 in Q0.15
+}
+
+#[test]
+fn resize_bilinear_s8_blends_neighbours() {
+    use tinyaot::kernels::movement::{Taps, resize_bilinear_s8};
+    // 1x2 -> 1x3 along x: weights 0, 512 (half), 1024 on the upper source.
+    let ys = Taps { lo: &[0], hi: &[0], w: &[0] };
+    let xs = Taps { lo: &[0, 0, 0], hi: &[0, 1, 1], w: &[0, 512, 1024] };
+    let mut out = [0i8; 3];
+    resize_bilinear_s8::<1, 1, 2, 1, 1, 3>(&[10, -21], &mut out, &ys, &xs);
+    // (10 - 21) / 2 = -5.5 rounds away from zero.
+    assert_eq!(out, [10, -6, -21]);
+}
+
+#[test]
+fn softmax_s16_of_equal_logits_is_uniform() {
+    use tinyaot::kernels::softmax::softmax_s16;
+    // exp table constant at 1.0 (32767) and reciprocal table 1 / (1 + x):
+    // four equal logits must give a quarter each, within a step.
+    let exp = [32767i16; 513];
+    let recip: Vec<i16> = (0..513).map(|i| (32767.0 / (1.0 + i as f32 / 512.0)).round() as i16).collect();
+    let mut out = [0i16; 4];
+    softmax_s16::<1, 4, _>(sep(&[5i16, 5, 5, 5], &mut out), 1 << 30, 0, &exp, &recip);
+    for v in out {
+        assert!((v as i32 - 8192).abs() <= 2, "{out:?}");
+    }
+}
