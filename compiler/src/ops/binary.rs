@@ -49,7 +49,7 @@ enum Arith {
     Prelu([i32; 7]),
     /// MulQuant fields.
     Mul([i32; 7]),
-    /// DivQuant fields (same layout as MulQuant).
+    /// MulQuant fields, for its `div`.
     Div([i32; 7]),
     /// MAXIMUM/MINIMUM on raw int8 values.
     Compare,
@@ -330,11 +330,11 @@ impl Operator for Binary {
             }
             (Arith::Div(p), _) => {
                 let [o1, o2, oo, m, s, lo, hi] = *p;
-                let q = quote!(::tinyaot::kernels::binary::DivQuant {
+                let q = quote!(::tinyaot::kernels::binary::MulQuant {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
                     act_min: #lo, act_max: #hi,
                 });
-                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::DivQuant = #q; Q.div(x, y) }))
+                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.div(x, y) }))
             }
             (Arith::Prelu(p), _) => {
                 let [oi, oa, oo, m1, s1, m2, s2] = *p;

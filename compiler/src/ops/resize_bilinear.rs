@@ -4,7 +4,7 @@
 //! for float32, TFLite's 10-bit fixed point for int8) and stored as small
 //! tables; the kernel only blends.
 
-use super::movement::{const_ints, same_dtype};
+use super::resize_nearest_neighbor::resize_io;
 use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
@@ -71,26 +71,13 @@ fn integer_taps(in_size: usize, out_size: usize, align_corners: bool, half_pixel
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    cx.arity(2, 2, 1)?;
     let o = cx.options(OPTIONS, "ResizeBilinearOptions")?;
     let align_corners = o.map(|o| o.scalar::<bool>(2, false)).transpose()?.unwrap_or(false);
     let half_pixel = o.map(|o| o.scalar::<bool>(3, false)).transpose()?.unwrap_or(false);
     if align_corners && half_pixel {
         return Err(cx.err("align_corners and half_pixel_centers cannot both be set (TFLite rejects it)"));
     }
-    let input = cx.input(0)?;
-    let size = const_ints(cx, cx.input(1)?, "size")?;
-    let output = cx.output(0)?;
-    same_dtype(cx, &[input], output)?;
-    let [n, ih, iw, c] = cx.nhwc(input, "input")?;
-    let (oh, ow) = match size[..] {
-        [h, w] if h > 0 && w > 0 && h <= 1 << 16 && w <= 1 << 16 => (h as usize, w as usize),
-        _ => return Err(cx.err(format!("size must be two values in 1..=65536, found {size:?}"))),
-    };
-    if ih > 1 << 16 || iw > 1 << 16 {
-        return Err(cx.err("the input is too large to resize"));
-    }
-    cx.check_shape(output, &[n, oh, ow, c])?;
+    let (input, output, [n, ih, iw, c], [oh, ow]) = resize_io(cx)?;
     let taps = match input.dtype {
         DType::I8 => {
             if input.quant != output.quant {

@@ -6,6 +6,7 @@ use super::movement::{const_ints, same_dtype};
 use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::graph::Tensor;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -34,21 +35,32 @@ fn nearest(out: usize, in_size: usize, out_size: usize, align_corners: bool, hal
     (if half_pixel { v.max(0) } else { v }).max(0) as u32
 }
 
-pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+/// The checked input, output, input NHWC dims and output size of a resize
+/// op (shared with RESIZE_BILINEAR).
+#[allow(clippy::type_complexity)]
+pub fn resize_io<'g, 'a>(cx: &OpCx<'g, 'a>) -> Result<(&'g Tensor<'a>, &'g Tensor<'a>, [usize; 4], [usize; 2]), Error> {
     cx.arity(2, 2, 1)?;
-    let o = cx.options(OPTIONS, "ResizeNearestNeighborOptions")?;
-    let align_corners = o.map(|o| o.scalar::<bool>(0, false)).transpose()?.unwrap_or(false);
-    let half_pixel = o.map(|o| o.scalar::<bool>(1, false)).transpose()?.unwrap_or(false);
     let input = cx.input(0)?;
     let size = const_ints(cx, cx.input(1)?, "size")?;
     let output = cx.output(0)?;
     same_dtype(cx, &[input], output)?;
     let [n, ih, iw, c] = cx.nhwc(input, "input")?;
     let (oh, ow) = match size[..] {
-        [h, w] if h > 0 && w > 0 => (h as usize, w as usize),
-        _ => return Err(cx.err(format!("size must be two positive values, found {size:?}"))),
+        [h, w] if h > 0 && w > 0 && h <= 1 << 16 && w <= 1 << 16 => (h as usize, w as usize),
+        _ => return Err(cx.err(format!("size must be two values in 1..=65536, found {size:?}"))),
     };
+    if ih > 1 << 16 || iw > 1 << 16 {
+        return Err(cx.err("the input is too large to resize"));
+    }
     cx.check_shape(output, &[n, oh, ow, c])?;
+    Ok((input, output, [n, ih, iw, c], [oh, ow]))
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let o = cx.options(OPTIONS, "ResizeNearestNeighborOptions")?;
+    let align_corners = o.map(|o| o.scalar::<bool>(0, false)).transpose()?.unwrap_or(false);
+    let half_pixel = o.map(|o| o.scalar::<bool>(1, false)).transpose()?.unwrap_or(false);
+    let (input, output, [n, ih, iw, c], [oh, ow]) = resize_io(cx)?;
     let ys = (0..oh).map(|y| nearest(y, ih, oh, align_corners, half_pixel)).collect();
     let xs = (0..ow).map(|x| nearest(x, iw, ow, align_corners, half_pixel)).collect();
     Ok(Box::new(Resize { input: input.index, output: output.index, dims: [n, ih, iw, c], ys, xs }))

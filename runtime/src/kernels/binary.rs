@@ -79,29 +79,11 @@ impl AddQuant {
     }
 }
 
-/// The constants of a quantized DIV (TFLite `DivElementwise`, int8).
-#[derive(Clone, Copy, Debug)]
-pub struct DivQuant {
-    /// Negated zero point of input 1.
-    pub input1_offset: i32,
-    /// Negated zero point of input 2.
-    pub input2_offset: i32,
-    /// Output zero point.
-    pub output_offset: i32,
-    /// `s1 / (s2 * so)` as a Q0.31 multiplier ...
-    pub multiplier: i32,
-    /// ... and its exponent.
-    pub shift: i32,
-    /// Fused activation range, quantized.
-    pub act_min: i32,
-    /// Upper end of the fused activation range.
-    pub act_max: i32,
-}
-
-impl DivQuant {
-    /// One quotient: the divisor's fixed-point reciprocal times the
-    /// dividend at full headroom, rescaled. A zero divisor (an invalid
-    /// input TFLM only asserts on) saturates by the dividend's sign.
+impl MulQuant {
+    /// DIV (TFLite `DivElementwise`, int8; `multiplier` is `s1 / (s2 *
+    /// so)`): the divisor's fixed-point reciprocal times the dividend at
+    /// full headroom, rescaled. A zero divisor (an invalid input TFLM only
+    /// asserts on) saturates by the dividend's sign.
     #[inline(always)]
     pub fn div(&self, x: i8, y: i8) -> i8 {
         let mut a = self.input1_offset + x as i32;

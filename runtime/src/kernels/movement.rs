@@ -123,6 +123,45 @@ pub struct Taps<'a, W> {
     pub w: &'a [W],
 }
 
+/// RESIZE_BILINEAR: for every output pixel and channel, `blend` of the
+/// four source values (rows `lo`/`hi` x columns `lo`/`hi`) with the row
+/// and column weights.
+#[inline(always)]
+fn resize_bilinear<
+    T: Copy,
+    W: Copy,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
+    input: &[T],
+    output: &mut [T],
+    ys: &Taps<'_, W>,
+    xs: &Taps<'_, W>,
+    blend: impl Fn([T; 4], W, W) -> T,
+) {
+    let input = &input[..N * IH * IW * C];
+    let output = &mut output[..N * OH * OW * C];
+    for b in 0..N {
+        for y in 0..OH {
+            let (y0, y1, dy) = (ys.lo[y] as usize, ys.hi[y] as usize, ys.w[y]);
+            for x in 0..OW {
+                let (x0, x1, dx) = (xs.lo[x] as usize, xs.hi[x] as usize, xs.w[x]);
+                let at = |yy: usize, xx: usize| ((b * IH + yy) * IW + xx) * C;
+                let (p00, p10, p01, p11) = (at(y0, x0), at(y1, x0), at(y0, x1), at(y1, x1));
+                let out = ((b * OH + y) * OW + x) * C;
+                for c in 0..C {
+                    let v = [input[p00 + c], input[p10 + c], input[p01 + c], input[p11 + c]];
+                    output[out + c] = blend(v, dy, dx);
+                }
+            }
+        }
+    }
+}
+
 /// RESIZE_BILINEAR float32 (TFLite `reference_ops::ResizeBilinear`, same
 /// products in the same order).
 #[inline(never)]
@@ -139,25 +178,9 @@ pub fn resize_bilinear_f32<
     ys: &Taps<'_, f32>,
     xs: &Taps<'_, f32>,
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
-    for b in 0..N {
-        for y in 0..OH {
-            let (y0, y1, dy) = (ys.lo[y] as usize, ys.hi[y] as usize, ys.w[y]);
-            for x in 0..OW {
-                let (x0, x1, dx) = (xs.lo[x] as usize, xs.hi[x] as usize, xs.w[x]);
-                let at = |yy: usize, xx: usize| ((b * IH + yy) * IW + xx) * C;
-                let (p00, p10, p01, p11) = (at(y0, x0), at(y1, x0), at(y0, x1), at(y1, x1));
-                let out = ((b * OH + y) * OW + x) * C;
-                for c in 0..C {
-                    output[out + c] = input[p00 + c] * (1.0 - dy) * (1.0 - dx)
-                        + input[p10 + c] * dy * (1.0 - dx)
-                        + input[p01 + c] * (1.0 - dy) * dx
-                        + input[p11 + c] * dy * dx;
-                }
-            }
-        }
-    }
+    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
+        v00 * (1.0 - dy) * (1.0 - dx) + v10 * dy * (1.0 - dx) + v01 * (1.0 - dy) * dx + v11 * dy * dx
+    })
 }
 
 /// RESIZE_BILINEAR int8 (TFLite `ResizeBilinearInteger`: 10-bit weights,
@@ -176,26 +199,14 @@ pub fn resize_bilinear_s8<
     ys: &Taps<'_, i32>,
     xs: &Taps<'_, i32>,
 ) {
-    let input = &input[..N * IH * IW * C];
-    let output = &mut output[..N * OH * OW * C];
     const ONE: i64 = 1 << 10;
-    for b in 0..N {
-        for y in 0..OH {
-            let (y0, y1, dy) = (ys.lo[y] as usize, ys.hi[y] as usize, ys.w[y] as i64);
-            for x in 0..OW {
-                let (x0, x1, dx) = (xs.lo[x] as usize, xs.hi[x] as usize, xs.w[x] as i64);
-                let at = |yy: usize, xx: usize| ((b * IH + yy) * IW + xx) * C;
-                let (p00, p10, p01, p11) = (at(y0, x0), at(y1, x0), at(y0, x1), at(y1, x1));
-                let out = ((b * OH + y) * OW + x) * C;
-                for c in 0..C {
-                    let v = input[p00 + c] as i64 * (ONE - dy) * (ONE - dx)
-                        + input[p10 + c] as i64 * dy * (ONE - dx)
-                        + input[p01 + c] as i64 * (ONE - dy) * dx
-                        + input[p11 + c] as i64 * dy * dx;
-                    let round = if v > 0 { 1 << 19 } else { -(1 << 19) };
-                    output[out + c] = ((v + round) / (1 << 20)) as i8;
-                }
-            }
-        }
-    }
+    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
+        let (dy, dx) = (dy as i64, dx as i64);
+        let v = v00 as i64 * (ONE - dy) * (ONE - dx)
+            + v10 as i64 * dy * (ONE - dx)
+            + v01 as i64 * (ONE - dy) * dx
+            + v11 as i64 * dy * dx;
+        let round = if v > 0 { 1 << 19 } else { -(1 << 19) };
+        ((v + round) / (1 << 20)) as i8
+    })
 }

@@ -68,8 +68,32 @@ pub fn mean_f32<const IN: usize, const OUT: usize>(input: &[f32], r: &Reduction,
     });
 }
 
-/// REDUCE_MAX over the reduced axes (TFLite's `ReduceGeneric` with the
-/// lowest value as start and `in > current`).
+/// The value of each reduced block that `better` prefers to all others,
+/// starting from `init`.
+#[inline(always)]
+fn reduce_by<T: Copy, const IN: usize, const OUT: usize>(
+    input: &[T],
+    r: &Reduction,
+    init: T,
+    output: &mut [T],
+    better: impl Fn(T, T) -> bool,
+) {
+    let input = &input[..IN];
+    let output = &mut output[..OUT];
+    r.outer.for_each(|o, base, _| {
+        let mut m = init;
+        r.inner.for_each(|_, off, _| {
+            let v = input[base + off];
+            if better(v, m) {
+                m = v;
+            }
+        });
+        output[o] = m;
+    });
+}
+
+/// REDUCE_MAX: the largest value of each reduced block (`lowest` is the
+/// type's minimum, TFLite's initial value).
 #[inline(never)]
 pub fn reduce_max<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     input: &[T],
@@ -77,18 +101,7 @@ pub fn reduce_max<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     lowest: T,
     output: &mut [T],
 ) {
-    let input = &input[..IN];
-    let output = &mut output[..OUT];
-    r.outer.for_each(|o, base, _| {
-        let mut m = lowest;
-        r.inner.for_each(|_, off, _| {
-            let v = input[base + off];
-            if v > m {
-                m = v;
-            }
-        });
-        output[o] = m;
-    });
+    reduce_by::<T, IN, OUT>(input, r, lowest, output, |v, m| v > m)
 }
 
 /// REDUCE_MIN: the smallest value of each reduced block (`highest` is the
@@ -100,18 +113,7 @@ pub fn reduce_min<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     highest: T,
     output: &mut [T],
 ) {
-    let input = &input[..IN];
-    let output = &mut output[..OUT];
-    r.outer.for_each(|o, base, _| {
-        let mut m = highest;
-        r.inner.for_each(|_, off, _| {
-            let v = input[base + off];
-            if v < m {
-                m = v;
-            }
-        });
-        output[o] = m;
-    });
+    reduce_by::<T, IN, OUT>(input, r, highest, output, |v, m| v < m)
 }
 
 /// ARG_MAX / ARG_MIN over one axis: `outer` blocks of `axis` values with
