@@ -261,6 +261,46 @@ pub const fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
     (one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit)
 }
 
+/// TFLite `GetInvSqrtQuantizedMultiplierExp` (with a reversed shift):
+/// `1 / sqrt(x)` as a Q0.31 multiplier and left shift, by five
+/// Newton-Raphson steps in Q3.28.
+#[inline]
+pub const fn inv_sqrt_multiplier_exp(mut x: i32) -> (i32, i32) {
+    use saturating_rounding_doubling_high_mul as mul;
+    use saturating_rounding_multiply_by_pot as pot;
+    if x <= 1 {
+        return (i32::MAX, 0);
+    }
+    let mut shift = 11;
+    while x >= 1 << 29 {
+        x /= 4;
+        shift += 1;
+    }
+    let max_left_shift_bits = (x as u32).leading_zeros() as i32 - 1;
+    let left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+    shift -= left_shift_bit_pairs;
+    x <<= 2 * left_shift_bit_pairs;
+    let input = x >> 1; // Q3.28
+    let half_input = pot(input, -1);
+    let half_three = (1 << 28) + (1 << 27);
+    let mut v = 1 << 28; // one in Q3.28
+    let mut step = 0;
+    while step < 5 {
+        step += 1;
+        // x^3 is Q9.22; back to Q3.28.
+        let v3 = pot(mul(mul(v, v), v), 6);
+        // Both products are Q6.25; back to Q3.28.
+        v = pot(mul(half_three, v).wrapping_sub(mul(half_input, v3)), 3);
+    }
+    let half_sqrt_2 = 1518500250; // sqrt(2) / 2 in Q0.31
+    let mut m = mul(v, half_sqrt_2);
+    if shift < 0 {
+        m <<= -shift;
+        shift = 0;
+    }
+    (m, -shift)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,7 +229,7 @@ def prelu_elu(s):
 
 def quant_ops(s):
     """Quantized in int8 and int16 (16x8): SUB, SQUARED_DIFFERENCE, ABS,
-    SOFTMAX, LOGISTIC, TANH, RELU, LEAKY_RELU, and data movement
+    RSQRT, SOFTMAX, LOGISTIC, TANH, RELU, LEAKY_RELU, and data movement
     (CONCATENATION, TRANSPOSE, PAD, STRIDED_SLICE)."""
     a = L.Input((4, 5, 6), batch_size=1)
     b = L.Input((1, 5, 6), batch_size=1)
@@ -237,6 +237,7 @@ def quant_ops(s):
         a - b,
         TfFn(lambda t: tf.math.squared_difference(t[0], t[1]))([a, b]),
         K.abs(a - b),
+        TfFn(lambda t: tf.math.rsqrt(t))(K.abs(a) + 0.1),
         L.Softmax()(a * 3.0),
         L.Activation('sigmoid')(a * 4.0),
         L.Activation('tanh')(a * 3.0),

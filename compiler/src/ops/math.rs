@@ -1,14 +1,14 @@
 //! Elementwise math: ABS (int8, int16 with TFLM's rescaling, float32),
 //! RSQRT (int8 via TFLM's fixed-point inverse square root, tabulated;
-//! float32), NEG, SQRT, EXP, LOG, SIN, COS, SQUARE (float32: TFLite's
+//! int16 the same per element; float32), NEG, SQRT, EXP, LOG, SIN, COS, SQUARE (float32: TFLite's
 //! reference functions; exp and log in double, rounded once).
 
 use super::unary::{Compute, Elem, elem, io, map16, table, unary};
 use super::{OpCx, Operator, qrange};
 use crate::diag::Error;
-use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::fixedpoint::{inv_sqrt_multiplier_exp, multiply_by_quantized_multiplier};
 use crate::graph::DType;
-use crate::quant::{inv_sqrt_multiplier_exp, quantize_multiplier};
+use crate::quant::quantize_multiplier;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -61,27 +61,37 @@ pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    if elem(cx, input, output, false)? == Elem::Float {
+    let kind = elem(cx, input, output, true)?;
+    if kind == Elem::Float {
         return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::rsqrt_f32))));
     }
     let (si, zi) = cx.per_tensor(input)?;
     let (so, zo) = cx.per_tensor(output)?;
+    if kind == Elem::Int16 && (zi != 0 || zo != 0) {
+        return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+    }
     let (m, s) = multiplier(cx, 1.0 / (si.sqrt() * so) as f64)?;
-    // TFLM keeps 20 extra bits through the two multiplications.
-    const SHIFT: i32 = 20;
     Ok(unary(
         input,
         output,
-        table(|x| {
-            let v = x - zi;
-            if v == 0 {
-                return 127;
-            }
-            let (im, is) = inv_sqrt_multiplier_exp(v);
-            let data = multiply_by_quantized_multiplier(1, im, is + SHIFT);
-            multiply_by_quantized_multiplier(data, m, s - SHIFT) + zo
-        }),
+        if kind == Elem::Int8 {
+            table(|x| rsqrt_q(x - zi, m, s, 127) + zo)
+        } else {
+            map16(move |_| quote!(|x: i16| ::tinyaot::kernels::elementwise::rsqrt_s16(x, #m, #s)))
+        },
     ))
+}
+
+/// TFLM's quantized RSQRT of `v` (the input minus its zero point): 20
+/// extra bits kept through the two multiplications; zero gives `max`.
+fn rsqrt_q(v: i32, m: i32, s: i32, max: i32) -> i32 {
+    const SHIFT: i32 = 20;
+    if v == 0 {
+        return max;
+    }
+    let (im, is) = inv_sqrt_multiplier_exp(v);
+    let data = multiply_by_quantized_multiplier(1, im, is + SHIFT);
+    multiply_by_quantized_multiplier(data, m, s - SHIFT)
 }
 
 pub fn lower_neg(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {

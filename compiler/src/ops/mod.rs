@@ -207,7 +207,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 101, name: "ABS", dtypes: &["int8", "int16", "float32"], lower: math::lower_abs },
     OpSupport { code: 59, name: "NEG", dtypes: &["float32"], lower: math::lower_neg },
     OpSupport { code: 75, name: "SQRT", dtypes: &["float32"], lower: math::lower_sqrt },
-    OpSupport { code: 76, name: "RSQRT", dtypes: &["int8", "float32"], lower: math::lower_rsqrt },
+    OpSupport { code: 76, name: "RSQRT", dtypes: &["int8", "int16", "float32"], lower: math::lower_rsqrt },
     OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
     OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },

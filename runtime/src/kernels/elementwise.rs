@@ -244,3 +244,18 @@ pub fn sin_f32(x: f32) -> f32 {
 pub fn cos_f32(x: f32) -> f32 {
     libm::cosf(x)
 }
+
+/// int16 RSQRT (TFLM's quantized path, zero points 0): the fixed-point
+/// inverse square root, 20 extra bits through the two multiplications;
+/// zero gives the maximum.
+#[inline(always)]
+pub fn rsqrt_s16(x: i16, multiplier: i32, shift: i32) -> i16 {
+    use crate::fixedpoint::{inv_sqrt_multiplier_exp, multiply_by_quantized_multiplier};
+    const SHIFT: i32 = 20;
+    if x == 0 {
+        return i16::MAX;
+    }
+    let (im, is) = inv_sqrt_multiplier_exp(x as i32);
+    let data = multiply_by_quantized_multiplier(1, im, is + SHIFT);
+    multiply_by_quantized_multiplier(data, multiplier, shift - SHIFT).clamp(i16::MIN as i32, i16::MAX as i32) as i16
+}
