@@ -31,24 +31,35 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                         out,
                         r#"    pub mod {m}{suffix} {{
         tinyaot::include_model!(pub Model = {path:?}, in_place = {in_place});
+        /// Runs one `invoke()` per set of inputs in `input` (several for a
+        /// stateful model: the state carries over), then, for a stateful
+        /// model, `reset()` and the first set again; returns all outputs.
         pub fn run(input: &[u8]) -> Vec<u8> {{
             let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
             let mut model = Model::new(&mut arena);
-            let (mut off, mut i) = (0, 0);
-            while let Some(b) = model.input_bytes_mut(i) {{
-                let n = b.len();
-                assert!(off + n <= input.len(), "input file too short for input {{i}}");
-                b.copy_from_slice(&input[off..off + n]);
-                off += n;
-                i += 1;
-            }}
-            assert_eq!(off, input.len(), "input file longer than the model's inputs");
-            model.invoke();
+            let per: usize = Model::INPUTS.iter().map(|t| t.bytes).sum();
+            assert!(per > 0 && input.len().is_multiple_of(per), "input file is not a whole number of input sets");
             let mut out = Vec::new();
-            let mut i = 0;
-            while let Some(b) = model.output_bytes(i) {{
-                out.extend_from_slice(b);
-                i += 1;
+            let mut once = |model: &mut Model<'_>, set: &[u8]| {{
+                let (mut off, mut i) = (0, 0);
+                while let Some(b) = model.input_bytes_mut(i) {{
+                    b.copy_from_slice(&set[off..off + b.len()]);
+                    off += b.len();
+                    i += 1;
+                }}
+                model.invoke();
+                let mut i = 0;
+                while let Some(b) = model.output_bytes(i) {{
+                    out.extend_from_slice(b);
+                    i += 1;
+                }}
+            }};
+            for set in input.chunks(per) {{
+                once(&mut model, set);
+            }}
+            if Model::STATE_SIZE != 0 {{
+                model.reset();
+                once(&mut model, &input[..per]);
             }}
             out
         }}

@@ -131,7 +131,8 @@ pub struct Tensor<'a> {
     pub quant: Option<Quant>,
     /// Constant contents, little-endian, for tensors backed by a buffer.
     pub data: Option<&'a [u8]>,
-    /// A variable (state) tensor.
+    /// A variable (state kept between invocations): stored outside the
+    /// arena, never constant.
     pub is_variable: bool,
     /// Number of elements.
     pub elements: usize,
@@ -434,5 +435,12 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
             _ => None,
         }
     };
-    Ok(Tensor { index, name, shape, dtype, quant, data, is_variable: t.is_variable(), elements, bytes })
+    // TFLM never reads a variable's buffer: it resets the state to zero
+    // (int8: the zero point) when the interpreter is set up and on reset.
+    let is_variable = t.is_variable();
+    let data = if is_variable { None } else { data };
+    if is_variable && (bytes == 0 || dtype.size().is_none()) {
+        return Err(Error::model(format!("variable tensor '{name}' ({}{shape:?}) has no storage", dtype.name())));
+    }
+    Ok(Tensor { index, name, shape, dtype, quant, data, is_variable, elements, bytes })
 }

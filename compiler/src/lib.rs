@@ -63,6 +63,11 @@ pub struct Analysis<'a> {
     pub lower_bound: usize,
     /// The TFLM time step at which that sum is reached.
     pub peak_step: usize,
+    /// Offset of each variable tensor in the model's state memory (kept
+    /// between invocations, outside the arena).
+    pub state_offsets: Vec<Option<usize>>,
+    /// Bytes of state memory (each variable 16-aligned).
+    pub state_size: usize,
 }
 
 /// One row of the plan table.
@@ -131,6 +136,19 @@ impl<'a> Analysis<'a> {
             Some(&t) => (self.graph.tensors[t].dtype.name(), format!("{:?}", self.graph.tensors[t].shape)),
             None => ("scratch".into(), String::new()),
         }
+    }
+
+    /// The variable tensors in the state memory, with their sizes.
+    pub fn state_names(&self) -> Vec<String> {
+        self.state_offsets
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some())
+            .map(|(t, _)| {
+                let t = &self.graph.tensors[t];
+                format!("'{}' {}", t.name, t.describe())
+            })
+            .collect()
     }
 
     /// Multiply-accumulates per invoke.
@@ -241,6 +259,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
+    let (state_offsets, state_size) = state_layout(&graph);
     Ok(Analysis {
         graph,
         ops,
@@ -254,7 +273,24 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         tflm_requests,
         lower_bound,
         peak_step,
+        state_offsets,
+        state_size,
     })
+}
+
+/// Lays the variable tensors that ops use out one after another, each
+/// 16-aligned like the arena's buffers.
+fn state_layout(graph: &Graph<'_>) -> (Vec<Option<usize>>, usize) {
+    let used = |t: usize| graph.nodes.iter().any(|n| n.inputs.iter().flatten().chain(&n.outputs).any(|&u| u == t));
+    let mut offsets = vec![None; graph.tensors.len()];
+    let mut size = 0;
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        if tensor.is_variable && used(t) {
+            offsets[t] = Some(size);
+            size += tensor.bytes.div_ceil(16) * 16;
+        }
+    }
+    (offsets, size)
 }
 
 /// The result of compiling a model.
@@ -280,7 +316,7 @@ pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Res
         return Err(Error::arena_limit(report::over_budget(&a, limit)));
     }
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
-    let mut emit = codegen::Emit::new(&a.graph, offsets);
+    let mut emit = codegen::Emit::new(&a.graph, offsets, a.state_offsets.clone());
     let mut calls = Vec::new();
     for (pos, &n) in a.order.iter().enumerate() {
         let scratch = a

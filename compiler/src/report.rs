@@ -19,6 +19,14 @@ impl Analysis<'_> {
             self.graph.nodes.len(),
             self.macs()
         );
+        if self.state_size > 0 {
+            let _ = writeln!(
+                s,
+                "State: **{} bytes** kept between invocations, apart from the arena ({}); `reset()` clears it.\n",
+                self.state_size,
+                self.state_names().join(", ")
+            );
+        }
         for (role, list) in [("Input", &self.graph.inputs), ("Output", &self.graph.outputs)] {
             for (i, &t) in list.iter().enumerate() {
                 let t = &self.graph.tensors[t];
@@ -62,6 +70,9 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         a.node_at(peak_op).map_or("-", |n| n.name.as_str())
     );
     let _ = writeln!(s, "TFLM greedy  {} bytes", a.tflm_greedy.arena_size);
+    if a.state_size > 0 {
+        let _ = writeln!(s, "STATE_SIZE   {} bytes ({})", a.state_size, a.state_names().join(", "));
+    }
     let fast: Vec<String> = a
         .order
         .iter()

@@ -110,7 +110,7 @@ pub fn schedule(
     // Tensors that need arena bytes.
     let needs = |t: usize| {
         let tensor = &graph.tensors[t];
-        tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes > 0
+        tensor.data.is_none() && !tensor.is_variable && lifetimes[t].is_some() && tensor.bytes > 0
     };
     for (t, tensor) in graph.tensors.iter().enumerate() {
         if tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes == 0 && !tensor.is_variable {
@@ -121,9 +121,9 @@ pub fn schedule(
                 if tensor.dtype.size().is_none() { "its dtype is not supported" } else { "it is empty" }
             )));
         }
-        if tensor.is_variable && lifetimes[t].is_some() {
+        if tensor.is_variable && (graph.inputs.contains(&t) || graph.outputs.contains(&t)) {
             return Err(Error::model(format!(
-                "tensor '{}' is a variable (state kept between invocations); stateful models are not supported yet",
+                "variable tensor '{}' is a graph input or output; state is kept inside the model",
                 tensor.name
             )));
         }
@@ -133,11 +133,14 @@ pub fn schedule(
     let mut root: Vec<usize> = (0..n).collect();
     for (node, op) in graph.nodes.iter().zip(ops) {
         if let Some((input, output)) = op.alias() {
-            if graph.tensors[input].data.is_some() {
+            if graph.tensors[input].data.is_some() || graph.tensors[input].is_variable {
                 return Err(Error::op(
                     node.index,
                     &node.name,
-                    format!("a view of the constant tensor '{}' is not supported", graph.tensors[input].name),
+                    format!(
+                        "a view of the constant or variable tensor '{}' is not supported",
+                        graph.tensors[input].name
+                    ),
                 ));
             }
             root[output] = root[input];
@@ -145,7 +148,7 @@ pub fn schedule(
     }
 
     // Every tensor read by an op must be written first (or be a graph input).
-    let mut written = vec![false; n];
+    let mut written: Vec<bool> = graph.tensors.iter().map(|t| t.is_variable).collect();
     for &t in &graph.inputs {
         written[t] = true;
     }

@@ -86,3 +86,19 @@ fn arena_limit_trades_fast_kernels_for_scratch_free_ones() {
         panic!("expected the im2col scratch of conv_options_int8 to cost arena ({direct} vs {})", fast.plan.arena_size);
     }
 }
+
+#[test]
+fn variables_live_in_the_state_memory_not_the_arena() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/svdf_int8.tflite");
+    let bytes = std::fs::read(path).unwrap();
+    let a = tinyaot_compiler::analyze(&bytes).unwrap();
+    let state = a.graph.tensors.iter().position(|t| t.is_variable).expect("the SVDF state is a variable");
+    // int16 [2, 24]: 96 bytes, 16-aligned, at the start of the state memory.
+    assert_eq!((a.state_offsets[state], a.state_size), (Some(0), 96));
+    assert_eq!(a.tensor_offset(state), None, "a variable must not be planned in the arena");
+    assert!(a.placements().iter().all(|p| !p.name.contains("state")));
+    // Stateless models have no state memory.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/fc_chain_int8.tflite");
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(tinyaot_compiler::analyze(&bytes).unwrap().state_size, 0);
+}

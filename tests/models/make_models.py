@@ -10,7 +10,10 @@ and full-integer int8 (int8 inputs and outputs, representative dataset of
 seeded uniform(-1, 1) samples). For each, `NAME.input.bin` holds seeded
 random inputs (concatenated, little-endian, input order) and
 `NAME.output.bin` the outputs of TFLM's Python interpreter (reference
-kernels) on them. The tests need only these files, not Python.
+kernels) on them. Stateful models (SVDF, written with the schema's object
+API) hold four sets of inputs, run one after another, and five sets of
+outputs: the fifth after `reset()` and the first inputs again. The tests
+need only these files, not Python.
 """
 import os
 import sys
@@ -411,6 +414,84 @@ def requantize_model(seed):
     return pack(m)
 
 
+def svdf_model(seed, batch, inputs, filters, rank, memory, quantized, state_type=None, activation=0):
+    """One SVDF op, written with the schema's object API (Keras has no SVDF
+    layer): random weights, a variable state tensor. `quantized`: int8
+    input, feature weights and output; state and time weights of
+    `state_type` (INT16 or INT8); int32 bias at state x time scale."""
+    T = schema_fb.TensorType
+    rs = np.random.RandomState(seed)
+    m = schema_fb.ModelT()
+    m.version = 3
+    m.buffers = [schema_fb.BufferT()]
+    code = schema_fb.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.SVDF
+    code.version = 1
+    m.operatorCodes = [code]
+    sg = schema_fb.SubGraphT()
+    sg.tensors = []
+
+    def tensor(name, ty, shape, q=None, data=None, variable=False):
+        t = schema_fb.TensorT()
+        t.name, t.type, t.shape, t.isVariable = name, ty, list(shape), variable
+        t.buffer = 0
+        if data is not None:
+            b = schema_fb.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
+            m.buffers.append(b)
+            t.buffer = len(m.buffers) - 1
+        if q is not None:
+            t.quantization = schema_fb.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        sg.tensors.append(t)
+        return len(sg.tensors) - 1
+
+    units = filters // rank
+    if quantized:
+        st = state_type
+        s_in, s_wf, s_st, s_wt, s_out = 0.05, 0.02, (0.004 if st == T.INT16 else 0.06), 0.003, 0.08
+        z_st = 0 if st == T.INT16 else 3
+        wt_dtype = np.int16 if st == T.INT16 else np.int8
+        lim = 3000 if st == T.INT16 else 100
+        ids = [
+            tensor('input', T.INT8, (batch, inputs), (s_in, -3)),
+            tensor('weights_feature', T.INT8, (filters, inputs), (s_wf, 0), rs.randint(-127, 128, (filters, inputs)).astype(np.int8)),
+            tensor('weights_time', st, (filters, memory), (s_wt, 0), rs.randint(-lim, lim, (filters, memory)).astype(wt_dtype)),
+            tensor('bias', T.INT32, (units,), (s_st * s_wt, 0), rs.randint(-20000, 20000, units).astype(np.int32)),
+            tensor('state', st, (batch, memory * filters), (s_st, z_st), variable=True),
+        ]
+        out = tensor('output', T.INT8, (batch, units), (s_out, 5))
+    else:
+        ids = [
+            tensor('input', T.FLOAT32, (batch, inputs)),
+            tensor('weights_feature', T.FLOAT32, (filters, inputs), data=rs.normal(0, 0.4, (filters, inputs)).astype(np.float32)),
+            tensor('weights_time', T.FLOAT32, (filters, memory), data=rs.normal(0, 0.4, (filters, memory)).astype(np.float32)),
+            tensor('bias', T.FLOAT32, (units,), data=rs.normal(0, 0.2, units).astype(np.float32)),
+            tensor('state', T.FLOAT32, (batch, memory * filters), variable=True),
+        ]
+        out = tensor('output', T.FLOAT32, (batch, units))
+    op = schema_fb.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, ids, [out]
+    op.builtinOptionsType = schema_fb.BuiltinOptions.SVDFOptions
+    op.builtinOptions = schema_fb.SVDFOptionsT()
+    op.builtinOptions.rank = rank
+    op.builtinOptions.fusedActivationFunction = activation
+    sg.operators = [op]
+    sg.inputs, sg.outputs = [ids[0]], [out]
+    m.subgraphs = [sg]
+    return pack(m)
+
+
+# Stateful models: (name, builder). Their reference runs several invokes,
+# then `reset()` and the first input again (see `reference`).
+STATEFUL = [
+    ('svdf_float', lambda: svdf_model(31, 1, 10, 8, 2, 5, False, activation=1)),
+    ('svdf_int8', lambda: svdf_model(32, 2, 12, 6, 3, 4, True, schema_fb.TensorType.INT16)),
+    ('svdf_int8_state8', lambda: svdf_model(33, 1, 8, 4, 1, 6, True, schema_fb.TensorType.INT8)),
+]
+INVOKES = 4
+
+
 def convert(model, seed, quantize):
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantize:
@@ -442,31 +523,55 @@ def input_shapes(data):
     return [tuple(sg.Tensors(sg.Inputs(k)).ShapeAsNumpy()) for k in range(sg.InputsLength())]
 
 
-def reference(data, seed):
+def reference(data, seed, invokes=1):
+    """Runs TFLM on `invokes` seeded random inputs in a row (state carries
+    over between them); for a stateful model (`invokes` > 1) then also
+    `reset()` and the first input again. Returns (inputs, outputs), each
+    the concatenation of every invoke's tensors."""
     it = tflm.Interpreter.from_bytes(data)
     m = schema_fb.Model.GetRootAsModel(data, 0)
     sg = m.Subgraphs(0)
     rs = np.random.RandomState(seed)
-    inputs = []
-    for k in range(sg.InputsLength()):
-        t = sg.Tensors(sg.Inputs(k))
-        shape = tuple(t.ShapeAsNumpy())
-        if t.Type() == schema_fb.TensorType.INT8:
-            a = rs.randint(-128, 128, size=shape).astype(np.int8)
-        elif t.Type() == schema_fb.TensorType.INT16:
-            a = rs.randint(-32768, 32768, size=shape).astype(np.int16)
-        else:
-            a = rs.uniform(-1, 1, size=shape).astype(np.float32)
-        inputs.append(a)
-        it.set_input(a, k)
-    it.invoke()
-    outs = [np.array(it.get_output(k)) for k in range(sg.OutputsLength())]
+    runs = []
+    for _ in range(invokes):
+        inputs = []
+        for k in range(sg.InputsLength()):
+            t = sg.Tensors(sg.Inputs(k))
+            shape = tuple(t.ShapeAsNumpy())
+            if t.Type() == schema_fb.TensorType.INT8:
+                a = rs.randint(-128, 128, size=shape).astype(np.int8)
+            elif t.Type() == schema_fb.TensorType.INT16:
+                a = rs.randint(-32768, 32768, size=shape).astype(np.int16)
+            else:
+                a = rs.uniform(-1, 1, size=shape).astype(np.float32)
+            inputs.append(a)
+        runs.append(inputs)
     le = lambda arrs: b''.join(np.ascontiguousarray(a).astype(a.dtype.newbyteorder('<')).tobytes() for a in arrs)
-    return le(inputs), le(outs)
+
+    def invoke(inputs):
+        for k, a in enumerate(inputs):
+            it.set_input(a, k)
+        it.invoke()
+        return le([np.array(it.get_output(k)) for k in range(sg.OutputsLength())])
+
+    outs = [invoke(inputs) for inputs in runs]
+    if invokes > 1:
+        it.reset()
+        outs.append(invoke(runs[0]))
+    return b''.join(le(inputs) for inputs in runs), b''.join(outs)
 
 
 def main():
     only = set(sys.argv[1:])
+    for name, build in STATEFUL:
+        if only and name not in only and 'stateful' not in only:
+            continue
+        data = build()
+        inp, out = reference(data, 7, INVOKES)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), INVOKES))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

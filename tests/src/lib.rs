@@ -68,21 +68,28 @@ pub mod harness {
         if got.len() != want.len() {
             return Err(format!("{} output bytes, reference has {}", got.len(), want.len()));
         }
-        let mut off = 0;
-        for (k, o) in outputs.iter().enumerate() {
-            let (g, w) = (&got[off..off + o.bytes], &want[off..off + o.bytes]);
-            off += o.bytes;
-            if o.dtype == tinyaot::DType::F32 {
-                for (i, (a, b)) in g.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
-                    let a = f32::from_le_bytes(a.try_into().unwrap());
-                    let b = f32::from_le_bytes(b.try_into().unwrap());
-                    if (a - b).abs() > 1e-5 * b.abs().max(a.abs()) + 1e-6 {
-                        return Err(format!("output {k} element {i}: {a} vs reference {b}"));
+        // Several invokes (a stateful model) give one set of outputs each.
+        let per: usize = outputs.iter().map(|o| o.bytes).sum::<usize>().max(1);
+        for (run, (got, want)) in got.chunks(per).zip(want.chunks(per)).enumerate() {
+            let mut off = 0;
+            for (k, o) in outputs.iter().enumerate() {
+                let (g, w) = (&got[off..off + o.bytes], &want[off..off + o.bytes]);
+                off += o.bytes;
+                if o.dtype == tinyaot::DType::F32 {
+                    for (i, (a, b)) in g.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
+                        let a = f32::from_le_bytes(a.try_into().unwrap());
+                        let b = f32::from_le_bytes(b.try_into().unwrap());
+                        if (a - b).abs() > 1e-5 * b.abs().max(a.abs()) + 1e-6 {
+                            return Err(format!("invoke {run}, output {k} element {i}: {a} vs reference {b}"));
+                        }
                     }
+                } else if g != w {
+                    let i = g.iter().zip(w).position(|(a, b)| a != b).unwrap_or(0);
+                    return Err(format!(
+                        "invoke {run}, output {k} byte {i}: {} vs reference {} (got {g:?}, want {w:?})",
+                        g[i], w[i]
+                    ));
                 }
-            } else if g != w {
-                let i = g.iter().zip(w).position(|(a, b)| a != b).unwrap_or(0);
-                return Err(format!("output {k} byte {i}: {} vs reference {} (got {g:?}, want {w:?})", g[i], w[i]));
             }
         }
         Ok(got == want)

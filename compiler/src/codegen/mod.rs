@@ -16,6 +16,8 @@ pub struct Emit<'g> {
     graph: &'g Graph<'g>,
     /// Arena byte offset of each tensor that lives in the arena.
     offsets: Vec<Option<usize>>,
+    /// State-memory offset of each variable tensor.
+    state_offsets: Vec<Option<usize>>,
     /// `static` items (weights, constant tables) emitted so far.
     statics: Vec<TokenStream>,
     /// Constant tensors already emitted, by tensor index.
@@ -32,10 +34,11 @@ pub struct Emit<'g> {
 
 impl<'g> Emit<'g> {
     /// A fresh emitter for a planned graph.
-    pub fn new(graph: &'g Graph<'g>, offsets: Vec<Option<usize>>) -> Self {
+    pub fn new(graph: &'g Graph<'g>, offsets: Vec<Option<usize>>, state_offsets: Vec<Option<usize>>) -> Self {
         Emit {
             graph,
             offsets,
+            state_offsets,
             statics: Vec::new(),
             tensor_statics: HashMap::new(),
             blobs: HashMap::new(),
@@ -138,12 +141,13 @@ impl<'g> Emit<'g> {
             };
             return Ok(quote!(#name.cast::<#ty>()));
         }
-        let (offset, len) = self.placement(t)?;
+        let (base, offset, len) = self.placement(t)?;
         // SAFETY (of the emitted block): the plan, checked before emission,
-        // puts this tensor at `offset..offset + bytes` inside the arena,
-        // 16-aligned, disjoint from every buffer live at this op; the op
-        // only writes its outputs, which are other buffers.
-        Ok(quote!(unsafe { ::tinyaot::arena::view::<#ty>(base, #offset, #len) }))
+        // puts this tensor at `offset..offset + bytes` inside the arena (or
+        // the state memory, for a variable), 16-aligned, disjoint from every
+        // buffer live at this op; the op only writes its outputs, which are
+        // other buffers.
+        Ok(quote!(unsafe { ::tinyaot::arena::view::<#ty>(#base, #offset, #len) }))
     }
 
     /// An expression `&mut [T]` for output tensor `t`.
@@ -151,10 +155,11 @@ impl<'g> Emit<'g> {
         let graph = self.graph;
         let t = &graph.tensors[t];
         let ty = Self::elem_type(t)?;
-        let (offset, len) = self.placement(t)?;
+        let (base, offset, len) = self.placement(t)?;
         // SAFETY (of the emitted block): as for `read`; no other view of
-        // these bytes exists during the op (outputs are disjoint from inputs).
-        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #offset, #len) }))
+        // these bytes exists during the op (outputs are disjoint from inputs,
+        // and an op that updates a variable reads it through this view only).
+        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(#base, #offset, #len) }))
     }
 
     /// The `Io` of a kernel that reads `input` and writes `output`:
@@ -164,9 +169,9 @@ impl<'g> Emit<'g> {
     pub fn io(&mut self, input: usize, output: usize) -> Result<TokenStream, Error> {
         let graph = self.graph;
         let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
-        if ti.data.is_none() {
-            let (oi, _) = self.placement(ti)?;
-            let (oo, _) = self.placement(to)?;
+        if ti.data.is_none() && !ti.is_variable && !to.is_variable {
+            let (_, oi, _) = self.placement(ti)?;
+            let (_, oo, _) = self.placement(to)?;
             if oi < oo + to.bytes && oo < oi + ti.bytes {
                 let ty = Self::elem_type(to)?;
                 let size = to.dtype.size().unwrap_or(1);
@@ -200,14 +205,22 @@ impl<'g> Emit<'g> {
         })
     }
 
-    fn placement(&self, t: &Tensor<'_>) -> Result<(usize, usize), Error> {
+    /// The base pointer (`base`: the arena, `state`: the state memory),
+    /// byte offset and element count of a tensor.
+    fn placement(&self, t: &Tensor<'_>) -> Result<(Ident, usize, usize), Error> {
+        if t.is_variable {
+            let offset = self.state_offsets.get(t.index).copied().flatten().ok_or_else(|| {
+                Error::model(format!("internal error: variable '{}' has no place in the state memory", t.name))
+            })?;
+            return Ok((format_ident!("state"), offset, t.elements));
+        }
         let offset = self
             .offsets
             .get(t.index)
             .copied()
             .flatten()
             .ok_or_else(|| Error::model(format!("internal error: tensor '{}' has no arena placement", t.name)))?;
-        Ok((offset, t.elements))
+        Ok((format_ident!("base"), offset, t.elements))
     }
 }
 

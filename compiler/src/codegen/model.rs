@@ -97,6 +97,22 @@ pub fn emit(
     let Target { vis, name, track_path, .. } = target;
     let module = format_ident!("__tinyaot_{}", name);
     let arena_size = a.plan.arena_size;
+    let state_size = a.state_size;
+    // TFLM's reset value: the zero point for int8, zero for everything else.
+    let resets: Vec<TokenStream> = a
+        .state_offsets
+        .iter()
+        .enumerate()
+        .filter_map(|(t, o)| o.map(|o| (&a.graph.tensors[t], o)))
+        .map(|(t, o)| {
+            let end = o + t.bytes;
+            let fill = match (t.dtype, &t.quant) {
+                (DType::I8, Some(q)) => q.zero_point() as i8 as u8,
+                _ => 0u8,
+            };
+            quote!(self.state.0[#o..#end].fill(#fill);)
+        })
+        .collect();
 
     let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;
     let outputs: Vec<Io> = a.graph.outputs.iter().map(|&t| io(a, t, "output")).collect::<Result<_, _>>()?;
@@ -180,6 +196,7 @@ pub fn emit(
         #[doc = #doc]
         #vis struct #name<'a> {
             arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
+            state: ::tinyaot::Arena<{ #module::STATE_SIZE }>,
         }
 
         #[doc = #module_doc]
@@ -187,19 +204,21 @@ pub fn emit(
         #[allow(non_snake_case, non_upper_case_globals, unused_unsafe, clippy::all, clippy::pedantic)]
         mod #module {
             pub const ARENA_SIZE: usize = #arena_size;
+            pub const STATE_SIZE: usize = #state_size;
             pub static TAKEN: ::tinyaot::TakeOnce = ::tinyaot::TakeOnce::new();
             pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
             #track
             #(#statics)*
 
-            /// Runs every op in order on the arena at `base`.
+            /// Runs every op in order on the arena at `base` and the state
+            /// memory at `state`.
             ///
             /// # Safety
             /// `base` points to a live, exclusively borrowed, 16-aligned arena
-            /// of `ARENA_SIZE` bytes.
+            /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
             #[inline(never)]
-            pub unsafe fn run(base: *mut u8) {
-                let _ = base;
+            pub unsafe fn run(base: *mut u8, state: *mut u8) {
+                let _ = (base, state);
                 #(#ops)*
             }
         }
@@ -208,6 +227,10 @@ pub fn emit(
         impl<'a> #name<'a> {
             /// Bytes of activation memory the plan needs.
             pub const ARENA_SIZE: usize = #module::ARENA_SIZE;
+            /// Bytes of state (variable tensors: what stateful ops such as
+            /// SVDF keep between invocations), held inside this value, apart
+            /// from the arena. 0 for a stateless model.
+            pub const STATE_SIZE: usize = #module::STATE_SIZE;
             /// Every planned buffer, with the plan's figures.
             pub const PLAN: ::tinyaot::MemoryPlan = ::tinyaot::MemoryPlan {
                 arena_size: #arena_size,
@@ -231,7 +254,7 @@ pub fn emit(
                     // SAFETY: `TAKEN` lets exactly one caller get here, so this
                     // is the only reference ever made to `ARENA`; `&raw mut`
                     // creates it without an intermediate shared reference.
-                    Some(#name { arena: unsafe { &mut *(&raw mut #module::ARENA) } })
+                    Some(#name::with_arena(unsafe { &mut *(&raw mut #module::ARENA) }))
                 } else {
                     None
                 }
@@ -240,7 +263,20 @@ pub fn emit(
             /// The model on an arena you provide (placed in a chosen RAM
             /// section, or on the stack).
             pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-                #name { arena }
+                #name::with_arena(arena)
+            }
+
+            fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
+                let mut model = #name { arena, state: ::tinyaot::Arena::new() };
+                model.reset();
+                model
+            }
+
+            /// Restores the state to what it is before the first `invoke()`
+            /// (as TFLM's `Reset()`: zero, the zero point for int8). Nothing
+            /// to do for a stateless model.
+            pub fn reset(&mut self) {
+                #(#resets)*
             }
 
             /// The model on the first `ARENA_SIZE` bytes of a larger arena, so
@@ -251,15 +287,16 @@ pub fn emit(
                 // SAFETY: `Arena<N>` is `repr(C, align(16))` over `[u8; N]`, so
                 // the first `ARENA_SIZE <= M` bytes of an `Arena<M>` are a valid
                 // `Arena<ARENA_SIZE>`; the exclusive borrow is moved into `Self`.
-                #name { arena: unsafe { &mut *(arena as *mut ::tinyaot::Arena<M>).cast() } }
+                #name::with_arena(unsafe { &mut *(arena as *mut ::tinyaot::Arena<M>).cast() })
             }
 
             /// Runs the model: reads the inputs, writes the outputs.
             #[inline]
             pub fn invoke(&mut self) {
                 // SAFETY: `self.arena` is an exclusive borrow of an arena of
-                // `ARENA_SIZE` bytes, 16-aligned by its type.
-                unsafe { #module::run(self.arena.as_mut_ptr()) }
+                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
+                // both 16-aligned by their type.
+                unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) }
             }
 
             /// Bytes of graph input `i`, for generic code (`None` if out of range).

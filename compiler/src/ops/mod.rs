@@ -30,6 +30,7 @@ mod slice;
 mod softmax;
 mod space_depth;
 mod split;
+mod svdf;
 mod tanh;
 mod transpose;
 mod transpose_conv;
@@ -210,6 +211,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 76, name: "RSQRT", dtypes: &["int8", "int16", "float32"], lower: math::lower_rsqrt },
     OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
     OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
+    OpSupport { code: 27, name: "SVDF", dtypes: &["int8 (int8 or int16 state)", "float32"], lower: svdf::lower },
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },
     OpSupport { code: 108, name: "COS", dtypes: &["float32"], lower: math::lower_cos },
     OpSupport { code: 92, name: "SQUARE", dtypes: &["float32"], lower: math::lower_square },

@@ -16,6 +16,7 @@ pub mod movement;
 pub mod pool;
 pub mod reduce;
 pub mod softmax;
+pub mod svdf;
 pub mod transpose_conv;
 
 /// Where a kernel reads its main input and writes its output: two separate
@@ -124,6 +125,8 @@ impl Requant<'_> {
 pub trait Narrow: Copy + PartialOrd {
     /// Smallest value.
     const MIN: Self;
+    /// Largest value.
+    const MAX: Self;
     /// Widen.
     fn widen(self) -> i32;
     /// Narrow an already clamped value.
@@ -132,6 +135,7 @@ pub trait Narrow: Copy + PartialOrd {
 
 impl Narrow for i8 {
     const MIN: i8 = i8::MIN;
+    const MAX: i8 = i8::MAX;
     #[inline(always)]
     fn widen(self) -> i32 {
         self as i32
@@ -144,6 +148,7 @@ impl Narrow for i8 {
 
 impl Narrow for i16 {
     const MIN: i16 = i16::MIN;
+    const MAX: i16 = i16::MAX;
     #[inline(always)]
     fn widen(self) -> i32 {
         self as i32

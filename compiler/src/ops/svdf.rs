@@ -1,0 +1,156 @@
+//! SVDF: float32 (fused RELU family) and int8 with an int8 or int16 state
+//! (TFLM's integer kernel, which applies no fused activation), rank >= 1,
+//! any batch. Input 4 is the state: a variable tensor, kept in the model's
+//! state memory between invocations and updated in place by the kernel.
+
+use super::{Activation, OpCx, Operator, check_bias};
+use crate::codegen::{Emit, f32_lit};
+use crate::diag::Error;
+use crate::graph::DType;
+use crate::quant::quantize_multiplier;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Union tag of `SVDFOptions`.
+const OPTIONS: u8 = 6;
+
+enum Arith {
+    /// int8 input and output, state and time weights of `state` type.
+    Int8 { state: DType, consts: [i32; 7] },
+    /// float32 with the activation bounds (infinite where TFLM does not clamp).
+    Float(f32, f32),
+}
+
+struct Svdf {
+    input: usize,
+    weights_feature: usize,
+    weights_time: usize,
+    bias: Option<usize>,
+    state: usize,
+    output: usize,
+    /// Batch, input size, filters, rank, memory.
+    dims: [usize; 5],
+    arith: Arith,
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    cx.arity(5, 5, 1)?;
+    let o = cx.options(OPTIONS, "SVDFOptions")?;
+    let rank = o.map(|o| o.scalar::<i32>(0, 0)).transpose()?.unwrap_or(0);
+    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(1, 0)).transpose()?.unwrap_or(0))?;
+    let input = cx.input(0)?;
+    let wf = cx.input(1)?;
+    let wt = cx.input(2)?;
+    let bias = cx.opt_input(3);
+    let state = cx.input(4)?;
+    let output = cx.output(0)?;
+    cx.activation_tensor(input, "input")?;
+    cx.constant(wf, "weights_feature")?;
+    cx.constant(wt, "weights_time")?;
+    if !state.is_variable {
+        return Err(cx.err(format!("the state '{}' (input 4) must be a variable tensor", state.name)));
+    }
+    let (batch, input_size, filters, memory) = match (&input.shape[..], &wf.shape[..], &wt.shape[..]) {
+        (&[b, i], &[f, i2], &[f2, m]) if i == i2 && f == f2 => (b, i, f, m),
+        _ => {
+            return Err(cx.err(format!(
+                "shapes do not fit: input {:?} (batch, input), weights_feature {:?} (filters, input), weights_time {:?} \
+                 (filters, memory)",
+                input.shape, wf.shape, wt.shape
+            )));
+        }
+    };
+    let rank = usize::try_from(rank)
+        .ok()
+        .filter(|&r| r >= 1 && filters % r == 0)
+        .ok_or_else(|| cx.err(format!("rank {rank} must be positive and divide the {filters} filters")))?;
+    let units = filters / rank;
+    cx.check_shape(state, &[batch, memory * filters])?;
+    cx.check_shape(output, &[batch, units])?;
+    if memory == 0 || input_size == 0 {
+        return Err(cx.err("the memory and the input must not be empty"));
+    }
+    let arith = match (input.dtype, wf.dtype, wt.dtype, state.dtype, output.dtype) {
+        (DType::F32, DType::F32, DType::F32, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, units)?;
+            // TFLM's `ActivationValFloat`: no clamp where the range is open.
+            let (lo, hi) = match activation {
+                Activation::None => (f32::NEG_INFINITY, f32::INFINITY),
+                Activation::Relu => (0.0, f32::INFINITY),
+                a => a.float_range(),
+            };
+            Arith::Float(lo, hi)
+        }
+        (DType::I8, DType::I8, t @ (DType::I8 | DType::I16), s, DType::I8) if s == t => {
+            check_bias(cx, bias, DType::I32, units)?;
+            let (si, zi) = cx.per_tensor(input)?;
+            let (sf, _) = cx.per_tensor(wf)?;
+            let (st, _) = cx.per_tensor(wt)?;
+            let (ss, zs) = cx.per_tensor(state)?;
+            let (so, zo) = cx.per_tensor(output)?;
+            // Products in single precision, as TFLM computes them.
+            let (m1, s1) = quantize_multiplier((si * sf / ss) as f64);
+            let (m2, s2) = quantize_multiplier((ss * st / so) as f64);
+            if !(-31..=30).contains(&s1) || !(-31..=30).contains(&s2) {
+                return Err(cx.err("the scales are out of the range TFLite can requantize"));
+            }
+            Arith::Int8 { state: s, consts: [zi, zs, zo, m1, s1, m2, s2] }
+        }
+        (i, f, t, s, o) => {
+            return Err(cx.unsupported(
+                &format!(
+                    "input {}, weights {} and {}, state {}, output {}",
+                    i.name(),
+                    f.name(),
+                    t.name(),
+                    s.name(),
+                    o.name()
+                ),
+                "float32 throughout; int8 input, feature weights and output with int8 or int16 state and time weights",
+            ));
+        }
+    };
+    Ok(Box::new(Svdf {
+        input: input.index,
+        weights_feature: wf.index,
+        weights_time: wt.index,
+        bias: bias.map(|b| b.index),
+        state: state.index,
+        output: output.index,
+        dims: [batch, input_size, filters, rank, memory],
+        arith,
+    }))
+}
+
+impl Operator for Svdf {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [b, i, f, r, m] = self.dims;
+        let input = cx.read(self.input)?;
+        let wf = cx.read(self.weights_feature)?;
+        let wt = cx.read(self.weights_time)?;
+        let bias = cx.read_opt(self.bias)?;
+        let state = cx.write(self.state)?;
+        let output = cx.write(self.output)?;
+        Ok(match &self.arith {
+            Arith::Int8 { state: t, consts: [zi, zs, zo, m1, s1, m2, s2] } => {
+                let t = Emit::rust_type(*t)?;
+                quote!(::tinyaot::kernels::svdf::svdf_s8::<#t, #b, #i, #f, #r, #m>(
+                    #input, #wf, #wt, #bias, #state, #output,
+                    &::tinyaot::kernels::svdf::SvdfQuant {
+                        input_zero_point: #zi, state_zero_point: #zs, output_zero_point: #zo,
+                        multiplier_1: #m1, shift_1: #s1, multiplier_2: #m2, shift_2: #s2,
+                    });)
+            }
+            Arith::Float(lo, hi) => {
+                let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+                quote!(::tinyaot::kernels::svdf::svdf_f32::<#b, #i, #f, #r, #m>(
+                    #input, #wf, #wt, #bias, #state, #output, #lo, #hi);)
+            }
+        })
+    }
+
+    fn macs(&self) -> u64 {
+        let [b, i, f, _, m] = self.dims;
+        (b as u64) * (f as u64) * (i as u64 + m as u64)
+    }
+}
