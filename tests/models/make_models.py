@@ -482,12 +482,90 @@ def svdf_model(seed, batch, inputs, filters, rank, memory, quantized, state_type
     return pack(m)
 
 
+def lstm_model(seed, batch, time, inputs, units, kind, time_major=False, cell_clip=0.0):
+    """One UNIDIRECTIONAL_SEQUENCE_LSTM op (the converter lowers Keras 3
+    LSTMs to WHILE loops, not to this op), written with the schema's object
+    API: `kind` 'float', 'int8' (int8 weights, int32 biases, int16 cell) or
+    'int16' (16x8, int64 biases); hidden and cell states are variables."""
+    T = schema_fb.TensorType
+    rs = np.random.RandomState(seed)
+    m = schema_fb.ModelT()
+    m.version = 3
+    m.buffers = [schema_fb.BufferT()]
+    code = schema_fb.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+    code.version = 1
+    m.operatorCodes = [code]
+    sg = schema_fb.SubGraphT()
+    sg.tensors = []
+
+    def tensor(name, ty, shape, q=None, data=None, variable=False):
+        t = schema_fb.TensorT()
+        t.name, t.type, t.shape, t.isVariable, t.buffer = name, ty, list(shape), variable, 0
+        if data is not None:
+            b = schema_fb.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
+            m.buffers.append(b)
+            t.buffer = len(m.buffers) - 1
+        if q is not None:
+            t.quantization = schema_fb.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        sg.tensors.append(t)
+        return len(sg.tensors) - 1
+
+    seq = (time, batch, inputs) if time_major else (batch, time, inputs)
+    out_shape = seq[:2] + (units,)
+    gates = ['input', 'forget', 'cell', 'output']
+    if kind == 'float':
+        f = lambda shape, sd: rs.normal(0, sd, shape).astype(np.float32)
+        x = tensor('input', T.FLOAT32, seq)
+        wi = [tensor('input_to_%s' % g, T.FLOAT32, (units, inputs), data=f((units, inputs), 0.5)) for g in gates]
+        wr = [tensor('recurrent_to_%s' % g, T.FLOAT32, (units, units), data=f((units, units), 0.5)) for g in gates]
+        bs = [tensor('%s_bias' % g, T.FLOAT32, (units,), data=f((units,), 0.3)) for g in gates]
+        h = tensor('hidden_state', T.FLOAT32, (batch, units), variable=True)
+        c = tensor('cell_state', T.FLOAT32, (batch, units), variable=True)
+        out = tensor('output', T.FLOAT32, out_shape)
+    else:
+        act, bias_t, bias_np = (T.INT8, T.INT32, np.int32) if kind == 'int8' else (T.INT16, T.INT64, np.int64)
+        s_in, z_in = (0.05, 2) if kind == 'int8' else (0.0002, 0)
+        s_h, z_h = (0.008, 3) if kind == 'int8' else (0.00004, 0)
+        w_scales = rs.uniform(0.01, 0.03, 8)
+        x = tensor('input', act, seq, (s_in, z_in))
+        wi = [tensor('input_to_%s' % g, T.INT8, (units, inputs), (w_scales[k], 0),
+                     rs.randint(-127, 128, (units, inputs)).astype(np.int8)) for k, g in enumerate(gates)]
+        wr = [tensor('recurrent_to_%s' % g, T.INT8, (units, units), (w_scales[4 + k], 0),
+                     rs.randint(-127, 128, (units, units)).astype(np.int8)) for k, g in enumerate(gates)]
+        bs = [tensor('%s_bias' % g, bias_t, (units,), (s_in * w_scales[k], 0),
+                     rs.randint(-3000, 3000, units).astype(bias_np)) for k, g in enumerate(gates)]
+        h = tensor('hidden_state', act, (batch, units), (s_h, z_h), variable=True)
+        c = tensor('cell_state', T.INT16, (batch, units), (2.0 ** -11, 0), variable=True)
+        out = tensor('output', act, out_shape, (s_h, z_h))
+    op = schema_fb.OperatorT()
+    op.opcodeIndex = 0
+    op.inputs = [x] + wi + wr + [-1, -1, -1] + bs + [-1, -1] + [h, c] + [-1, -1, -1, -1]
+    op.outputs = [out]
+    op.builtinOptionsType = schema_fb.BuiltinOptions.UnidirectionalSequenceLSTMOptions
+    op.builtinOptions = schema_fb.UnidirectionalSequenceLSTMOptionsT()
+    op.builtinOptions.fusedActivationFunction = schema_fb.ActivationFunctionType.TANH
+    op.builtinOptions.cellClip = cell_clip
+    op.builtinOptions.timeMajor = time_major
+    sg.operators = [op]
+    sg.inputs, sg.outputs = [x], [out]
+    m.subgraphs = [sg]
+    return pack(m)
+
+
 # Stateful models: (name, builder). Their reference runs several invokes,
 # then `reset()` and the first input again (see `reference`).
 STATEFUL = [
     ('svdf_float', lambda: svdf_model(31, 1, 10, 8, 2, 5, False, activation=1)),
     ('svdf_int8', lambda: svdf_model(32, 2, 12, 6, 3, 4, True, schema_fb.TensorType.INT16)),
     ('svdf_int8_state8', lambda: svdf_model(33, 1, 8, 4, 1, 6, True, schema_fb.TensorType.INT8)),
+    ('lstm_float', lambda: lstm_model(41, 2, 5, 4, 3, 'float')),
+    ('lstm_float_time_major', lambda: lstm_model(42, 2, 3, 4, 3, 'float', time_major=True, cell_clip=0.7)),
+    ('lstm_int8', lambda: lstm_model(43, 2, 4, 6, 5, 'int8', cell_clip=1.5)),
+    ('lstm_int8_time_major', lambda: lstm_model(44, 3, 3, 5, 4, 'int8', time_major=True)),
+    ('lstm_int16', lambda: lstm_model(45, 1, 6, 5, 4, 'int16')),
 ]
 INVOKES = 4
 

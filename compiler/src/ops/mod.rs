@@ -15,6 +15,7 @@ mod gather;
 mod hard_swish;
 mod leaky_relu;
 mod logistic;
+mod lstm;
 mod math;
 mod mean;
 mod movement;
@@ -212,6 +213,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
     OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
     OpSupport { code: 27, name: "SVDF", dtypes: &["int8 (int8 or int16 state)", "float32"], lower: svdf::lower },
+    OpSupport {
+        code: 44,
+        name: "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32"],
+        lower: lstm::lower,
+    },
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },
     OpSupport { code: 108, name: "COS", dtypes: &["float32"], lower: math::lower_cos },
     OpSupport { code: 92, name: "SQUARE", dtypes: &["float32"], lower: math::lower_square },

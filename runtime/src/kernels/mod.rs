@@ -12,6 +12,7 @@ pub mod depthwise;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod int16;
+pub mod lstm;
 pub mod movement;
 pub mod pool;
 pub mod reduce;
