@@ -17,9 +17,12 @@ pub mod diag;
 // to compute tables at compile time.
 #[path = "../../runtime/src/fixedpoint.rs"]
 pub mod fixedpoint;
+// The packed weight layouts: written here, read by the runtime's kernels.
 pub mod graph;
 pub mod ops;
 pub mod order;
+#[path = "../../runtime/src/kernels/pack.rs"]
+pub mod pack;
 pub mod plan;
 pub mod quant;
 pub mod report;

@@ -301,6 +301,36 @@ pub const fn inv_sqrt_multiplier_exp(mut x: i32) -> (i32, i32) {
     (m, -shift)
 }
 
+/// One channel's requantization precomputed at compile time for the fast
+/// kernels: `[multiplier, left shift, right shift, right-shift mask]`,
+/// from TFLite's (multiplier, shift) with `0 <= multiplier < 2^31`, the
+/// left shift in `0..=30` and the right shift in `0..=31` (see
+/// [`scale_of`]).
+pub type Scale = [i32; 4];
+
+/// The [`Scale`] of a (multiplier, shift) pair, or `None` outside the
+/// range TFLite's requantization handles (the compiler rejects those).
+pub const fn scale_of(multiplier: i32, shift: i32) -> Option<Scale> {
+    if multiplier < 0 || shift > 30 || shift < -31 {
+        return None;
+    }
+    let (left, right) = if shift > 0 { (shift, 0) } else { (0, -shift) };
+    Some([multiplier, left, right, ((1u32 << right) - 1) as i32])
+}
+
+/// `MultiplyByQuantizedMultiplier` in fewer steps, exactly: with a
+/// multiplier below 2^31 the doubling high multiply cannot saturate, and
+/// its truncating division with a sign-dependent nudge equals one floor
+/// shift of `p + 2^30`; the rounding right shift uses the precomputed mask.
+#[inline(always)]
+pub const fn rescale(acc: i32, s: &Scale) -> i32 {
+    let [multiplier, left, right, mask] = *s;
+    let p = (acc.wrapping_shl(left as u32)) as i64 * multiplier as i64;
+    let q = ((p + (1 << 30)) >> 31) as i32;
+    let threshold = (mask >> 1) + (q < 0) as i32;
+    (q >> right) + ((q & mask) > threshold) as i32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

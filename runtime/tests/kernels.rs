@@ -8,7 +8,7 @@ use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8}
 use tinyaot::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::kernels::reduce::{Reduction, mean_f32};
 use tinyaot::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
-use tinyaot::kernels::{InPlace, Requant, Separate, Strided6};
+use tinyaot::kernels::{InPlace, Requant, Rescale, Separate, Strided6, scale_of};
 
 fn sep<'a, T>(input: &'a [T], output: &'a mut [T]) -> Separate<'a, T> {
     Separate { input, output }
@@ -249,8 +249,12 @@ fn im2col_matches_direct_conv() {
         .map(|c| bias[c] + q.input_offset * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>())
         .collect();
     let mut got = [0i8; 3 * 4 * 2];
+    let mut packed = [0i8; 2 * 28];
+    tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
     let mut patch = [0i8; 27];
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, _>(sep(&input, &mut got), &filter, &folded, &win, &q, &mut patch);
+    let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
+    let r = Rescale { input_offset: 37, output_offset: -5, scales: &scales, act_min: -128, act_max: 127 };
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
     assert_eq!(got, want);
 }
 
@@ -350,5 +354,61 @@ fn softmax_s16_of_equal_logits_is_uniform() {
     softmax_s16::<1, 4, _>(sep(&[5i16, 5, 5, 5], &mut out), 1 << 30, 0, &exp, &recip);
     for v in out {
         assert!((v as i32 - 8192).abs() <= 2, "{out:?}");
+    }
+}
+
+#[test]
+fn packed_dots_match_plain_dots_for_every_block_shape() {
+    use tinyaot::kernels::dot::for_each_dot;
+    use tinyaot::kernels::pack::{pack_rows, packed_len};
+    // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
+    // partial last group of 4.
+    for channels in 1..=7usize {
+        for depth in [1usize, 3, 4, 9, 16, 27] {
+            let x: Vec<i8> = (0..depth).map(|i| ((i * 37 + 5) % 256) as u8 as i8).collect();
+            let w: Vec<i8> = (0..channels * depth).map(|i| ((i * 91 + 17) % 256) as u8 as i8).collect();
+            let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 1000 - 2500).collect();
+            let mut packed = vec![0i8; packed_len(channels, depth)];
+            pack_rows(&w, channels, depth, &mut packed);
+            let mut got = vec![0i32; channels];
+            for_each_dot(&x, &packed, channels, &bias, |c, acc| got[c] = acc);
+            let want: Vec<i32> = (0..channels)
+                .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
+                .collect();
+            assert_eq!(got, want, "{channels} channels, depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn fast_rescale_equals_multiply_by_quantized_multiplier() {
+    use tinyaot::fixedpoint::multiply_by_quantized_multiplier;
+    use tinyaot::kernels::{rescale, scale_of};
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let edges = [0, 1, -1, 2, -2, 1 << 30, -(1 << 30), i32::MAX, i32::MIN, i32::MAX - 1, i32::MIN + 1];
+    let shifts: Vec<i32> = (-31..=30).collect();
+    let n = if cfg!(miri) { 200 } else { 200_000 };
+    for i in 0..n {
+        let r = next();
+        let acc = if i % 7 == 0 { edges[(r >> 40) as usize % edges.len()] } else { r as i32 };
+        let multiplier = match i % 5 {
+            0 => 0,
+            1 => i32::MAX,
+            2 => 1 << 30,
+            _ => ((r >> 32) as u32 >> 1) as i32,
+        };
+        let shift = shifts[(r >> 20) as usize % shifts.len()];
+        let s = scale_of(multiplier, shift).unwrap();
+        assert_eq!(
+            rescale(acc, &s),
+            multiply_by_quantized_multiplier(acc, multiplier, shift),
+            "acc {acc}, multiplier {multiplier}, shift {shift}"
+        );
     }
 }

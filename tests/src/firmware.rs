@@ -86,21 +86,16 @@ pub struct Run {
 }
 
 /// Runs an ELF under QEMU with a timeout. `arg` selects one model;
-/// `plugin` is `(libinsncount.so, start, stop, out file)`.
-pub fn run(
-    target: &Target,
-    elf: &Path,
-    arg: Option<&str>,
-    plugin: Option<(&Path, u64, u64, &Path)>,
-) -> Result<Run, String> {
+/// `plugin` is QEMU's `-plugin` argument (library and options).
+pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<String>) -> Result<Run, String> {
     let mut semi = String::from("enable=on,target=native");
     if let Some(a) = arg {
         semi.push_str(&format!(",arg=firmware,arg={a}"));
     }
     let mut cmd = Command::new("qemu-system-arm");
     cmd.args(["-M", target.machine, "-nographic", "-monitor", "none", "-serial", "none", "-semihosting-config", &semi]);
-    if let Some((so, start, stop, out)) = plugin {
-        cmd.arg("-plugin").arg(format!("{},start={start:#x},stop={stop:#x},out={}", so.display(), out.display()));
+    if let Some(plugin) = plugin {
+        cmd.arg("-plugin").arg(plugin);
     }
     cmd.arg("-kernel").arg(elf).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| format!("cannot start qemu-system-arm: {e}"))?;
@@ -149,15 +144,24 @@ pub fn sections(elf: &Path) -> Result<(u64, u64, u64, u64), String> {
 
 /// Builds `../shared/tools/qemu-insncount` into `dir`; returns the plugin path.
 pub fn build_counter(dir: &Path) -> Result<PathBuf, String> {
-    let src = repo().join("../shared/tools/qemu-insncount/insncount.c");
+    build_plugin(&repo().join("../shared/tools/qemu-insncount/insncount.c"), &dir.join("libinsncount.so"))
+}
+
+/// Builds the project's per-instruction profiling plugin
+/// (`tests/tools/qemu_profile.c`) into `dir`.
+pub fn build_profiler(dir: &Path) -> Result<PathBuf, String> {
+    build_plugin(&repo().join("tests/tools/qemu_profile.c"), &dir.join("libprofile.so"))
+}
+
+fn build_plugin(src: &Path, so: &Path) -> Result<PathBuf, String> {
     if !src.exists() {
         return Err(format!("{} not found", src.display()));
     }
-    let so = dir.join("libinsncount.so");
+    let so = so.to_path_buf();
     let st = Command::new("gcc")
         .args(["-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-o"])
         .arg(&so)
-        .arg(&src)
+        .arg(src)
         .status()
         .map_err(|e| format!("gcc: {e}"))?;
     if !st.success() {
@@ -171,7 +175,8 @@ pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path
     let start = symbol(elf, "tinyaot_bench_start")?;
     let stop = symbol(elf, "tinyaot_bench_stop")?;
     let out = scratch.join(format!("insns-{}-{model}.txt", target.triple));
-    let r = run(target, elf, Some(model), Some((so, start, stop, &out)))?;
+    let plugin = format!("{},start={start:#x},stop={stop:#x},out={}", so.display(), out.display());
+    let r = run(target, elf, Some(model), Some(plugin))?;
     if r.code != Some(0) {
         return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
     }
@@ -179,4 +184,50 @@ pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path
     text.split_whitespace()
         .find_map(|w| w.strip_prefix("region=").and_then(|v| v.parse().ok()))
         .ok_or_else(|| format!("no region count in {text}"))
+}
+
+/// Instructions executed per function (demangled name, count), most first,
+/// for one model on one target, from the profiling plugin.
+pub fn profile(
+    target: &Target,
+    elf: &Path,
+    model: &str,
+    so: &Path,
+    scratch: &Path,
+) -> Result<Vec<(String, u64)>, String> {
+    let out = scratch.join(format!("profile-{}-{model}.txt", target.triple));
+    let r = run(target, elf, Some(model), Some(format!("{},limit=0x400000,out={}", so.display(), out.display())))?;
+    if r.code != Some(0) {
+        return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
+    }
+    let counts = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
+    // Function symbols with sizes: "addr size kind name".
+    let nm =
+        Command::new("llvm-nm-22").args(["-C", "-S", "--defined-only"]).arg(elf).output().map_err(|e| e.to_string())?;
+    let mut funcs: Vec<(u64, u64, String)> = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.splitn(4, ' ');
+            let addr = u64::from_str_radix(it.next()?, 16).ok()?;
+            let size = u64::from_str_radix(it.next()?, 16).ok()?;
+            let kind = it.next()?;
+            matches!(kind, "T" | "t").then(|| (addr & !1, size, it.next().unwrap_or("?").to_string()))
+        })
+        .collect();
+    funcs.sort();
+    let mut per: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for line in counts.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(a), Some(c)) = (it.next(), it.next()) else { continue };
+        let (Ok(a), Ok(c)) = (u64::from_str_radix(a, 16), c.parse::<u64>()) else { continue };
+        let i = funcs.partition_point(|f| f.0 <= a);
+        let name = match i.checked_sub(1).map(|i| &funcs[i]) {
+            Some((start, size, name)) if a < start + size.max(&2) => name.clone(),
+            _ => format!("?{a:#x}"),
+        };
+        *per.entry(name).or_default() += c;
+    }
+    let mut v: Vec<(String, u64)> = per.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1));
+    Ok(v)
 }

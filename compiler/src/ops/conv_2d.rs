@@ -11,6 +11,7 @@ use super::{
 const IM2COL: usize = 1;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
+use crate::pack::{pack_rows, packed_len};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -101,6 +102,8 @@ struct Conv2d {
     /// int8 with constant filters: the bias with the input offset folded in
     /// (what the im2col kernel needs).
     folded_bias: Option<Vec<i32>>,
+    /// The filter bytes, for the im2col kernel's repacking.
+    weights: Option<Vec<i8>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -143,6 +146,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         filter_depth: kc,
         arith,
         folded_bias,
+        weights: filter.data.map(|w| w.iter().map(|&b| b as i8).collect()),
     }))
 }
 
@@ -159,15 +163,20 @@ impl Operator for Conv2d {
         let win = self.geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) if cx.variant() == IM2COL => {
-                let folded = self
-                    .folded_bias
-                    .as_ref()
-                    .ok_or_else(|| Error::model("internal error: im2col without a folded bias"))?;
+                let (Some(folded), Some(weights)) = (self.folded_bias.as_ref(), self.weights.as_ref()) else {
+                    return Err(Error::model("internal error: im2col without a folded bias"));
+                };
+                // Blocks of rows for the blocked dot products (`pack::pack_rows`).
+                let depth = kh * kw * ic;
+                let mut packed = vec![0i8; packed_len(oc, depth)];
+                pack_rows(weights, oc, depth, &mut packed);
+                let packed: Vec<u8> = packed.iter().map(|&b| b as u8).collect();
+                let packed = cx.bytes(&packed);
                 let folded = cx.i32s(folded);
-                let q = q.emit(cx);
+                let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
                 quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
-                    #io, #filter, #folded, #win, #q, #patch);)
+                    #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {
                 let q = q.emit(cx);

@@ -6,6 +6,7 @@ use super::{Activation, Arith, OpCx, Operator, Requant, Wide, check_bias, folded
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::pack::{pack_rows, packed_len};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -24,6 +25,9 @@ struct FullyConnected {
     /// Symmetric int8 with constant weights (and bias): the input offset
     /// folded into the bias.
     folded_bias: Option<Vec<i32>>,
+    /// With `folded_bias`: the weights repacked for the blocked dot
+    /// products (`pack::pack_rows`).
+    packed: Option<Vec<u8>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -106,6 +110,12 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         _ => None,
     };
     Ok(Box::new(FullyConnected {
+        packed: folded_bias.as_ref().and(weights.data).map(|w| {
+            let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
+            let mut packed = vec![0i8; packed_len(units, depth)];
+            pack_rows(&w, units, depth, &mut packed);
+            packed.iter().map(|&b| b as u8).collect()
+        }),
         folded_bias,
         input: input.index,
         weights: weights.index,
@@ -122,17 +132,19 @@ impl Operator for FullyConnected {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let (b, d, o) = (self.batches, self.depth, self.units);
         let input = cx.read(self.input)?;
-        let weights = cx.read(self.weights)?;
-        // The folded kernels carry the bias inside their own table.
-        let bias = if self.folded_bias.is_some() { quote!(None) } else { cx.read_opt(self.bias)? };
         let output = cx.write(self.output)?;
+        if let (Arith::Int8((q, _)), Some(folded), Some(packed)) = (&self.arith, &self.folded_bias, &self.packed) {
+            // The folded kernel carries the bias inside its own table and
+            // reads the repacked weights only.
+            let folded = cx.i32s(folded);
+            let packed = cx.bytes(packed);
+            let q = q.emit_rescale(cx)?;
+            return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
+                #input, #packed.cast::<i8>(), #folded, #q, #output);));
+        }
+        let weights = cx.read(self.weights)?;
+        let bias = cx.read_opt(self.bias)?;
         Ok(match &self.arith {
-            Arith::Int8((q, _)) if self.folded_bias.is_some() => {
-                let folded = cx.i32s(self.folded_bias.as_deref().unwrap_or_default());
-                let q = q.emit(cx);
-                quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
-                    #input, #weights, #folded, #q, #output);)
-            }
             Arith::Int8((q, weight_offset)) => {
                 let q = q.emit(cx);
                 quote!(::tinyaot::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(

@@ -596,6 +596,26 @@ impl Requant {
         Ok(Requant { input_offset: -in_zp, output_offset: out_zp, multiplier, shift, act_min, act_max })
     }
 
+    /// `&::tinyaot::kernels::Rescale { .. }`, the fast kernels' form, with
+    /// the per-channel scales precomputed (`kernels::scale_of`).
+    pub fn emit_rescale(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let mut scales = Vec::with_capacity(4 * self.multiplier.len());
+        for (&m, &s) in self.multiplier.iter().zip(&self.shift) {
+            let scale = crate::fixedpoint::scale_of(m, s)
+                .ok_or_else(|| Error::model(format!("internal error: multiplier {m}, shift {s} out of range")))?;
+            scales.extend(scale);
+        }
+        let scales = cx.i32s(&scales);
+        let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
+        Ok(quote::quote!(&::tinyaot::kernels::Rescale {
+            input_offset: #input_offset,
+            output_offset: #output_offset,
+            scales: #scales.as_chunks::<4>().0,
+            act_min: #act_min,
+            act_max: #act_max,
+        }))
+    }
+
     /// `&::tinyaot::kernels::Requant { .. }` with the tables in flash.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;

@@ -1,7 +1,8 @@
 //! CONV_2D, NHWC input, OHWI filter (TFLite's layouts), grouped when the
 //! filter's input depth `KC` divides the input depth `IC`.
 
-use super::{Io, Requant, clamp_f32};
+pub use super::pack::pack_rows;
+use super::{Io, Requant, Rescale, clamp_f32};
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
 #[derive(Clone, Copy, Debug)]
@@ -156,12 +157,14 @@ pub fn conv2d_f32<
 }
 
 /// int8 convolution through an im2col patch: for each output pixel the
-/// clipped input window is gathered once into `patch` (positions outside
-/// the image hold the input zero point, so they contribute exactly zero),
-/// then every output channel is one contiguous int8 dot product with its
-/// filter row. `bias` already holds `bias + input_offset * sum(filter row)`
-/// (folded at compile time), so the arithmetic equals [`conv2d_s8`]'s to
-/// the bit. Needs `KH * KW * IC` bytes of scratch; ungrouped filters only.
+/// clipped input window is gathered once into `patch` (`KH * KW * IC`
+/// bytes of scratch; positions outside the image hold the input zero
+/// point, so they contribute exactly zero), then the output channels are
+/// dot products of the patch with the filter rows, four at a time
+/// ([`super::dot`]). `packed` is the filter repacked at compile time
+/// (`pack::pack_rows`); `bias` already holds `bias + input_offset *
+/// sum(filter row)`, so the arithmetic equals [`conv2d_s8`]'s to the bit.
+/// Ungrouped filters only.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d_im2col_s8<
@@ -177,14 +180,14 @@ pub fn conv2d_im2col_s8<
     IO: Io<i8>,
 >(
     mut io: IO,
-    filter: &[i8],
+    packed: &[i8],
     bias: &[i32],
     win: &Window,
-    q: &Requant<'_>,
+    q: &Rescale<'_>,
     patch: &mut [i8],
 ) {
     let depth = KH * KW * IC;
-    let filter = &filter[..OC * depth];
+    let packed = &packed[..super::pack::packed_len(OC, depth)];
     let bias = &bias[..OC];
     let patch = &mut patch[..depth];
     let pad = (-q.input_offset) as i8;
@@ -195,10 +198,18 @@ pub fn conv2d_im2col_s8<
                 let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
                 for ky in 0..KH {
                     let iy = y0 + (ky * win.dilation_h) as isize;
+                    let row_in = iy >= 0 && (iy as usize) < IH;
+                    let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
+                    if row_in && win.dilation_w == 1 && x0 >= 0 && x0 as usize + KW <= IW {
+                        // The whole window row is inside: one contiguous run.
+                        let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
+                        dst.copy_from_slice(io.run(src, KW * IC));
+                        continue;
+                    }
                     for kx in 0..KW {
                         let ix = x0 + (kx * win.dilation_w) as isize;
-                        let dst = &mut patch[(ky * KW + kx) * IC..(ky * KW + kx + 1) * IC];
-                        if iy >= 0 && (iy as usize) < IH && ix >= 0 && (ix as usize) < IW {
+                        let dst = &mut dst[kx * IC..(kx + 1) * IC];
+                        if row_in && ix >= 0 && (ix as usize) < IW {
                             let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
                             dst.copy_from_slice(io.run(src, IC));
                         } else {
@@ -207,10 +218,7 @@ pub fn conv2d_im2col_s8<
                     }
                 }
                 let out_base = ((b * OH + oy) * OW + ox) * OC;
-                for (oc, row) in filter.chunks_exact(depth).enumerate() {
-                    let acc = bias[oc].wrapping_add(dot_i8(patch, row));
-                    io.put(out_base + oc, q.apply(acc, oc) as i8);
-                }
+                super::dot::for_each_dot(patch, packed, OC, bias, |c, acc| io.put(out_base + c, q.apply(acc, c) as i8));
             }
         }
     }

@@ -1,6 +1,6 @@
 //! FULLY_CONNECTED: `B` rows of `D` inputs times an `[O, D]` weight matrix.
 
-use super::{Requant, clamp_f32};
+use super::{Requant, Rescale, clamp_f32};
 
 /// int8 fully connected with per-tensor or per-channel requantization
 /// (TFLite `reference_integer_ops::FullyConnected`; a per-tensor multiplier
@@ -36,27 +36,23 @@ pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
 }
 
 /// int8 fully connected with the input offset folded into `bias`
-/// (`bias + input_offset * sum(weight row)`, computed at compile time):
-/// each output is one int8 dot product, four products per step on cores
-/// with the DSP extension. Same bits as [`fully_connected_s8`].
+/// (`bias + input_offset * sum(weight row)`, computed at compile time) and
+/// the weights repacked at compile time (`pack::pack_rows`): each input row
+/// meets the weight rows four at a time ([`super::dot`]). Same bits as
+/// [`fully_connected_s8`].
 #[inline(never)]
 pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>(
     input: &[i8],
-    weights: &[i8],
+    packed: &[i8],
     bias: &[i32],
-    q: &Requant<'_>,
+    q: &Rescale<'_>,
     output: &mut [i8],
 ) {
     let input = &input[..B * D];
-    let weights = &weights[..O * D];
-    let bias = &bias[..O];
+    let packed = &packed[..super::pack::packed_len(O, D)];
     let output = &mut output[..B * O];
-    for b in 0..B {
-        let row = &input[b * D..(b + 1) * D];
-        for (o, w) in weights.chunks_exact(D).enumerate() {
-            let acc = bias[o].wrapping_add(super::conv::dot_i8(row, w));
-            output[b * O + o] = q.apply(acc, o) as i8;
-        }
+    for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
+        super::dot::for_each_dot(row, packed, O, bias, |o, acc| out[o] = q.apply(acc, o) as i8);
     }
 }
 

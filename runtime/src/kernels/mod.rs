@@ -9,11 +9,13 @@
 pub mod binary;
 pub mod conv;
 pub mod depthwise;
+pub mod dot;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod int16;
 pub mod lstm;
 pub mod movement;
+pub mod pack;
 pub mod pool;
 pub mod reduce;
 pub mod softmax;
@@ -118,6 +120,32 @@ impl Requant<'_> {
         let v = crate::fixedpoint::multiply_by_quantized_multiplier(acc, self.multiplier[c], self.shift[c])
             .wrapping_add(self.output_offset);
         clamp_i32(v, self.act_min, self.act_max)
+    }
+}
+
+pub use crate::fixedpoint::{Scale, rescale, scale_of};
+
+/// Requantization of the fast kernels: per-channel [`Scale`]s, offsets
+/// and the activation range.
+#[derive(Clone, Copy, Debug)]
+pub struct Rescale<'a> {
+    /// Added to every input value (the negated input zero point).
+    pub input_offset: i32,
+    /// Added after rescaling (the output zero point).
+    pub output_offset: i32,
+    /// One per output channel.
+    pub scales: &'a [Scale],
+    /// Fused activation range in the output's quantized domain.
+    pub act_min: i32,
+    /// Upper end of the fused activation range.
+    pub act_max: i32,
+}
+
+impl Rescale<'_> {
+    /// Bias-added accumulator of channel `c` to the clamped output value.
+    #[inline(always)]
+    pub fn apply(&self, acc: i32, c: usize) -> i32 {
+        clamp_i32(rescale(acc, &self.scales[c]).wrapping_add(self.output_offset), self.act_min, self.act_max)
     }
 }
 

@@ -1,0 +1,44 @@
+//! Compile-time weight layouts shared by the compiler (which includes this
+//! file) and the kernels that read them.
+
+/// `depth` rounded up to a multiple of 4: the row length of packed weights.
+pub const fn depth4(depth: usize) -> usize {
+    depth.div_ceil(4) * 4
+}
+
+/// Bytes of `channels` packed rows of `depth` values.
+pub const fn packed_len(channels: usize, depth: usize) -> usize {
+    channels * depth4(depth)
+}
+
+/// An int8 weight matrix of `channels` rows of `depth` values, repacked
+/// for the blocked dot products of `kernels::dot`: rows zero-padded to a
+/// multiple of 4 and grouped in blocks of 4 channels (then one block of 2
+/// and one of 1 for the rest); inside a block, for each group of 4 values,
+/// the block's rows one after another (`[a0 a1 a2 a3 b0 b1 b2 b3 c0 ..]`),
+/// so the inner loop reads the weights of all its channels with one
+/// sequential pointer. `out` holds [`packed_len`] bytes.
+pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
+    let d4 = depth4(depth);
+    let value = |c: usize, k: usize| if k < depth { filter[c * depth + k] } else { 0 };
+    let mut c = 0;
+    let mut off = 0;
+    while c < channels {
+        let block = if channels - c >= 4 {
+            4
+        } else if channels - c >= 2 {
+            2
+        } else {
+            1
+        };
+        for g in 0..d4 / 4 {
+            for r in 0..block {
+                for j in 0..4 {
+                    out[off + (g * block + r) * 4 + j] = value(c + r, 4 * g + j);
+                }
+            }
+        }
+        off += block * d4;
+        c += block;
+    }
+}

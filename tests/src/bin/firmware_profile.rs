@@ -1,0 +1,38 @@
+//! Where a model's instructions go on a Cortex-M core: the instructions
+//! QEMU executes in each function of a one-model firmware (the kernels are
+//! `#[inline(never)]`, so each op family is its own line).
+//!
+//! ```text
+//! cargo run --release -p tinyaot-tests --bin firmware-profile MODEL [m4|m3|m0]
+//! ```
+//!
+//! The whole run is counted (start-up, the input copy and the output check
+//! too); kernels run only inside `invoke()`.
+
+use tinyaot_tests::firmware::{TARGETS, build, build_profiler, missing_toolchain, profile, repo};
+
+fn main() -> Result<(), String> {
+    if let Some(why) = missing_toolchain() {
+        return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
+    }
+    let mut args = std::env::args().skip(1);
+    let model = args.next().ok_or("usage: firmware-profile MODEL [m4|m3|m0]")?;
+    let target = match args.next().as_deref() {
+        None | Some("m4") => &TARGETS[0],
+        Some("m3") => &TARGETS[1],
+        Some("m0") => &TARGETS[2],
+        Some(t) => return Err(format!("unknown target {t}: m4, m3 or m0")),
+    };
+    let dir = repo().join("target/firmware-report");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let so = build_profiler(&dir)?;
+    let elf = build(target, Some(&model), &dir)?;
+    let rows = profile(target, &elf, &model, &so, &dir)?;
+    let total: u64 = rows.iter().map(|r| r.1).sum();
+    println!("{model} on {}: {total} instructions in all", target.core);
+    for (name, n) in rows.iter().take(25) {
+        let name: String = name.chars().take(110).collect();
+        println!("{n:>12}  {:>5.1}%  {name}", 100.0 * *n as f64 / total as f64);
+    }
+    Ok(())
+}
