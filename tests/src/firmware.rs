@@ -228,6 +228,6 @@ pub fn profile(
         *per.entry(name).or_default() += c;
     }
     let mut v: Vec<(String, u64)> = per.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|r| std::cmp::Reverse(r.1));
     Ok(v)
 }
