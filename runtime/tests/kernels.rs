@@ -251,7 +251,7 @@ fn im2col_matches_direct_conv() {
     let mut got = [0i8; 3 * 4 * 2];
     let mut packed = [0i8; 2 * 28];
     tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
-    let mut patch = [0i8; 27];
+    let mut patch = [0i8; 28];
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     let r = Rescale { input_offset: 37, output_offset: -5, scales: &scales, act_min: -128, act_max: 127 };
     conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
@@ -359,7 +359,7 @@ fn softmax_s16_of_equal_logits_is_uniform() {
 
 #[test]
 fn packed_dots_match_plain_dots_for_every_block_shape() {
-    use tinyaot::kernels::dot::for_each_dot;
+    use tinyaot::kernels::dot::dots;
     use tinyaot::kernels::pack::{pack_rows, packed_len};
     // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
     // partial last group of 4.
@@ -370,8 +370,8 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 1000 - 2500).collect();
             let mut packed = vec![0i8; packed_len(channels, depth)];
             pack_rows(&w, channels, depth, &mut packed);
-            let mut got = vec![0i32; channels];
-            for_each_dot(&x, &packed, channels, &bias, |c, acc| got[c] = acc);
+            let mut got = bias.clone();
+            dots(&x, &packed, &mut got);
             let want: Vec<i32> = (0..channels)
                 .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
                 .collect();

@@ -124,6 +124,11 @@ impl<'g> Emit<'g> {
         quote!(#name.cast::<i32>())
     }
 
+    /// The constant bytes of tensor `t`, if it has them.
+    pub fn tensor_data(&self, t: usize) -> Option<&'g [u8]> {
+        self.graph.tensors.get(t).and_then(|t| t.data)
+    }
+
     /// An expression `&[T]` reading tensor `t`: its flash static if it is a
     /// constant, else its arena view.
     pub fn read(&mut self, t: usize) -> Result<TokenStream, Error> {

@@ -150,6 +150,14 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     }))
 }
 
+impl Conv2d {
+    /// A 1x1 window without padding: the im2col kernel reads input pixels
+    /// directly and needs no patch.
+    fn pointwise(&self) -> bool {
+        self.geo.kernel == [1, 1] && self.geo.pad == [0, 0]
+    }
+}
+
 impl Operator for Conv2d {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let [n, ih, iw, ic] = self.geo.input;
@@ -174,7 +182,7 @@ impl Operator for Conv2d {
                 let packed = cx.bytes(&packed);
                 let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
-                let patch = cx.scratch::<i8>()?;
+                let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
                 quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
                     #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);)
             }
@@ -223,7 +231,8 @@ impl Operator for Conv2d {
         let mut v = vec![Variant { name: "direct", scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
             let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
-            v.push(Variant { name: "im2col", scratch: kh * kw * ic, cost: im2col });
+            let scratch = if self.pointwise() { 0 } else { crate::pack::depth4(kh * kw * ic) };
+            v.push(Variant { name: "im2col", scratch, cost: im2col });
         }
         v
     }

@@ -3,9 +3,12 @@
 //! family.
 
 use super::conv_2d::Geometry;
-use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, conv_arith, positive, window_slack};
+use super::{
+    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, positive, window_slack,
+};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
+use crate::pack::{pack_depthwise, pack_rows, packed_len};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -20,7 +23,12 @@ struct DepthwiseConv2d {
     geo: Geometry,
     multiplier: usize,
     arith: Arith<Requant>,
+    /// int8 with a constant filter: its bytes, for the repacked kernels.
+    weights: Option<Vec<i8>>,
 }
+
+/// Index of the im2col variant (input depth 1: a convolution).
+const IM2COL: usize = 1;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
@@ -62,8 +70,28 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         output: output.index,
         geo,
         multiplier,
+        // Folding needs the filter and the bias (if any) in the model.
+        weights: match (&arith, filter.data, bias.is_none_or(|b| b.data.is_some())) {
+            (Arith::Int8(_), Some(w), true) => Some(w.iter().map(|&b| b as i8).collect()),
+            _ => None,
+        },
         arith,
     }))
+}
+
+impl DepthwiseConv2d {
+    /// `bias + input_offset * sum(every tap of the channel)` per channel.
+    fn folded_bias(&self, cx: &Emit<'_>, weights: &[i8], input_offset: i32) -> Vec<i32> {
+        let oc = self.geo.output[3];
+        let bias = self.bias.and_then(|b| cx.tensor_data(b));
+        (0..oc)
+            .map(|c| {
+                let b = bias.map_or(0, |b| i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]));
+                let sum: i32 = weights.iter().skip(c).step_by(oc).map(|&w| w as i32).sum();
+                b.wrapping_add(input_offset.wrapping_mul(sum))
+            })
+            .collect()
+    }
 }
 
 impl Operator for DepthwiseConv2d {
@@ -73,9 +101,42 @@ impl Operator for DepthwiseConv2d {
         let [kh, kw] = self.geo.kernel;
         let m = self.multiplier;
         let io = cx.io(self.input, self.output)?;
+        let win = self.geo.window();
+        if let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) {
+            let [kh, kw] = self.geo.kernel;
+            let oc = self.geo.output[3];
+            if cx.variant() == IM2COL {
+                // Input depth 1: a convolution whose rows are the filter's columns.
+                let taps = kh * kw;
+                let rows: Vec<i8> =
+                    (0..oc).flat_map(|c| (0..taps).map(move |t| (t, c))).map(|(t, c)| weights[t * oc + c]).collect();
+                let mut packed = vec![0i8; packed_len(oc, taps)];
+                pack_rows(&rows, oc, taps, &mut packed);
+                let packed: Vec<u8> = packed.iter().map(|&b| b as u8).collect();
+                let packed = cx.bytes(&packed);
+                let folded = self.folded_bias(cx, weights, q.input_offset);
+                let folded = cx.i32s(&folded);
+                let q = q.emit_rescale(cx)?;
+                let patch = cx.scratch::<i8>()?;
+                return Ok(
+                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, _>(
+                    #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);),
+                );
+            }
+            if m == 1 {
+                let words: Vec<u8> = pack_depthwise(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect();
+                let packed = cx.bytes(&words);
+                let folded = self.folded_bias(cx, weights, q.input_offset);
+                let folded = cx.i32s(&folded);
+                let q = q.emit_rescale(cx)?;
+                return Ok(
+                    quote!(::tinyaot::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
+                    #io, #packed.cast::<u32>(), #folded, #win, #q);),
+                );
+            }
+        }
         let filter = cx.read(self.filter)?;
         let bias = cx.read_opt(self.bias)?;
-        let win = self.geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) => {
                 let q = q.emit(cx);
@@ -105,5 +166,19 @@ impl Operator for DepthwiseConv2d {
         let [n, oh, ow, oc] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
         [n, oh, ow, oc, kh, kw].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
+    /// Input depth 1 (int8, constant filter): also the im2col convolution
+    /// kernel, with a `KH * KW` byte patch.
+    fn variants(&self) -> Vec<Variant> {
+        let mut v = vec![Variant { name: "direct", scratch: 0, cost: self.macs() * 12 }];
+        let [kh, kw] = self.geo.kernel;
+        if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
+            let [n, oh, ow, _] = self.geo.output;
+            let pixels = (n * oh * ow) as u64;
+            let scratch = crate::pack::depth4(kh * kw);
+            v.push(Variant { name: "im2col", scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
+        }
+        v
     }
 }

@@ -158,7 +158,8 @@ pub fn conv2d_f32<
 
 /// int8 convolution through an im2col patch: for each output pixel the
 /// clipped input window is gathered once into `patch` (`KH * KW * IC`
-/// bytes of scratch; positions outside the image hold the input zero
+/// bytes rounded up to a multiple of 4, of scratch; none for a 1x1 window
+/// without padding, which reads the input pixel directly; positions outside the image hold the input zero
 /// point, so they contribute exactly zero), then the output channels are
 /// dot products of the patch with the filter rows, four at a time
 /// ([`super::dot`]). `packed` is the filter repacked at compile time
@@ -189,14 +190,27 @@ pub fn conv2d_im2col_s8<
     let depth = KH * KW * IC;
     let packed = &packed[..super::pack::packed_len(OC, depth)];
     let bias = &bias[..OC];
-    let patch = &mut patch[..depth];
     let pad = (-q.input_offset) as i8;
+    let d4 = super::pack::depth4(depth);
+    // A 1x1 window without padding reads one input pixel: no patch needed
+    // (the compiler then gives none).
+    let pointwise = KH == 1 && KW == 1 && win.pad_top == 0 && win.pad_left == 0;
+    // The patch is padded to whole groups of 4 (the packed rows are zero
+    // there), so the dot products need no partial last group.
+    let patch: &mut [i8] = if pointwise { &mut [] } else { &mut patch[..d4] };
+    let used = depth.min(patch.len());
+    patch[used..].fill(0);
+    let mut acc = [0i32; super::dot::CHUNK];
     for b in 0..N {
         for oy in 0..OH {
             let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
             for ox in 0..OW {
                 let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
+                let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
                 for ky in 0..KH {
+                    if pointwise {
+                        break;
+                    }
                     let iy = y0 + (ky * win.dilation_h) as isize;
                     let row_in = iy >= 0 && (iy as usize) < IH;
                     let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
@@ -218,7 +232,18 @@ pub fn conv2d_im2col_s8<
                     }
                 }
                 let out_base = ((b * OH + oy) * OW + ox) * OC;
-                super::dot::for_each_dot(patch, packed, OC, bias, |c, acc| io.put(out_base + c, q.apply(acc, c) as i8));
+                for c0 in (0..OC).step_by(super::dot::CHUNK) {
+                    let n = (OC - c0).min(super::dot::CHUNK);
+                    let acc = &mut acc[..n];
+                    acc.copy_from_slice(&bias[c0..c0 + n]);
+                    let rows = &packed[c0 * d4..(c0 + n) * d4];
+                    if pointwise {
+                        super::dot::dots(io.run(pixel, IC), rows, acc);
+                    } else {
+                        super::dot::dots(patch, rows, acc);
+                    }
+                    super::dot::requantize(acc, &q.scales[c0..c0 + n], q, io.out_run(out_base + c0, n));
+                }
             }
         }
     }

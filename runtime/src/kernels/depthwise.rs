@@ -1,7 +1,7 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
 use super::conv::Window;
-use super::{Io, Requant, clamp_f32};
+use super::{Io, Requant, Rescale, clamp_f32};
 
 /// Output channels accumulated together (a stack block of i32).
 const BLOCK: usize = 32;
@@ -69,6 +69,165 @@ pub fn depthwise_s8<
                 }
             }
         }
+    }
+}
+
+/// int8 depthwise convolution with depth multiplier 1, the fast path.
+/// `packed` is the filter repacked at compile time
+/// (`pack::pack_depthwise`: groups of 4 channels, per tap two words of
+/// 16-bit pairs) and `bias` holds `bias + input_offset * sum(all taps)`
+/// per channel: a tap outside the image then contributes `zero_point *
+/// w`, which that folded term cancels, so every tap is handled alike and
+/// the sums equal TFLite's (which skips outside taps) exactly. Per group
+/// of 4 channels and tap: one input word, two `SXTB16` and four 16-bit
+/// multiply-accumulates (`SMLABB`/`SMLATT` on DSP cores).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_m1_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<i8>,
+>(
+    mut io: IO,
+    packed: &[u32],
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+) {
+    let taps = KH * KW;
+    let groups = C.div_ceil(4);
+    let packed = &packed[..groups * taps * 2];
+    let bias = &bias[..C];
+    let zp = (-q.input_offset) as i8;
+    let zp_word = u32::from_le_bytes([zp as u8; 4]);
+    for b in 0..N {
+        for oy in 0..OH {
+            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
+            let ys = Window::taps(y0, win.dilation_h, IH, KH);
+            for ox in 0..OW {
+                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
+                let xs = Window::taps(x0, win.dilation_w, IW, KW);
+                let out_base = ((b * OH + oy) * OW + ox) * C;
+                // The whole window inside the image (the common case): one
+                // input slice per group, no per-tap checks.
+                let inside = ys.len() == KH && xs.len() == KW;
+                let span = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * C + 4;
+                for (g, weights) in packed.chunks_exact(taps * 2).enumerate() {
+                    let c0 = 4 * g;
+                    let width = (C - c0).min(4);
+                    let mut acc = [0i32; 4];
+                    for (k, a) in acc[..width].iter_mut().enumerate() {
+                        *a = bias[c0 + k];
+                    }
+                    let mut w = weights.chunks_exact(2);
+                    if inside && width == 4 {
+                        let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
+                        let window = io.run(base, span);
+                        for ky in 0..KH {
+                            for kx in 0..KW {
+                                let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
+                                let x = &window[o..o + 4];
+                                let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+                                if let Some(&[w02, w13]) = w.next() {
+                                    acc = mac4(acc, x, w02, w13);
+                                }
+                            }
+                        }
+                    } else {
+                        for ky in 0..KH {
+                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                            for kx in 0..KW {
+                                let x = if ys.contains(&ky) && xs.contains(&kx) {
+                                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                                    let mut v = [zp as u8; 4];
+                                    for (k, &x) in io.run(((b * IH + iy) * IW + ix) * C + c0, width).iter().enumerate()
+                                    {
+                                        v[k] = x as u8;
+                                    }
+                                    u32::from_le_bytes(v)
+                                } else {
+                                    zp_word
+                                };
+                                if let Some(&[w02, w13]) = w.next() {
+                                    acc = mac4(acc, x, w02, w13);
+                                }
+                            }
+                        }
+                    }
+                    for (k, &a) in acc[..width].iter().enumerate() {
+                        io.put(out_base + c0 + k, q.apply(a, c0 + k) as i8);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Four channels' products of one tap: the input word widened to
+/// 16-bit pairs (channels 0, 2 and 1, 3) against the packed weights.
+#[inline(always)]
+fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
+    let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
+    [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
+}
+
+/// `SXTB16`: bytes 0 and 2 sign-extended into two 16-bit halves.
+#[inline(always)]
+fn sxtb16(x: u32) -> u32 {
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    {
+        let out: u32;
+        // SAFETY: one register instruction of the DSP extension (this cfg).
+        unsafe { core::arch::asm!("sxtb16 {o}, {x}", x = in(reg) x, o = out(reg) out, options(pure, nomem, nostack)) };
+        out
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    {
+        (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
+    }
+}
+
+/// `acc + bottom16(a) * bottom16(b)` (signed halves): `SMLABB`.
+#[inline(always)]
+fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    {
+        let out: i32;
+        // SAFETY: one register instruction of the DSP extension (this cfg).
+        unsafe {
+            core::arch::asm!("smlabb {o}, {a}, {b}, {c}", a = in(reg) a, b = in(reg) b, c = in(reg) acc, o = lateout(reg) out,
+                options(pure, nomem, nostack))
+        };
+        out
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    {
+        acc.wrapping_add(a as u16 as i16 as i32 * b as u16 as i16 as i32)
+    }
+}
+
+/// `acc + top16(a) * top16(b)` (signed halves): `SMLATT`.
+#[inline(always)]
+fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    {
+        let out: i32;
+        // SAFETY: one register instruction of the DSP extension (this cfg).
+        unsafe {
+            core::arch::asm!("smlatt {o}, {a}, {b}, {c}", a = in(reg) a, b = in(reg) b, c = in(reg) acc, o = lateout(reg) out,
+                options(pure, nomem, nostack))
+        };
+        out
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    {
+        acc.wrapping_add((a >> 16) as u16 as i16 as i32 * (b >> 16) as u16 as i16 as i32)
     }
 }
 

@@ -8,35 +8,61 @@
 //! on the order, so both give TFLite's bits.
 
 use super::pack::depth4;
+use super::{Rescale, Scale, clamp_i32, rescale};
 
-/// Calls `f(channel, bias[channel] + row . x)` for every channel of
-/// `packed` (`channels` rows of `x.len()` values).
+/// Channels computed per pass (a stack buffer of accumulators; a multiple
+/// of 4 so the packed blocks split evenly).
+pub const CHUNK: usize = 64;
+
+/// `out[c] = q.apply(bias[c] + row_c . x)` for every channel: the dot
+/// products a chunk of channels at a time into a stack buffer, then one
+/// tight requantization loop over it.
 #[inline(always)]
-pub fn for_each_dot(x: &[i8], packed: &[i8], channels: usize, bias: &[i32], mut f: impl FnMut(usize, i32)) {
-    let depth = x.len();
-    let d4 = depth4(depth);
-    let bias = &bias[..channels];
+pub fn rescaled_dots(x: &[i8], packed: &[i8], bias: &[i32], q: &Rescale<'_>, out: &mut [i8]) {
+    let channels = out.len();
+    let d4 = depth4(x.len());
+    let mut acc = [0i32; CHUNK];
+    for (k, out) in out.chunks_mut(CHUNK).enumerate() {
+        let c0 = k * CHUNK;
+        let n = out.len();
+        let acc = &mut acc[..n];
+        acc.copy_from_slice(&bias[c0..c0 + n]);
+        dots(x, &packed[c0 * d4..(c0 + n) * d4], acc);
+        requantize(acc, &q.scales[c0..channels.min(c0 + n)], q, out);
+    }
+}
+
+/// `out[c] = clamp(rescale(acc[c], scales[c]) + output_offset)`.
+#[inline(always)]
+pub fn requantize(acc: &[i32], scales: &[Scale], q: &Rescale<'_>, out: &mut [i8]) {
+    for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
+        *o = clamp_i32(rescale(a, s).wrapping_add(q.output_offset), q.act_min, q.act_max) as i8;
+    }
+}
+
+/// `acc[c] += row_c . x` for the `acc.len()` packed rows of `packed`
+/// (`x.len()` values each; an `x` padded with zeros to the packed row
+/// length gives the same sums, faster).
+#[inline(always)]
+pub fn dots(x: &[i8], packed: &[i8], acc: &mut [i32]) {
+    let d4 = depth4(x.len());
+    let channels = acc.len();
     let mut c = 0;
     let mut off = 0;
     while channels - c >= 4 {
-        let block = &packed[off..off + 4 * d4];
-        let acc = dot_block::<4>(x, block, [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]]);
-        for (k, a) in acc.into_iter().enumerate() {
-            f(c + k, a);
-        }
+        let a = [acc[c], acc[c + 1], acc[c + 2], acc[c + 3]];
+        acc[c..c + 4].copy_from_slice(&dot_block::<4>(x, &packed[off..off + 4 * d4], a));
         c += 4;
         off += 4 * d4;
     }
     if channels - c >= 2 {
-        let acc = dot_block::<2>(x, &packed[off..off + 2 * d4], [bias[c], bias[c + 1]]);
-        f(c, acc[0]);
-        f(c + 1, acc[1]);
+        let a = dot_block::<2>(x, &packed[off..off + 2 * d4], [acc[c], acc[c + 1]]);
+        acc[c..c + 2].copy_from_slice(&a);
         c += 2;
         off += 2 * d4;
     }
     if channels - c == 1 {
-        let acc = dot_block::<1>(x, &packed[off..off + d4], [bias[c]]);
-        f(c, acc[0]);
+        acc[c] = dot_block::<1>(x, &packed[off..off + d4], [acc[c]])[0];
     }
 }
 

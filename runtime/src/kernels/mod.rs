@@ -34,6 +34,8 @@ pub trait Io<I: Copy, O: Copy = I> {
     fn put(&mut self, j: usize, v: O);
     /// Reads back output element `j` (already written).
     fn out(&self, j: usize) -> O;
+    /// `len` consecutive output elements from `start`, to write.
+    fn out_run(&mut self, start: usize, len: usize) -> &mut [O];
     /// `len` consecutive input elements from `start`, as a slice (so inner
     /// loops run without a bounds check per element).
     fn run(&self, start: usize, len: usize) -> &[I];
@@ -64,6 +66,10 @@ impl<I: Copy, O: Copy> Io<I, O> for Separate<'_, I, O> {
     fn run(&self, start: usize, len: usize) -> &[I] {
         &self.input[start..start + len]
     }
+    #[inline(always)]
+    fn out_run(&mut self, start: usize, len: usize) -> &mut [O] {
+        &mut self.output[start..start + len]
+    }
 }
 
 /// Input and output overlapping inside one buffer.
@@ -92,6 +98,10 @@ impl<T: Copy> Io<T> for InPlace<'_, T> {
     #[inline(always)]
     fn run(&self, start: usize, len: usize) -> &[T] {
         &self.buf[self.input + start..self.input + start + len]
+    }
+    #[inline(always)]
+    fn out_run(&mut self, start: usize, len: usize) -> &mut [T] {
+        &mut self.buf[self.output + start..self.output + start + len]
     }
 }
 

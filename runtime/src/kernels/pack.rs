@@ -42,3 +42,19 @@ pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
         c += block;
     }
 }
+
+/// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1) repacked for
+/// `depthwise::depthwise_m1_s8`: channels in groups of 4 (the last group
+/// zero-padded), and for each group and tap two words of 16-bit pairs,
+/// channels (0, 2) and (1, 3), the halves `SMLABB`/`SMLATT` multiply.
+/// Returns `channels.div_ceil(4) * taps * 2` words.
+pub fn pack_depthwise(filter: &[i8], taps: usize, channels: usize) -> impl Iterator<Item = u32> + '_ {
+    let groups = channels.div_ceil(4);
+    let value = move |t: usize, c: usize| if c < channels { filter[t * channels + c] as i16 as u16 as u32 } else { 0 };
+    (0..groups).flat_map(move |g| {
+        (0..taps).flat_map(move |t| {
+            let c = 4 * g;
+            [value(t, c) | (value(t, c + 2) << 16), value(t, c + 1) | (value(t, c + 3) << 16)]
+        })
+    })
+}
