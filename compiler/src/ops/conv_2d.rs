@@ -165,7 +165,9 @@ impl Operator for Conv2d {
         let [kh, kw] = self.geo.kernel;
         let kc = self.filter_depth;
         let io = cx.io(self.input, self.output)?;
-        let filter = cx.read(self.filter)?;
+        // Emitted only by the kernels that read the filter as the model has
+        // it (the repacked ones carry their own copy).
+        let filter = |cx: &mut Emit<'_>| cx.read(self.filter);
         // The folded kernels carry the bias inside their own table.
         let bias = if cx.variant() == IM2COL { quote!(None) } else { cx.read_opt(self.bias)? };
         let win = self.geo.window();
@@ -188,18 +190,35 @@ impl Operator for Conv2d {
             }
             Arith::Int8(q) => {
                 let q = q.emit(cx);
+                let filter = filter(cx)?;
                 quote!(::tinyaot::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Int16(w) => {
                 let (acc, q) = w.emit(cx);
+                let filter = filter(cx)?;
                 quote!(::tinyaot::kernels::int16::conv2d_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
-                    #io, #filter, #bias, #win, #lo, #hi);)
+                match cx.tensor_data(self.filter).filter(|_| kc == ic) {
+                    // Ungrouped constant filter: transposed for side-by-side sums.
+                    Some(data) => {
+                        let f: Vec<f32> =
+                            data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+                        let bytes: Vec<u8> =
+                            crate::pack::pack_f32_oc(&f, oc, kh * kw, ic).flat_map(f32::to_le_bytes).collect();
+                        let packed = cx.bytes(&bytes);
+                        quote!(::tinyaot::kernels::conv::conv2d_f32_oc::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                            #io, #packed.cast::<f32>(), #bias, #win, #lo, #hi);)
+                    }
+                    None => {
+                        let filter = filter(cx)?;
+                        quote!(::tinyaot::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                            #io, #filter, #bias, #win, #lo, #hi);)
+                    }
+                }
             }
         })
     }

@@ -97,6 +97,99 @@ pub fn conv2d_s8<
     }
 }
 
+/// float32 convolution over a filter transposed at compile time
+/// (`pack::pack_f32_oc`): every output sums its products in TFLite's order
+/// (row, column, input channel, then the bias), but 8 (or 4) outputs run
+/// side by side, so the sums are independent chains a compiler vectorizes
+/// instead of one serial chain per output. Same bits as [`conv2d_f32`].
+/// Ungrouped filters only.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn conv2d_f32_oc<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<f32>,
+>(
+    mut io: IO,
+    packed: &[f32],
+    bias: Option<&[f32]>,
+    win: &Window,
+    act_min: f32,
+    act_max: f32,
+) {
+    let padded = OC.div_ceil(4) * 4;
+    let packed = &packed[..padded * KH * KW * IC];
+    for b in 0..N {
+        for oy in 0..OH {
+            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
+            let ys = Window::taps(y0, win.dilation_h, IH, KH);
+            for ox in 0..OW {
+                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
+                let xs = Window::taps(x0, win.dilation_w, IW, KW);
+                let out_base = ((b * OH + oy) * OW + ox) * OC;
+                let mut c0 = 0;
+                while c0 < OC {
+                    let lanes = super::pack::f32_block(OC, c0);
+                    let w = &packed[c0 * KH * KW * IC..(c0 + lanes) * KH * KW * IC];
+                    let at = |ky: usize, kx: usize| {
+                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                        ((b * IH + iy) * IW + ix) * IC
+                    };
+                    let mut sums = [0.0f32; 8];
+                    if lanes == 8 {
+                        f32_block::<8, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut sums);
+                    } else {
+                        let mut four = [0.0f32; 4];
+                        f32_block::<4, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut four);
+                        sums[..4].copy_from_slice(&four);
+                    }
+                    for (l, &total) in sums[..lanes.min(OC - c0)].iter().enumerate() {
+                        let bias_value = match bias {
+                            Some(bias) => bias[c0 + l],
+                            None => 0.0,
+                        };
+                        io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
+                    }
+                    c0 += lanes;
+                }
+            }
+        }
+    }
+}
+
+/// One block of `L` output channels of [`conv2d_f32_oc`]: the sums over
+/// the valid taps (rows `ys`, columns `xs`; `at` gives a tap's input
+/// offset) and input channels, in TFLite's order.
+#[inline(always)]
+fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
+    io: &IO,
+    w: &[f32],
+    ys: core::ops::Range<usize>,
+    xs: core::ops::Range<usize>,
+    at: impl Fn(usize, usize) -> usize,
+    sums: &mut [f32; L],
+) {
+    for ky in ys {
+        for kx in xs.clone() {
+            let x = io.run(at(ky, kx), IC);
+            let wt = &w[(ky * KW + kx) * IC * L..][..IC * L];
+            for (&xv, wl) in x.iter().zip(wt.chunks_exact(L)) {
+                for (s, &wv) in sums.iter_mut().zip(wl) {
+                    *s += xv * wv;
+                }
+            }
+        }
+    }
+}
+
 /// float32 convolution (TFLite `reference_ops::Conv`, same summation order).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]

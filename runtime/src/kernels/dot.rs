@@ -83,21 +83,69 @@ fn dot_block<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32;
     acc
 }
 
-/// Whole groups of 4 (portable).
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+/// Whole groups of 4 (portable): wrapping sums, so the total is the same
+/// in any order.
+#[cfg(not(any(all(target_arch = "arm", target_feature = "dsp"), target_arch = "x86_64")))]
 #[inline(always)]
-fn dot_groups<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32; R] {
+fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
+    dot_groups_scalar(x, block, acc)
+}
+
+#[cfg_attr(all(target_arch = "arm", target_feature = "dsp"), allow(dead_code))]
+#[inline(always)]
+fn dot_groups_scalar<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32; R] {
     for (xg, wg) in x.chunks_exact(4).zip(block.chunks_exact(4 * R)) {
         for (r, a) in acc.iter_mut().enumerate() {
-            let w = &wg[4 * r..4 * r + 4];
-            let s = xg[0] as i32 * w[0] as i32
-                + xg[1] as i32 * w[1] as i32
-                + xg[2] as i32 * w[2] as i32
-                + xg[3] as i32 * w[3] as i32;
+            let s: i32 = (0..4).map(|j| xg[j] as i32 * wg[4 * r + j] as i32).sum();
             *a = a.wrapping_add(s);
         }
     }
     acc
+}
+
+/// Whole groups of 4 on x86-64 (SSE2, part of the baseline): the group's
+/// 4 input values repeated across a vector, the block's 16 (or 8) weights
+/// widened to 16 bits, `pmaddwd` into per-row lane pairs.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
+    use core::arch::x86_64::*;
+    if R != 4 && R != 2 {
+        return dot_groups_scalar(x, block, acc);
+    }
+    let groups = x.len() / 4;
+    let (x, block) = (&x[..4 * groups], &block[..4 * R * groups]);
+    let mut out = acc;
+    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads within
+    // `x` (4 bytes per group) or `block` (4R bytes per group), whose lengths
+    // were sliced above; unaligned loads are used throughout.
+    unsafe {
+        let widen_lo = |v: __m128i| _mm_srai_epi16::<8>(_mm_unpacklo_epi8(v, v));
+        let widen_hi = |v: __m128i| _mm_srai_epi16::<8>(_mm_unpackhi_epi8(v, v));
+        let (mut lo, mut hi) = (_mm_setzero_si128(), _mm_setzero_si128());
+        for g in 0..groups {
+            let xw = i32::from_le_bytes([x[4 * g] as u8, x[4 * g + 1] as u8, x[4 * g + 2] as u8, x[4 * g + 3] as u8]);
+            let xv = widen_lo(_mm_set1_epi32(xw));
+            let wp = block.as_ptr().add(4 * R * g).cast::<__m128i>();
+            if R == 4 {
+                let w = _mm_loadu_si128(wp);
+                lo = _mm_add_epi32(lo, _mm_madd_epi16(widen_lo(w), xv));
+                hi = _mm_add_epi32(hi, _mm_madd_epi16(widen_hi(w), xv));
+            } else {
+                let w = _mm_loadl_epi64(wp);
+                lo = _mm_add_epi32(lo, _mm_madd_epi16(widen_lo(w), xv));
+            }
+        }
+        let mut l = [0i32; 4];
+        let mut h = [0i32; 4];
+        _mm_storeu_si128(l.as_mut_ptr().cast(), lo);
+        _mm_storeu_si128(h.as_mut_ptr().cast(), hi);
+        let sums = [l[0].wrapping_add(l[1]), l[2].wrapping_add(l[3]), h[0].wrapping_add(h[1]), h[2].wrapping_add(h[3])];
+        for (o, s) in out.iter_mut().zip(sums) {
+            *o = o.wrapping_add(s);
+        }
+    }
+    out
 }
 
 /// Whole groups of 4 (DSP assembly, one loop per block height).

@@ -58,3 +58,37 @@ pub fn pack_depthwise(filter: &[i8], taps: usize, channels: usize) -> impl Itera
         })
     })
 }
+
+/// Channels of a float block in `conv::conv2d_f32_oc`: 8, then 4 for the
+/// rest (padded with zero weights to a multiple of 4).
+pub const fn f32_block(channels: usize, start: usize) -> usize {
+    if channels.div_ceil(4) * 4 - start >= 8 { 8 } else { 4 }
+}
+
+/// A float filter (`[OC, taps, IC]`) transposed for `conv::conv2d_f32_oc`:
+/// output channels in blocks of 8 (then 4, zero-padded), and inside a block
+/// for each tap and input channel the block's weights side by side, so one
+/// input value meets 8 (or 4) independent sums. Returns
+/// `OC.div_ceil(4) * 4 * taps * IC` values.
+pub fn pack_f32_oc(filter: &[f32], oc: usize, taps: usize, ic: usize) -> impl Iterator<Item = f32> + '_ {
+    let padded = oc.div_ceil(4) * 4;
+    let mut starts = alloc_free_starts(padded);
+    core::iter::from_fn(move || starts.next()).flat_map(move |c0| {
+        let lanes = f32_block(oc, c0);
+        (0..taps * ic).flat_map(move |k| {
+            (0..lanes).map(move |l| if c0 + l < oc { filter[(c0 + l) * taps * ic + k] } else { 0.0 })
+        })
+    })
+}
+
+/// The first channel of every block of [`pack_f32_oc`].
+fn alloc_free_starts(padded: usize) -> impl Iterator<Item = usize> {
+    let mut c0 = 0;
+    core::iter::from_fn(move || {
+        (c0 < padded).then(|| {
+            let start = c0;
+            c0 += if padded - c0 >= 8 { 8 } else { 4 };
+            start
+        })
+    })
+}
