@@ -310,7 +310,7 @@ pub fn conv2d_im2col_s8<
                     if row_in && win.dilation_w == 1 && x0 >= 0 && x0 as usize + KW <= IW {
                         // The whole window row is inside: one contiguous run.
                         let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
-                        dst.copy_from_slice(io.run(src, KW * IC));
+                        copy_small(dst, io.run(src, KW * IC));
                         continue;
                     }
                     for kx in 0..KW {
@@ -339,6 +339,24 @@ pub fn conv2d_im2col_s8<
                 }
             }
         }
+    }
+}
+
+/// `dst.copy_from_slice(src)` for the short runs of a patch gather, by
+/// words: a library `memcpy` call costs more than these few bytes.
+#[inline(always)]
+fn copy_small(dst: &mut [i8], src: &[i8]) {
+    let (dst, src) = (&mut dst[..src.len()], src);
+    let mut d = dst.chunks_exact_mut(4);
+    let mut s = src.chunks_exact(4);
+    for (d, s) in (&mut d).zip(&mut s) {
+        let w = u32::from_ne_bytes([s[0] as u8, s[1] as u8, s[2] as u8, s[3] as u8]);
+        for (o, b) in d.iter_mut().zip(core::hint::black_box(w).to_ne_bytes()) {
+            *o = b as i8;
+        }
+    }
+    for (o, &v) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        *o = v;
     }
 }
 
