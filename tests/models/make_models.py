@@ -414,6 +414,26 @@ def requantize_model(seed):
     return pack(m)
 
 
+def single_op_tensors(m, sg):
+    """A tensor maker for a model written with the schema's object API:
+    `tensor(name, type, shape, (scale, zero_point), data, variable)` adds
+    the tensor (and a buffer for `data`) and returns its index."""
+    def tensor(name, ty, shape, q=None, data=None, variable=False):
+        t = schema_fb.TensorT()
+        t.name, t.type, t.shape, t.isVariable, t.buffer = name, ty, list(shape), variable, 0
+        if data is not None:
+            b = schema_fb.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
+            m.buffers.append(b)
+            t.buffer = len(m.buffers) - 1
+        if q is not None:
+            t.quantization = schema_fb.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        sg.tensors.append(t)
+        return len(sg.tensors) - 1
+    return tensor
+
+
 def svdf_model(seed, batch, inputs, filters, rank, memory, quantized, state_type=None, activation=0):
     """One SVDF op, written with the schema's object API (Keras has no SVDF
     layer): random weights, a variable state tensor. `quantized`: int8
@@ -431,20 +451,7 @@ def svdf_model(seed, batch, inputs, filters, rank, memory, quantized, state_type
     sg = schema_fb.SubGraphT()
     sg.tensors = []
 
-    def tensor(name, ty, shape, q=None, data=None, variable=False):
-        t = schema_fb.TensorT()
-        t.name, t.type, t.shape, t.isVariable = name, ty, list(shape), variable
-        t.buffer = 0
-        if data is not None:
-            b = schema_fb.BufferT()
-            b.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
-            m.buffers.append(b)
-            t.buffer = len(m.buffers) - 1
-        if q is not None:
-            t.quantization = schema_fb.QuantizationParametersT()
-            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
-        sg.tensors.append(t)
-        return len(sg.tensors) - 1
+    tensor = single_op_tensors(m, sg)
 
     units = filters // rank
     if quantized:
@@ -499,19 +506,7 @@ def lstm_model(seed, batch, time, inputs, units, kind, time_major=False, cell_cl
     sg = schema_fb.SubGraphT()
     sg.tensors = []
 
-    def tensor(name, ty, shape, q=None, data=None, variable=False):
-        t = schema_fb.TensorT()
-        t.name, t.type, t.shape, t.isVariable, t.buffer = name, ty, list(shape), variable, 0
-        if data is not None:
-            b = schema_fb.BufferT()
-            b.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
-            m.buffers.append(b)
-            t.buffer = len(m.buffers) - 1
-        if q is not None:
-            t.quantization = schema_fb.QuantizationParametersT()
-            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
-        sg.tensors.append(t)
-        return len(sg.tensors) - 1
+    tensor = single_op_tensors(m, sg)
 
     seq = (time, batch, inputs) if time_major else (batch, time, inputs)
     out_shape = seq[:2] + (units,)

@@ -36,6 +36,52 @@ impl Window {
         let start = (start as usize).min(end);
         start..end
     }
+
+    /// Calls `f` for every output pixel of an `N x OH x OW` output, in
+    /// NHWC order, with its window over an `IH x IW` input and a `KH x KW`
+    /// filter: the loop header every window kernel shares.
+    #[inline(always)]
+    pub fn for_each_pixel<
+        const N: usize,
+        const IH: usize,
+        const IW: usize,
+        const OH: usize,
+        const OW: usize,
+        const KH: usize,
+        const KW: usize,
+    >(
+        &self,
+        mut f: impl FnMut(Pixel),
+    ) {
+        for b in 0..N {
+            for oy in 0..OH {
+                let y0 = (oy * self.stride_h) as isize - self.pad_top as isize;
+                let ys = Window::taps(y0, self.dilation_h, IH, KH);
+                for ox in 0..OW {
+                    let x0 = (ox * self.stride_w) as isize - self.pad_left as isize;
+                    let xs = Window::taps(x0, self.dilation_w, IW, KW);
+                    f(Pixel { b, y0, x0, ys: ys.clone(), xs, index: (b * OH + oy) * OW + ox });
+                }
+            }
+        }
+    }
+}
+
+/// One output pixel of a window kernel (see [`Window::for_each_pixel`]).
+#[derive(Clone, Debug)]
+pub struct Pixel {
+    /// Batch.
+    pub b: usize,
+    /// Input row of the window's first tap (negative inside the padding).
+    pub y0: isize,
+    /// Input column of the window's first tap.
+    pub x0: isize,
+    /// The filter rows that fall inside the input.
+    pub ys: core::ops::Range<usize>,
+    /// The filter columns that fall inside the input.
+    pub xs: core::ops::Range<usize>,
+    /// Flat index of the output pixel (`(b * OH + oy) * OW + ox`).
+    pub index: usize,
 }
 
 /// int8 convolution with per-channel requantization (TFLite
@@ -63,38 +109,29 @@ pub fn conv2d_s8<
 ) {
     let filter = &filter[..OC * KH * KW * KC];
     let filters_per_group = OC / (IC / KC);
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * OC;
-                for oc in 0..OC {
-                    let group = oc / filters_per_group;
-                    let mut acc: i32 = 0;
-                    for ky in ys.clone() {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in xs.clone() {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
-                            let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                            let fs = &filter[f_base..f_base + KC];
-                            for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
-                                acc =
-                                    acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
-                            }
-                        }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * OC;
+        for oc in 0..OC {
+            let group = oc / filters_per_group;
+            let mut acc: i32 = 0;
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
+                    let f_base = ((oc * KH + ky) * KW + kx) * KC;
+                    let fs = &filter[f_base..f_base + KC];
+                    for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                        acc = acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
                     }
-                    if let Some(bias) = bias {
-                        acc = acc.wrapping_add(bias[oc]);
-                    }
-                    io.put(out_base + oc, q.apply(acc, oc) as i8);
                 }
             }
+            if let Some(bias) = bias {
+                acc = acc.wrapping_add(bias[oc]);
+            }
+            io.put(out_base + oc, q.apply(acc, oc) as i8);
         }
-    }
+    });
 }
 
 /// float32 convolution over a filter transposed at compile time
@@ -126,43 +163,35 @@ pub fn conv2d_f32_oc<
 ) {
     let padded = OC.div_ceil(4) * 4;
     let packed = &packed[..padded * KH * KW * IC];
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * OC;
-                let mut c0 = 0;
-                while c0 < OC {
-                    let lanes = super::pack::f32_block(OC, c0);
-                    let w = &packed[c0 * KH * KW * IC..(c0 + lanes) * KH * KW * IC];
-                    let at = |ky: usize, kx: usize| {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                        ((b * IH + iy) * IW + ix) * IC
-                    };
-                    let mut sums = [0.0f32; 8];
-                    if lanes == 8 {
-                        f32_block::<8, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut sums);
-                    } else {
-                        let mut four = [0.0f32; 4];
-                        f32_block::<4, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut four);
-                        sums[..4].copy_from_slice(&four);
-                    }
-                    for (l, &total) in sums[..lanes.min(OC - c0)].iter().enumerate() {
-                        let bias_value = match bias {
-                            Some(bias) => bias[c0 + l],
-                            None => 0.0,
-                        };
-                        io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
-                    }
-                    c0 += lanes;
-                }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * OC;
+        let mut c0 = 0;
+        while c0 < OC {
+            let lanes = super::pack::f32_block(OC, c0);
+            let w = &packed[c0 * KH * KW * IC..(c0 + lanes) * KH * KW * IC];
+            let at = |ky: usize, kx: usize| {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                ((b * IH + iy) * IW + ix) * IC
+            };
+            let mut sums = [0.0f32; 8];
+            if lanes == 8 {
+                f32_block::<8, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut sums);
+            } else {
+                let mut four = [0.0f32; 4];
+                f32_block::<4, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut four);
+                sums[..4].copy_from_slice(&four);
             }
+            for (l, &total) in sums[..lanes.min(OC - c0)].iter().enumerate() {
+                let bias_value = match bias {
+                    Some(bias) => bias[c0 + l],
+                    None => 0.0,
+                };
+                io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
+            }
+            c0 += lanes;
         }
-    }
+    });
 }
 
 /// One block of `L` output channels of [`conv2d_f32_oc`]: the sums over
@@ -215,38 +244,30 @@ pub fn conv2d_f32<
 ) {
     let filter = &filter[..OC * KH * KW * KC];
     let filters_per_group = OC / (IC / KC);
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * OC;
-                for oc in 0..OC {
-                    let group = oc / filters_per_group;
-                    let mut total = 0.0f32;
-                    for ky in ys.clone() {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in xs.clone() {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
-                            let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                            let fs = &filter[f_base..f_base + KC];
-                            for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
-                                total += i * f;
-                            }
-                        }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * OC;
+        for oc in 0..OC {
+            let group = oc / filters_per_group;
+            let mut total = 0.0f32;
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
+                    let f_base = ((oc * KH + ky) * KW + kx) * KC;
+                    let fs = &filter[f_base..f_base + KC];
+                    for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                        total += i * f;
                     }
-                    let bias_value = match bias {
-                        Some(bias) => bias[oc],
-                        None => 0.0,
-                    };
-                    io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
                 }
             }
+            let bias_value = match bias {
+                Some(bias) => bias[oc],
+                None => 0.0,
+            };
+            io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
         }
-    }
+    });
 }
 
 /// int8 convolution through an im2col patch: for each output pixel the
@@ -294,52 +315,46 @@ pub fn conv2d_im2col_s8<
     let used = depth.min(patch.len());
     patch[used..].fill(0);
     let mut acc = [0i32; super::dot::CHUNK];
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
-                for ky in 0..KH {
-                    if pointwise {
-                        break;
-                    }
-                    let iy = y0 + (ky * win.dilation_h) as isize;
-                    let row_in = iy >= 0 && (iy as usize) < IH;
-                    let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
-                    if row_in && win.dilation_w == 1 && x0 >= 0 && x0 as usize + KW <= IW {
-                        // The whole window row is inside: one contiguous run.
-                        let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
-                        copy_small(dst, io.run(src, KW * IC));
-                        continue;
-                    }
-                    for kx in 0..KW {
-                        let ix = x0 + (kx * win.dilation_w) as isize;
-                        let dst = &mut dst[kx * IC..(kx + 1) * IC];
-                        if row_in && ix >= 0 && (ix as usize) < IW {
-                            let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
-                            dst.copy_from_slice(io.run(src, IC));
-                        } else {
-                            dst.fill(pad);
-                        }
-                    }
-                }
-                let out_base = ((b * OH + oy) * OW + ox) * OC;
-                for c0 in (0..OC).step_by(super::dot::CHUNK) {
-                    let n = (OC - c0).min(super::dot::CHUNK);
-                    let acc = &mut acc[..n];
-                    acc.copy_from_slice(&bias[c0..c0 + n]);
-                    let rows = &packed[c0 * d4..(c0 + n) * d4];
-                    if pointwise {
-                        super::dot::dots(io.run(pixel, IC), rows, acc);
-                    } else {
-                        super::dot::dots(patch, rows, acc);
-                    }
-                    super::dot::requantize(acc, &q.scales[c0..c0 + n], q, io.out_run(out_base + c0, n));
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, index, .. }| {
+        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+        for ky in 0..KH {
+            if pointwise {
+                break;
+            }
+            let iy = y0 + (ky * win.dilation_h) as isize;
+            let row_in = iy >= 0 && (iy as usize) < IH;
+            let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
+            if row_in && win.dilation_w == 1 && x0 >= 0 && x0 as usize + KW <= IW {
+                // The whole window row is inside: one contiguous run.
+                let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
+                copy_small(dst, io.run(src, KW * IC));
+                continue;
+            }
+            for kx in 0..KW {
+                let ix = x0 + (kx * win.dilation_w) as isize;
+                let dst = &mut dst[kx * IC..(kx + 1) * IC];
+                if row_in && ix >= 0 && (ix as usize) < IW {
+                    let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
+                    dst.copy_from_slice(io.run(src, IC));
+                } else {
+                    dst.fill(pad);
                 }
             }
         }
-    }
+        let out_base = index * OC;
+        for c0 in (0..OC).step_by(super::dot::CHUNK) {
+            let n = (OC - c0).min(super::dot::CHUNK);
+            let acc = &mut acc[..n];
+            acc.copy_from_slice(&bias[c0..c0 + n]);
+            let rows = &packed[c0 * d4..(c0 + n) * d4];
+            if pointwise {
+                super::dot::dots(io.run(pixel, IC), rows, acc);
+            } else {
+                super::dot::dots(patch, rows, acc);
+            }
+            super::dot::requantize(acc, &q.scales[c0..c0 + n], q, io.out_run(out_base + c0, n));
+        }
+    });
 }
 
 /// `dst.copy_from_slice(src)` for the short runs of a patch gather, by

@@ -1,6 +1,6 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
-use super::conv::Window;
+use super::conv::{Pixel, Window};
 use super::{Io, Requant, Rescale, clamp_f32};
 
 /// Output channels accumulated together (a stack block of i32).
@@ -33,43 +33,35 @@ pub fn depthwise_s8<
 ) {
     let oc_total = IC * M;
     let filter = &filter[..KH * KW * oc_total];
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * oc_total;
-                let mut c0 = 0;
-                while c0 < oc_total {
-                    let len = BLOCK.min(oc_total - c0);
-                    let mut acc = [0i32; BLOCK];
-                    for ky in ys.clone() {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in xs.clone() {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let in_base = ((b * IH + iy) * IW + ix) * IC;
-                            let taps = &filter[(ky * KW + kx) * oc_total + c0..][..len];
-                            for (k, (a, &f)) in acc[..len].iter_mut().zip(taps).enumerate() {
-                                let i = io.get(in_base + (c0 + k) / M) as i32;
-                                *a = a.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
-                            }
-                        }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * oc_total;
+        let mut c0 = 0;
+        while c0 < oc_total {
+            let len = BLOCK.min(oc_total - c0);
+            let mut acc = [0i32; BLOCK];
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let in_base = ((b * IH + iy) * IW + ix) * IC;
+                    let taps = &filter[(ky * KW + kx) * oc_total + c0..][..len];
+                    for (k, (a, &f)) in acc[..len].iter_mut().zip(taps).enumerate() {
+                        let i = io.get(in_base + (c0 + k) / M) as i32;
+                        *a = a.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
                     }
-                    for (k, &a) in acc[..len].iter().enumerate() {
-                        let oc = c0 + k;
-                        let a = match bias {
-                            Some(bias) => a.wrapping_add(bias[oc]),
-                            None => a,
-                        };
-                        io.put(out_base + oc, q.apply(a, oc) as i8);
-                    }
-                    c0 += len;
                 }
             }
+            for (k, &a) in acc[..len].iter().enumerate() {
+                let oc = c0 + k;
+                let a = match bias {
+                    Some(bias) => a.wrapping_add(bias[oc]),
+                    None => a,
+                };
+                io.put(out_base + oc, q.apply(a, oc) as i8);
+            }
+            c0 += len;
         }
-    }
+    });
 }
 
 /// int8 depthwise convolution with depth multiplier 1, the fast path.
@@ -106,67 +98,58 @@ pub fn depthwise_m1_s8<
     let bias = &bias[..C];
     let zp = (-q.input_offset) as i8;
     let zp_word = u32::from_le_bytes([zp as u8; 4]);
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * C;
-                // The whole window inside the image (the common case): one
-                // input slice per group, no per-tap checks.
-                let inside = ys.len() == KH && xs.len() == KW;
-                let span = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * C + 4;
-                for (g, weights) in packed.chunks_exact(taps * 2).enumerate() {
-                    let c0 = 4 * g;
-                    let width = (C - c0).min(4);
-                    let mut acc = [0i32; 4];
-                    for (k, a) in acc[..width].iter_mut().enumerate() {
-                        *a = bias[c0 + k];
-                    }
-                    let mut w = weights.chunks_exact(2);
-                    if inside && width == 4 {
-                        let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
-                        let window = io.run(base, span);
-                        for ky in 0..KH {
-                            for kx in 0..KW {
-                                let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
-                                let x = &window[o..o + 4];
-                                let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
-                                if let Some(&[w02, w13]) = w.next() {
-                                    acc = mac4(acc, x, w02, w13);
-                                }
-                            }
-                        }
-                    } else {
-                        for ky in 0..KH {
-                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                            for kx in 0..KW {
-                                let x = if ys.contains(&ky) && xs.contains(&kx) {
-                                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                    let mut v = [zp as u8; 4];
-                                    for (k, &x) in io.run(((b * IH + iy) * IW + ix) * C + c0, width).iter().enumerate()
-                                    {
-                                        v[k] = x as u8;
-                                    }
-                                    u32::from_le_bytes(v)
-                                } else {
-                                    zp_word
-                                };
-                                if let Some(&[w02, w13]) = w.next() {
-                                    acc = mac4(acc, x, w02, w13);
-                                }
-                            }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * C;
+        // The whole window inside the image (the common case): one
+        // input slice per group, no per-tap checks.
+        let inside = ys.len() == KH && xs.len() == KW;
+        let span = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * C + 4;
+        for (g, weights) in packed.chunks_exact(taps * 2).enumerate() {
+            let c0 = 4 * g;
+            let width = (C - c0).min(4);
+            let mut acc = [0i32; 4];
+            for (k, a) in acc[..width].iter_mut().enumerate() {
+                *a = bias[c0 + k];
+            }
+            let mut w = weights.chunks_exact(2);
+            if inside && width == 4 {
+                let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
+                let window = io.run(base, span);
+                for ky in 0..KH {
+                    for kx in 0..KW {
+                        let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
+                        let x = &window[o..o + 4];
+                        let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+                        if let Some(&[w02, w13]) = w.next() {
+                            acc = mac4(acc, x, w02, w13);
                         }
                     }
-                    for (k, &a) in acc[..width].iter().enumerate() {
-                        io.put(out_base + c0 + k, q.apply(a, c0 + k) as i8);
+                }
+            } else {
+                for ky in 0..KH {
+                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                    for kx in 0..KW {
+                        let x = if ys.contains(&ky) && xs.contains(&kx) {
+                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                            let mut v = [zp as u8; 4];
+                            for (k, &x) in io.run(((b * IH + iy) * IW + ix) * C + c0, width).iter().enumerate() {
+                                v[k] = x as u8;
+                            }
+                            u32::from_le_bytes(v)
+                        } else {
+                            zp_word
+                        };
+                        if let Some(&[w02, w13]) = w.next() {
+                            acc = mac4(acc, x, w02, w13);
+                        }
                     }
                 }
             }
+            for (k, &a) in acc[..width].iter().enumerate() {
+                io.put(out_base + c0 + k, q.apply(a, c0 + k) as i8);
+            }
         }
-    }
+    });
 }
 
 /// Four channels' products of one tap: the input word widened to
@@ -255,35 +238,27 @@ pub fn depthwise_f32<
 ) {
     let oc_total = IC * M;
     let filter = &filter[..KH * KW * oc_total];
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * oc_total;
-                for ic in 0..IC {
-                    for m in 0..M {
-                        let oc = m + ic * M;
-                        let mut total = 0.0f32;
-                        for ky in ys.clone() {
-                            let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                            for kx in xs.clone() {
-                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                let i = io.get(((b * IH + iy) * IW + ix) * IC + ic);
-                                let f = filter[(ky * KW + kx) * oc_total + oc];
-                                total += i * f;
-                            }
-                        }
-                        let bias_value = match bias {
-                            Some(bias) => bias[oc],
-                            None => 0.0,
-                        };
-                        io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * oc_total;
+        for ic in 0..IC {
+            for m in 0..M {
+                let oc = m + ic * M;
+                let mut total = 0.0f32;
+                for ky in ys.clone() {
+                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                    for kx in xs.clone() {
+                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                        let i = io.get(((b * IH + iy) * IW + ix) * IC + ic);
+                        let f = filter[(ky * KW + kx) * oc_total + oc];
+                        total += i * f;
                     }
                 }
+                let bias_value = match bias {
+                    Some(bias) => bias[oc],
+                    None => 0.0,
+                };
+                io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
             }
         }
-    }
+    });
 }

@@ -148,6 +148,45 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
     out
 }
 
+/// Assembly: load the next input word and widen it to the 16-bit pairs
+/// `x02` (values 0, 2) and `x13` (values 1, 3).
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! load_x {
+    () => {
+        concat!("ldr {x02}, [{p}], #4\n", "sxtb16 {x13}, {x02}, ror #8\n", "sxtb16 {x02}, {x02}\n")
+    };
+}
+
+/// Assembly: widen the weight word in register `$w` to pairs and add its
+/// four products with the input pairs to accumulator `$acc`.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! mac_row {
+    ($w:literal, $acc:literal) => {
+        concat!(
+            "sxtb16 {t}, {",
+            $w,
+            "}, ror #8\n",
+            "sxtb16 {",
+            $w,
+            "}, {",
+            $w,
+            "}\n",
+            "smlad {",
+            $acc,
+            "}, {x02}, {",
+            $w,
+            "}, {",
+            $acc,
+            "}\n",
+            "smlad {",
+            $acc,
+            "}, {x13}, {t}, {",
+            $acc,
+            "}\n"
+        )
+    };
+}
+
 /// Whole groups of 4 (DSP assembly, one loop per block height).
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 #[inline(always)]
@@ -168,27 +207,13 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
             unsafe {
                 core::arch::asm!(
                     "2:",
-                    "ldr {x02}, [{p}], #4",
-                    "sxtb16 {x13}, {x02}, ror #8",
-                    "sxtb16 {x02}, {x02}",
+                    load_x!(),
                     "ldrd {wa}, {wb}, [{w}], #8",
-                    "sxtb16 {t}, {wa}, ror #8",
-                    "sxtb16 {wa}, {wa}",
-                    "smlad {a0}, {x02}, {wa}, {a0}",
-                    "smlad {a0}, {x13}, {t}, {a0}",
-                    "sxtb16 {t}, {wb}, ror #8",
-                    "sxtb16 {wb}, {wb}",
-                    "smlad {a1}, {x02}, {wb}, {a1}",
-                    "smlad {a1}, {x13}, {t}, {a1}",
+                    mac_row!("wa", "a0"),
+                    mac_row!("wb", "a1"),
                     "ldrd {wa}, {wb}, [{w}], #8",
-                    "sxtb16 {t}, {wa}, ror #8",
-                    "sxtb16 {wa}, {wa}",
-                    "smlad {a2}, {x02}, {wa}, {a2}",
-                    "smlad {a2}, {x13}, {t}, {a2}",
-                    "sxtb16 {t}, {wb}, ror #8",
-                    "sxtb16 {wb}, {wb}",
-                    "smlad {a3}, {x02}, {wb}, {a3}",
-                    "smlad {a3}, {x13}, {t}, {a3}",
+                    mac_row!("wa", "a2"),
+                    mac_row!("wb", "a3"),
                     "subs {n}, {n}, #1",
                     "bne 2b",
                     p = inout(reg) x.as_ptr() => _,
@@ -214,18 +239,10 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
             unsafe {
                 core::arch::asm!(
                     "2:",
-                    "ldr {x02}, [{p}], #4",
-                    "sxtb16 {x13}, {x02}, ror #8",
-                    "sxtb16 {x02}, {x02}",
+                    load_x!(),
                     "ldrd {wa}, {wb}, [{w}], #8",
-                    "sxtb16 {t}, {wa}, ror #8",
-                    "sxtb16 {wa}, {wa}",
-                    "smlad {a0}, {x02}, {wa}, {a0}",
-                    "smlad {a0}, {x13}, {t}, {a0}",
-                    "sxtb16 {t}, {wb}, ror #8",
-                    "sxtb16 {wb}, {wb}",
-                    "smlad {a1}, {x02}, {wb}, {a1}",
-                    "smlad {a1}, {x13}, {t}, {a1}",
+                    mac_row!("wa", "a0"),
+                    mac_row!("wb", "a1"),
                     "subs {n}, {n}, #1",
                     "bne 2b",
                     p = inout(reg) x.as_ptr() => _,
@@ -249,14 +266,9 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
             unsafe {
                 core::arch::asm!(
                     "2:",
-                    "ldr {x02}, [{p}], #4",
-                    "sxtb16 {x13}, {x02}, ror #8",
-                    "sxtb16 {x02}, {x02}",
+                    load_x!(),
                     "ldr {wa}, [{w}], #4",
-                    "sxtb16 {t}, {wa}, ror #8",
-                    "sxtb16 {wa}, {wa}",
-                    "smlad {a0}, {x02}, {wa}, {a0}",
-                    "smlad {a0}, {x13}, {t}, {a0}",
+                    mac_row!("wa", "a0"),
                     "subs {n}, {n}, #1",
                     "bne 2b",
                     p = inout(reg) x.as_ptr() => _,

@@ -2,7 +2,7 @@
 //! as TFLite requires, accumulated in 64 bits with an int64 bias (or in 32
 //! bits with an int32 bias), each as TFLite's reference does.
 
-use super::conv::Window;
+use super::conv::{Pixel, Window};
 use super::{Io, clamp_i32};
 use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
 
@@ -95,36 +95,28 @@ pub fn conv2d_s16<
 ) {
     let filter = &filter[..OC * KH * KW * KC];
     let filters_per_group = OC / (IC / KC);
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * OC;
-                for oc in 0..OC {
-                    let group = oc / filters_per_group;
-                    let mut acc = A::ZERO;
-                    for ky in ys.clone() {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in xs.clone() {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
-                            let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                            for (c, &f) in filter[f_base..f_base + KC].iter().enumerate() {
-                                acc = acc.mac(f, io.get(in_base + c));
-                            }
-                        }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * OC;
+        for oc in 0..OC {
+            let group = oc / filters_per_group;
+            let mut acc = A::ZERO;
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
+                    let f_base = ((oc * KH + ky) * KW + kx) * KC;
+                    for (c, &f) in filter[f_base..f_base + KC].iter().enumerate() {
+                        acc = acc.mac(f, io.get(in_base + c));
                     }
-                    if let Some(bias) = bias {
-                        acc = acc.add(bias[oc]);
-                    }
-                    io.put(out_base + oc, q.apply(acc, oc));
                 }
             }
+            if let Some(bias) = bias {
+                acc = acc.add(bias[oc]);
+            }
+            io.put(out_base + oc, q.apply(acc, oc));
         }
-    }
+    });
 }
 
 /// DEPTHWISE_CONV_2D 16x8.
@@ -151,32 +143,24 @@ pub fn depthwise_s16<
 ) {
     let oc_total = IC * M;
     let filter = &filter[..KH * KW * oc_total];
-    for b in 0..N {
-        for oy in 0..OH {
-            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
-            let ys = Window::taps(y0, win.dilation_h, IH, KH);
-            for ox in 0..OW {
-                let x0 = (ox * win.stride_w) as isize - win.pad_left as isize;
-                let xs = Window::taps(x0, win.dilation_w, IW, KW);
-                let out_base = ((b * OH + oy) * OW + ox) * oc_total;
-                for oc in 0..oc_total {
-                    let mut acc = A::ZERO;
-                    for ky in ys.clone() {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in xs.clone() {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let x = io.get(((b * IH + iy) * IW + ix) * IC + oc / M);
-                            acc = acc.mac(filter[(ky * KW + kx) * oc_total + oc], x);
-                        }
-                    }
-                    if let Some(bias) = bias {
-                        acc = acc.add(bias[oc]);
-                    }
-                    io.put(out_base + oc, q.apply(acc, oc));
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let out_base = index * oc_total;
+        for oc in 0..oc_total {
+            let mut acc = A::ZERO;
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let x = io.get(((b * IH + iy) * IW + ix) * IC + oc / M);
+                    acc = acc.mac(filter[(ky * KW + kx) * oc_total + oc], x);
                 }
             }
+            if let Some(bias) = bias {
+                acc = acc.add(bias[oc]);
+            }
+            io.put(out_base + oc, q.apply(acc, oc));
         }
-    }
+    });
 }
 
 /// FULLY_CONNECTED 16x8.
