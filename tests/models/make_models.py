@@ -414,6 +414,21 @@ def requantize_model(seed):
     return pack(m)
 
 
+def single_op_model(op_code):
+    """An empty model with one operator code and one subgraph, written with
+    the schema's object API, and its tensor maker (`single_op_tensors`)."""
+    m = schema_fb.ModelT()
+    m.version = 3
+    m.buffers = [schema_fb.BufferT()]
+    code = schema_fb.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = op_code
+    code.version = 1
+    m.operatorCodes = [code]
+    sg = schema_fb.SubGraphT()
+    sg.tensors = []
+    return m, sg, single_op_tensors(m, sg)
+
+
 def single_op_tensors(m, sg):
     """A tensor maker for a model written with the schema's object API:
     `tensor(name, type, shape, (scale, zero_point), data, variable)` adds
@@ -441,17 +456,7 @@ def svdf_model(seed, batch, inputs, filters, rank, memory, quantized, state_type
     `state_type` (INT16 or INT8); int32 bias at state x time scale."""
     T = schema_fb.TensorType
     rs = np.random.RandomState(seed)
-    m = schema_fb.ModelT()
-    m.version = 3
-    m.buffers = [schema_fb.BufferT()]
-    code = schema_fb.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.SVDF
-    code.version = 1
-    m.operatorCodes = [code]
-    sg = schema_fb.SubGraphT()
-    sg.tensors = []
-
-    tensor = single_op_tensors(m, sg)
+    m, sg, tensor = single_op_model(schema_fb.BuiltinOperator.SVDF)
 
     units = filters // rank
     if quantized:
@@ -496,17 +501,7 @@ def lstm_model(seed, batch, time, inputs, units, kind, time_major=False, cell_cl
     'int16' (16x8, int64 biases); hidden and cell states are variables."""
     T = schema_fb.TensorType
     rs = np.random.RandomState(seed)
-    m = schema_fb.ModelT()
-    m.version = 3
-    m.buffers = [schema_fb.BufferT()]
-    code = schema_fb.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = schema_fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
-    code.version = 1
-    m.operatorCodes = [code]
-    sg = schema_fb.SubGraphT()
-    sg.tensors = []
-
-    tensor = single_op_tensors(m, sg)
+    m, sg, tensor = single_op_model(schema_fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM)
 
     seq = (time, batch, inputs) if time_major else (batch, time, inputs)
     out_shape = seq[:2] + (units,)
