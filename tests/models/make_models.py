@@ -245,6 +245,7 @@ def quant_ops(s):
         L.Activation('sigmoid')(a * 4.0),
         L.Activation('tanh')(a * 3.0),
         L.ReLU()(a),
+        L.ReLU(max_value=6.0)(a),
         L.LeakyReLU(negative_slope=0.2)(a),
         L.Permute((2, 1, 3))(L.ZeroPadding2D(((1, 0), (0, 2)))(L.Concatenate(axis=1)([a, b * 2.0])))[:, 1:, ::2, :],
     ])
@@ -373,7 +374,7 @@ def quantize_float_islands(data, op_names):
 
 def requantize_model(seed):
     """QUANTIZE between integer types (int8 -> int16 -> int16 -> int8,
-    int8 -> int32, int8 -> uint8 -> int8, int16 -> int32 -> int16) and a
+    int8 -> int32 -> int8, int8 -> uint8 -> int8, int16 -> int32 -> int16) and a
     DEQUANTIZE of uint8, written directly with the schema's object API: the
     converter never emits these on its own."""
     T = schema_fb.TensorType
@@ -390,7 +391,8 @@ def requantize_model(seed):
     sg = schema_fb.SubGraphT()
     specs = [('in', T.INT8, 0.05, 3), ('wide', T.INT16, 0.0013, 0), ('rescaled', T.INT16, 0.0021, 0),
              ('narrow', T.INT8, 0.03, -7), ('int32', T.INT32, 0.0007, 5), ('uint8', T.UINT8, 0.04, 131),
-             ('back', T.INT8, 0.045, -2), ('wide32', T.INT32, 0.0001, 0), ('from32', T.INT16, 0.0009, 0)]
+             ('back', T.INT8, 0.045, -2), ('wide32', T.INT32, 0.0001, 0), ('from32', T.INT16, 0.0009, 0),
+             ('narrow32', T.INT8, 0.02, 4)]
     sg.tensors = []
     for name, ty, scale, zp in specs:
         t = schema_fb.TensorT()
@@ -402,14 +404,14 @@ def requantize_model(seed):
     t.name, t.type, t.shape, t.buffer = 'uint8_dequantized', T.FLOAT32, [1, 3, 7], 0
     sg.tensors.append(t)
     sg.operators = []
-    for i, o in [(0, 1), (1, 2), (2, 3), (0, 4), (0, 5), (5, 6), (2, 7), (7, 8)]:
+    for i, o in [(0, 1), (1, 2), (2, 3), (0, 4), (0, 5), (5, 6), (2, 7), (7, 8), (4, 9)]:
         op = schema_fb.OperatorT()
         op.opcodeIndex, op.inputs, op.outputs = 0, [i], [o]
         sg.operators.append(op)
     op = schema_fb.OperatorT()
-    op.opcodeIndex, op.inputs, op.outputs = 1, [5], [9]
+    op.opcodeIndex, op.inputs, op.outputs = 1, [5], [10]
     sg.operators.append(op)
-    sg.inputs, sg.outputs = [0], [3, 4, 1, 6, 8, 9]
+    sg.inputs, sg.outputs = [0], [3, 4, 1, 6, 8, 10, 9]
     m.subgraphs = [sg]
     return pack(m)
 
