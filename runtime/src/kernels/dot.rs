@@ -187,6 +187,22 @@ macro_rules! mac_row {
     };
 }
 
+/// Assembly: one group of 4 input values against a block of 4 rows.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! quad {
+    () => {
+        concat!(
+            load_x!(),
+            "ldrd {wa}, {wb}, [{w}], #8\n",
+            mac_row!("wa", "a0"),
+            mac_row!("wb", "a1"),
+            "ldrd {wa}, {wb}, [{w}], #8\n",
+            mac_row!("wa", "a2"),
+            mac_row!("wb", "a3")
+        )
+    };
+}
+
 /// Whole groups of 4 (DSP assembly, one loop per block height).
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 #[inline(always)]
@@ -206,16 +222,19 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
             // above), LDRD on 4-aligned addresses; registers otherwise.
             unsafe {
                 core::arch::asm!(
+                    // An odd group first, then two groups per loop pass.
+                    "tst {n}, #1",
+                    "beq 3f",
+                    quad!(),
+                    "3:",
+                    "lsrs {n}, {n}, #1",
+                    "beq 4f",
                     "2:",
-                    load_x!(),
-                    "ldrd {wa}, {wb}, [{w}], #8",
-                    mac_row!("wa", "a0"),
-                    mac_row!("wb", "a1"),
-                    "ldrd {wa}, {wb}, [{w}], #8",
-                    mac_row!("wa", "a2"),
-                    mac_row!("wb", "a3"),
+                    quad!(),
+                    quad!(),
                     "subs {n}, {n}, #1",
                     "bne 2b",
+                    "4:",
                     p = inout(reg) x.as_ptr() => _,
                     w = inout(reg) block.as_ptr() => _,
                     n = inout(reg) groups => _,
