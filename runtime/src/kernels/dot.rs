@@ -3,7 +3,8 @@
 //! walked with one sequential pointer, each input word loaded and widened
 //! once per block. On cores with the DSP extension the inner loops are
 //! `SXTB16`/`SMLAD` assembly: per 16 MACs one input load, two `LDRD`s,
-//! ten `SXTB16` and eight `SMLAD` (1.44 instructions per MAC). Elsewhere
+//! ten `SXTB16` and eight `SMLAD`, two groups per loop pass (1.375
+//! instructions per MAC). Elsewhere
 //! plain Rust computes the same wrapping sums: integer sums do not depend
 //! on the order, so both give TFLite's bits.
 
