@@ -254,7 +254,7 @@ fn im2col_matches_direct_conv() {
     let mut patch = [0i8; 28];
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     let r = Rescale { input_offset: 37, output_offset: -5, scales: &scales, act_min: -128, act_max: 127 };
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
     assert_eq!(got, want);
 }
 
@@ -371,7 +371,14 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             let mut packed = vec![0i8; packed_len(channels, depth)];
             pack_rows(&w, channels, depth, &mut packed);
             let mut got = bias.clone();
-            dots(&x, &packed, &mut got);
+            match depth {
+                1 => dots::<1>(&x, &packed, &mut got),
+                3 => dots::<3>(&x, &packed, &mut got),
+                4 => dots::<4>(&x, &packed, &mut got),
+                9 => dots::<9>(&x, &packed, &mut got),
+                16 => dots::<16>(&x, &packed, &mut got),
+                _ => dots::<27>(&x, &packed, &mut got),
+            }
             let want: Vec<i32> = (0..channels)
                 .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
                 .collect();

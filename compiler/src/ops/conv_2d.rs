@@ -185,7 +185,8 @@ impl Operator for Conv2d {
                 let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
-                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                let d4 = crate::pack::depth4(depth);
+                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
                     #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {

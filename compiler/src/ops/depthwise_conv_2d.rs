@@ -118,8 +118,9 @@ impl Operator for DepthwiseConv2d {
                 let folded = cx.i32s(&folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
+                let d4 = crate::pack::depth4(taps);
                 return Ok(
-                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, _>(
+                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, _>(
                     #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);),
                 );
             }

@@ -292,6 +292,7 @@ pub fn conv2d_im2col_s8<
     const OC: usize,
     const KH: usize,
     const KW: usize,
+    const D4: usize,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -305,7 +306,10 @@ pub fn conv2d_im2col_s8<
     let packed = &packed[..super::pack::packed_len(OC, depth)];
     let bias = &bias[..OC];
     let pad = (-q.input_offset) as i8;
+    // The compiler passes the padded depth as a constant (one shared dot
+    // product instance per depth).
     let d4 = super::pack::depth4(depth);
+    assert!(D4 == d4, "D4 must be depth4(KH * KW * IC)");
     // A 1x1 window without padding reads one input pixel: no patch needed
     // (the compiler then gives none).
     let pointwise = KH == 1 && KW == 1 && win.pad_top == 0 && win.pad_left == 0;
@@ -348,9 +352,9 @@ pub fn conv2d_im2col_s8<
             acc.copy_from_slice(&bias[c0..c0 + n]);
             let rows = &packed[c0 * d4..(c0 + n) * d4];
             if pointwise {
-                super::dot::dots(io.run(pixel, IC), rows, acc);
+                super::dot::dots::<IC>(io.run(pixel, IC), rows, acc);
             } else {
-                super::dot::dots(patch, rows, acc);
+                super::dot::dots::<D4>(patch, rows, acc);
             }
             super::dot::requantize(acc, &q.scales[c0..c0 + n], q, io.out_run(out_base + c0, n));
         }

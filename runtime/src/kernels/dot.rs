@@ -19,16 +19,16 @@ pub const CHUNK: usize = 64;
 /// products a chunk of channels at a time into a stack buffer, then one
 /// tight requantization loop over it.
 #[inline(always)]
-pub fn rescaled_dots(x: &[i8], packed: &[i8], bias: &[i32], q: &Rescale<'_>, out: &mut [i8]) {
+pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], q: &Rescale<'_>, out: &mut [i8]) {
     let channels = out.len();
-    let d4 = depth4(x.len());
+    let d4 = depth4(DEPTH);
     let mut acc = [0i32; CHUNK];
     for (k, out) in out.chunks_mut(CHUNK).enumerate() {
         let c0 = k * CHUNK;
         let n = out.len();
         let acc = &mut acc[..n];
         acc.copy_from_slice(&bias[c0..c0 + n]);
-        dots(x, &packed[c0 * d4..(c0 + n) * d4], acc);
+        dots::<DEPTH>(x, &packed[c0 * d4..(c0 + n) * d4], acc);
         requantize(acc, &q.scales[c0..channels.min(c0 + n)], q, out);
     }
 }
@@ -42,11 +42,15 @@ pub fn requantize(acc: &[i32], scales: &[Scale], q: &Rescale<'_>, out: &mut [i8]
 }
 
 /// `acc[c] += row_c . x` for the `acc.len()` packed rows of `packed`
-/// (`x.len()` values each; an `x` padded with zeros to the packed row
-/// length gives the same sums, faster).
-#[inline(always)]
-pub fn dots(x: &[i8], packed: &[i8], acc: &mut [i32]) {
-    let d4 = depth4(x.len());
+/// (`DEPTH` values each, the first `DEPTH` of `x`; an `x` padded with
+/// zeros to the packed row length gives the same sums, faster). One
+/// instance per depth, never inlined: kernels whose rows have the same
+/// length share one copy of the assembly loops (flash), and the depth is
+/// still a constant inside it.
+#[inline(never)]
+pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], acc: &mut [i32]) {
+    let x = &x[..DEPTH];
+    let d4 = depth4(DEPTH);
     let channels = acc.len();
     let mut c = 0;
     let mut off = 0;

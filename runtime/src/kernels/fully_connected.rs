@@ -52,7 +52,7 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
     let packed = &packed[..super::pack::packed_len(O, D)];
     let output = &mut output[..B * O];
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
-        super::dot::rescaled_dots(row, packed, bias, q, out);
+        super::dot::rescaled_dots::<D>(row, packed, bias, q, out);
     }
 }
 
