@@ -131,11 +131,17 @@ pub fn depthwise_m1_s8<
                     for kx in 0..KW {
                         let x = if ys.contains(&ky) && xs.contains(&kx) {
                             let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let mut v = [zp as u8; 4];
-                            for (k, &x) in io.run(((b * IH + iy) * IW + ix) * C + c0, width).iter().enumerate() {
-                                v[k] = x as u8;
+                            let base = ((b * IH + iy) * IW + ix) * C + c0;
+                            if width == 4 {
+                                let r = io.run(base, 4);
+                                u32::from_le_bytes([r[0] as u8, r[1] as u8, r[2] as u8, r[3] as u8])
+                            } else {
+                                let mut v = [zp as u8; 4];
+                                for (k, &x) in io.run(base, width).iter().enumerate() {
+                                    v[k] = x as u8;
+                                }
+                                u32::from_le_bytes(v)
                             }
-                            u32::from_le_bytes(v)
                         } else {
                             zp_word
                         };
