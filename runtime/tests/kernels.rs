@@ -258,17 +258,6 @@ fn im2col_matches_direct_conv() {
     assert_eq!(got, want);
 }
 
-#[test]
-fn dot_i8_matches_naive() {
-    use tinyaot::kernels::conv::dot_i8;
-    for n in [0usize, 1, 3, 4, 7, 64, 67] {
-        let a: Vec<i8> = (0..n).map(|i| ((i * 91 + 3) % 256) as u8 as i8).collect();
-        let b: Vec<i8> = (0..n).map(|i| ((i * 57 + 200) % 256) as u8 as i8).collect();
-        let naive: i32 = a.iter().zip(&b).map(|(&x, &y)| x as i32 * y as i32).sum();
-        assert_eq!(dot_i8(&a, &b), naive, "n = {n}");
-    }
-}
-
 /// TFLite's scatter formulation of TRANSPOSE_CONV (float), for checking
 /// the gather kernel: the same sums in the same order.
 #[allow(clippy::too_many_arguments)]

@@ -9,7 +9,7 @@
 //! on the order, so both give TFLite's bits.
 
 use super::pack::depth4;
-use super::{Rescale, Scale, clamp_i32, rescale};
+use super::{Rescale, Scale};
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
 /// of 4 so the packed blocks split evenly).
@@ -20,7 +20,6 @@ pub const CHUNK: usize = 64;
 /// tight requantization loop over it.
 #[inline(always)]
 pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], q: &Rescale<'_>, out: &mut [i8]) {
-    let channels = out.len();
     let d4 = depth4(DEPTH);
     let mut acc = [0i32; CHUNK];
     for (k, out) in out.chunks_mut(CHUNK).enumerate() {
@@ -29,7 +28,7 @@ pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], 
         let acc = &mut acc[..n];
         acc.copy_from_slice(&bias[c0..c0 + n]);
         dots::<DEPTH>(x, &packed[c0 * d4..(c0 + n) * d4], acc);
-        requantize(acc, &q.scales[c0..channels.min(c0 + n)], q, out);
+        requantize(acc, &q.scales[c0..c0 + n], q, out);
     }
 }
 
@@ -37,7 +36,7 @@ pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], 
 #[inline(always)]
 pub fn requantize(acc: &[i32], scales: &[Scale], q: &Rescale<'_>, out: &mut [i8]) {
     for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
-        *o = clamp_i32(rescale(a, s).wrapping_add(q.output_offset), q.act_min, q.act_max) as i8;
+        *o = q.apply_scale(a, s) as i8;
     }
 }
 

@@ -155,7 +155,13 @@ impl Rescale<'_> {
     /// Bias-added accumulator of channel `c` to the clamped output value.
     #[inline(always)]
     pub fn apply(&self, acc: i32, c: usize) -> i32 {
-        clamp_i32(rescale(acc, &self.scales[c]).wrapping_add(self.output_offset), self.act_min, self.act_max)
+        self.apply_scale(acc, &self.scales[c])
+    }
+
+    /// [`Rescale::apply`] with the channel's scale given.
+    #[inline(always)]
+    pub fn apply_scale(&self, acc: i32, scale: &Scale) -> i32 {
+        clamp_i32(rescale(acc, scale).wrapping_add(self.output_offset), self.act_min, self.act_max)
     }
 }
 
