@@ -331,6 +331,78 @@ pub const fn rescale(acc: i32, s: &Scale) -> i32 {
     (q >> right) + ((q & mask) > threshold) as i32
 }
 
+/// One channel's requantization, output zero point included, when its
+/// multiplier is below 1/2 (TFLite shift in `-23..=-1`: every conv-like
+/// layer whose output scale exceeds twice its input x weight scale, which
+/// is nearly all of them): `[multiplier, right shift - 1, K low word, K
+/// high word]` with `K = 2^30 + 2^(30 + r) + offset * 2^(31 + r)` (see
+/// [`down_scale_of`] and [`rescale_down`]).
+pub type DownScale = [i32; 4];
+
+/// Largest right shift of the [`DownScale`] form: with `|offset| <= 2^7`
+/// the 64-bit sum then cannot overflow (`2^62 + 2^61 + 2^54 < 2^63`).
+pub const DOWN_MAX_RIGHT: i32 = 23;
+
+/// The [`DownScale`] of a (multiplier, shift) pair and an output offset
+/// (zero point), or `None` outside its range (use [`scale_of`]).
+pub const fn down_scale_of(multiplier: i32, shift: i32, offset: i32) -> Option<DownScale> {
+    if multiplier < 0 || shift > -1 || shift < -DOWN_MAX_RIGHT || offset < -128 || offset > 128 {
+        return None;
+    }
+    let right = -shift;
+    let k = (1i64 << 30) + (1i64 << (30 + right)) + offset as i64 * (1i64 << (31 + right));
+    Some([multiplier, right - 1, k as i32, (k >> 32) as i32])
+}
+
+/// `MultiplyByQuantizedMultiplier(acc, m, shift) + offset` for a right
+/// shift `r = -shift >= 1`, as two 64-bit multiply-accumulates and a shift
+/// of the high word, exactly.
+///
+/// TFLite computes `q = floor((p + 2^30) / 2^31)` (`p = acc * m`, which
+/// cannot saturate for `m < 2^31`) and then rounds `q / 2^r` half away
+/// from zero: `floor((q + 2^(r-1) - [q < 0]) / 2^r)`. `[q < 0]` may be
+/// replaced by `[acc < 0]`: they differ only when `q = 0`, where both
+/// give 0 for `r >= 1`. Nested floors of divisions by positive integers
+/// are one floor of the product, and adding the offset before the floor
+/// is exact, so the result is `floor((p + K - [acc < 0] * 2^31) /
+/// 2^(31 + r))`: the high word of the 64-bit sum shifted right by `r - 1`
+/// (`SMLAL`, `LSR`, `SMLAL`, `ASR` on Arm).
+#[inline(always)]
+pub fn rescale_down(acc: i32, s: &DownScale) -> i32 {
+    let [multiplier, shift, k_low, k_high] = *s;
+    #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+    {
+        let (mut low, mut high) = (k_low, k_high);
+        // SAFETY: register arithmetic only (ARMv7-M base instructions);
+        // `shift` is in 0..=22, so the register shift is the intended one.
+        unsafe {
+            core::arch::asm!(
+                "smlal {lo}, {hi}, {acc}, {m}",
+                "lsr {t}, {acc}, #31",
+                "smlal {lo}, {hi}, {t}, {min}",
+                "asr {hi}, {hi}, {sh}",
+                lo = inout(reg) low,
+                hi = inout(reg) high,
+                acc = in(reg) acc,
+                m = in(reg) multiplier,
+                min = in(reg) i32::MIN,
+                sh = in(reg) shift,
+                t = out(reg) _,
+                options(pure, nomem, nostack),
+            );
+        }
+        let _ = low;
+        high
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "thumb2")))]
+    {
+        let k = ((k_high as i64) << 32) | (k_low as u32 as i64);
+        let negative = ((acc as u32) >> 31) as i64;
+        let p = acc as i64 * multiplier as i64 + k + negative * i32::MIN as i64;
+        ((p >> 32) as i32) >> shift
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8}
 use tinyaot::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::kernels::reduce::{Reduction, mean_f32};
 use tinyaot::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
-use tinyaot::kernels::{InPlace, Requant, Rescale, Separate, Strided6, scale_of};
+use tinyaot::kernels::{InPlace, Requant, Rescale, Scales, Separate, Strided6, down_scale_of, scale_of};
 
 fn sep<'a, T>(input: &'a [T], output: &'a mut [T]) -> Separate<'a, T> {
     Separate { input, output }
@@ -253,7 +253,13 @@ fn im2col_matches_direct_conv() {
     tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
     let mut patch = [0i8; 28];
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
-    let r = Rescale { input_offset: 37, output_offset: -5, scales: &scales, act_min: -128, act_max: 127 };
+    let r = Rescale { input_offset: 37, output_offset: -5, scales: Scales::Any(&scales), act_min: -128, act_max: 127 };
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
+    assert_eq!(got, want);
+    // The short form of the same scales (both multipliers below 1/2).
+    let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
+    let r = Rescale { scales: Scales::Down(&down), ..r };
+    let mut got = [0i8; 3 * 4 * 2];
     conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
     assert_eq!(got, want);
 }
@@ -359,14 +365,14 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 1000 - 2500).collect();
             let mut packed = vec![0i8; packed_len(channels, depth)];
             pack_rows(&w, channels, depth, &mut packed);
-            let mut got = bias.clone();
+            let mut got = vec![0; channels];
             match depth {
-                1 => dots::<1>(&x, &packed, &mut got),
-                3 => dots::<3>(&x, &packed, &mut got),
-                4 => dots::<4>(&x, &packed, &mut got),
-                9 => dots::<9>(&x, &packed, &mut got),
-                16 => dots::<16>(&x, &packed, &mut got),
-                _ => dots::<27>(&x, &packed, &mut got),
+                1 => dots::<1>(&x, &packed, &bias, &mut got),
+                3 => dots::<3>(&x, &packed, &bias, &mut got),
+                4 => dots::<4>(&x, &packed, &bias, &mut got),
+                9 => dots::<9>(&x, &packed, &bias, &mut got),
+                16 => dots::<16>(&x, &packed, &bias, &mut got),
+                _ => dots::<27>(&x, &packed, &bias, &mut got),
             }
             let want: Vec<i32> = (0..channels)
                 .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
@@ -379,7 +385,7 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
 #[test]
 fn fast_rescale_equals_multiply_by_quantized_multiplier() {
     use tinyaot::fixedpoint::multiply_by_quantized_multiplier;
-    use tinyaot::kernels::{rescale, scale_of};
+    use tinyaot::kernels::{DOWN_MAX_RIGHT, down_scale_of, rescale, rescale_down, scale_of};
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;
@@ -400,11 +406,28 @@ fn fast_rescale_equals_multiply_by_quantized_multiplier() {
             _ => ((r >> 32) as u32 >> 1) as i32,
         };
         let shift = shifts[(r >> 20) as usize % shifts.len()];
+        let want = multiply_by_quantized_multiplier(acc, multiplier, shift);
         let s = scale_of(multiplier, shift).unwrap();
-        assert_eq!(
-            rescale(acc, &s),
-            multiply_by_quantized_multiplier(acc, multiplier, shift),
-            "acc {acc}, multiplier {multiplier}, shift {shift}"
-        );
+        assert_eq!(rescale(acc, &s), want, "acc {acc}, multiplier {multiplier}, shift {shift}");
+        // The short form, output offset folded in (int8 zero points).
+        let offset = [-128, 127, 0, -1, 5][(r >> 8) as usize % 5];
+        match down_scale_of(multiplier, shift, offset) {
+            Some(d) => assert_eq!(
+                rescale_down(acc, &d),
+                want + offset,
+                "down: acc {acc}, multiplier {multiplier}, shift {shift}, offset {offset}"
+            ),
+            None => assert!(shift >= 0 || shift < -DOWN_MAX_RIGHT),
+        }
+        // Exact ties of the final rounding: with multiplier 2^30 the high
+        // multiply halves, so an odd multiple of 2^shift lands on one.
+        if (-DOWN_MAX_RIGHT..0).contains(&shift) {
+            let k = (r >> 50) as i64 % 64;
+            let tie = ((2 * k + 1) << -shift).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+            let tie = if r & 1 == 0 { tie } else { tie.wrapping_neg() };
+            let d = down_scale_of(1 << 30, shift, offset).unwrap();
+            let want = multiply_by_quantized_multiplier(tie, 1 << 30, shift) + offset;
+            assert_eq!(rescale_down(tie, &d), want, "tie {tie}, shift {shift}");
+        }
     }
 }

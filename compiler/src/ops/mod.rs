@@ -597,20 +597,29 @@ impl Requant {
     }
 
     /// `&::tinyaot::kernels::Rescale { .. }`, the fast kernels' form, with
-    /// the per-channel scales precomputed (`kernels::scale_of`).
+    /// the per-channel scales precomputed: the short form with the output
+    /// zero point folded in (`kernels::down_scale_of`) when every channel's
+    /// multiplier is below 1/2, else the general one (`kernels::scale_of`).
     pub fn emit_rescale(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let mut scales = Vec::with_capacity(4 * self.multiplier.len());
-        for (&m, &s) in self.multiplier.iter().zip(&self.shift) {
-            let scale = crate::fixedpoint::scale_of(m, s)
-                .ok_or_else(|| Error::model(format!("internal error: multiplier {m}, shift {s} out of range")))?;
-            scales.extend(scale);
-        }
-        let scales = cx.i32s(&scales);
+        use crate::fixedpoint::{down_scale_of, scale_of};
+        let pairs = || self.multiplier.iter().zip(&self.shift);
+        let down: Option<Vec<[i32; 4]>> = pairs().map(|(&m, &s)| down_scale_of(m, s, self.output_offset)).collect();
+        let (form, scales) = match down {
+            Some(down) => (quote::quote!(Down), down),
+            None => {
+                let any = pairs().map(|(&m, &s)| {
+                    scale_of(m, s)
+                        .ok_or_else(|| Error::model(format!("internal error: multiplier {m}, shift {s} out of range")))
+                });
+                (quote::quote!(Any), any.collect::<Result<_, _>>()?)
+            }
+        };
+        let scales = cx.i32s(scales.as_flattened());
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
         Ok(quote::quote!(&::tinyaot::kernels::Rescale {
             input_offset: #input_offset,
             output_offset: #output_offset,
-            scales: #scales.as_chunks::<4>().0,
+            scales: ::tinyaot::kernels::Scales::#form(#scales.as_chunks::<4>().0),
             act_min: #act_min,
             act_max: #act_max,
         }))

@@ -349,14 +349,13 @@ pub fn conv2d_im2col_s8<
         for c0 in (0..OC).step_by(super::dot::CHUNK) {
             let n = (OC - c0).min(super::dot::CHUNK);
             let acc = &mut acc[..n];
-            acc.copy_from_slice(&bias[c0..c0 + n]);
             let rows = &packed[c0 * d4..(c0 + n) * d4];
             if pointwise {
-                super::dot::dots::<IC>(io.run(pixel, IC), rows, acc);
+                super::dot::dots::<IC>(io.run(pixel, IC), rows, &bias[c0..c0 + n], acc);
             } else {
-                super::dot::dots::<D4>(patch, rows, acc);
+                super::dot::dots::<D4>(patch, rows, &bias[c0..c0 + n], acc);
             }
-            super::dot::requantize(acc, &q.scales[c0..c0 + n], q, io.out_run(out_base + c0, n));
+            super::dot::requantize(acc, q, c0, io.out_run(out_base + c0, n));
         }
     });
 }

@@ -93,67 +93,104 @@ pub fn depthwise_m1_s8<
     q: &Rescale<'_>,
 ) {
     let taps = KH * KW;
-    let groups = C.div_ceil(4);
-    let packed = &packed[..groups * taps * 2];
+    let packed = &packed[..C.div_ceil(4) * taps * 2];
     let bias = &bias[..C];
     let zp = (-q.input_offset) as i8;
     let zp_word = u32::from_le_bytes([zp as u8; 4]);
+    let mut acc_buf = [0i32; super::dot::CHUNK];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * C;
         // The whole window inside the image (the common case): one
         // input slice per group, no per-tap checks.
         let inside = ys.len() == KH && xs.len() == KW;
         let span = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * C + 4;
-        for (g, weights) in packed.chunks_exact(taps * 2).enumerate() {
-            let c0 = 4 * g;
-            let width = (C - c0).min(4);
-            let mut acc = [0i32; 4];
-            for (k, a) in acc[..width].iter_mut().enumerate() {
-                *a = bias[c0 + k];
-            }
-            let mut w = weights.chunks_exact(2);
-            if inside && width == 4 {
-                let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
-                let window = io.run(base, span);
-                for ky in 0..KH {
-                    for kx in 0..KW {
-                        let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
-                        let x = &window[o..o + 4];
-                        let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
-                        if let Some(&[w02, w13]) = w.next() {
-                            acc = mac4(acc, x, w02, w13);
+        // A chunk of channels' sums, then one requantization call for them.
+        for c_chunk in (0..C).step_by(super::dot::CHUNK) {
+            let n = (C - c_chunk).min(super::dot::CHUNK);
+            let groups = &packed[c_chunk / 4 * taps * 2..(c_chunk + n).div_ceil(4) * taps * 2];
+            for (g, weights) in groups.chunks_exact(taps * 2).enumerate() {
+                let c0 = c_chunk + 4 * g;
+                let width = (C - c0).min(4);
+                let mut acc = [0i32; 4];
+                for (k, a) in acc[..width].iter_mut().enumerate() {
+                    *a = bias[c0 + k];
+                }
+                let mut w = weights.chunks_exact(2);
+                if inside && width == 4 {
+                    let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
+                    let window = io.run(base, span);
+                    for ky in 0..KH {
+                        for kx in 0..KW {
+                            let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
+                            let x = &window[o..o + 4];
+                            let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+                            if let Some(&[w02, w13]) = w.next() {
+                                acc = mac4(acc, x, w02, w13);
+                            }
                         }
                     }
-                }
-            } else {
-                for ky in 0..KH {
-                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                    for kx in 0..KW {
-                        let x = if ys.contains(&ky) && xs.contains(&kx) {
-                            let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                            let base = ((b * IH + iy) * IW + ix) * C + c0;
-                            if width == 4 {
-                                let r = io.run(base, 4);
-                                u32::from_le_bytes([r[0] as u8, r[1] as u8, r[2] as u8, r[3] as u8])
+                } else if width == 4 {
+                    // A border pixel: one slice from its first inside tap
+                    // to its last, the zero point for the taps outside
+                    // (whose products the folded bias cancels).
+                    let (ky0, kx0) = (ys.start, xs.start);
+                    let window = if ys.is_empty() || xs.is_empty() {
+                        &[][..]
+                    } else {
+                        let iy = (y0 + (ky0 * win.dilation_h) as isize) as usize;
+                        let ix = (x0 + (kx0 * win.dilation_w) as isize) as usize;
+                        let base = ((b * IH + iy) * IW + ix) * C + c0;
+                        let last = ((ys.len() - 1) * win.dilation_h * IW + (xs.len() - 1) * win.dilation_w) * C;
+                        io.run(base, last + 4)
+                    };
+                    for ky in 0..KH {
+                        let row_in = ys.contains(&ky);
+                        for kx in 0..KW {
+                            let x = if row_in && xs.contains(&kx) {
+                                let o = ((ky - ky0) * win.dilation_h * IW + (kx - kx0) * win.dilation_w) * C;
+                                let x = &window[o..o + 4];
+                                u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8])
                             } else {
+                                zp_word
+                            };
+                            if let Some(&[w02, w13]) = w.next() {
+                                acc = mac4(acc, x, w02, w13);
+                            }
+                        }
+                    }
+                } else {
+                    // The last, partial group of a channel count that is
+                    // not a multiple of 4.
+                    for ky in 0..KH {
+                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                        for kx in 0..KW {
+                            let x = if ys.contains(&ky) && xs.contains(&kx) {
+                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                                let base = ((b * IH + iy) * IW + ix) * C + c0;
                                 let mut v = [zp as u8; 4];
                                 for (k, &x) in io.run(base, width).iter().enumerate() {
                                     v[k] = x as u8;
                                 }
                                 u32::from_le_bytes(v)
+                            } else {
+                                zp_word
+                            };
+                            if let Some(&[w02, w13]) = w.next() {
+                                acc = mac4(acc, x, w02, w13);
                             }
-                        } else {
-                            zp_word
-                        };
-                        if let Some(&[w02, w13]) = w.next() {
-                            acc = mac4(acc, x, w02, w13);
                         }
                     }
                 }
+                if width == 4 {
+                    // A fixed-length copy: registers, not a `memcpy` call.
+                    acc_buf[4 * g..4 * g + 4].copy_from_slice(&acc);
+                } else {
+                    for (k, &a) in acc[..width].iter().enumerate() {
+                        acc_buf[4 * g + k] = a;
+                    }
+                }
             }
-            for (k, &a) in acc[..width].iter().enumerate() {
-                io.put(out_base + c0 + k, q.apply(a, c0 + k) as i8);
-            }
+            super::dot::requantize(&acc_buf[..n], q, c_chunk, io.out_run(out_base + c_chunk, n));
         }
     });
 }
@@ -162,62 +199,62 @@ pub fn depthwise_m1_s8<
 /// 16-bit pairs (channels 0, 2 and 1, 3) against the packed weights.
 #[inline(always)]
 fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
-    let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
-    [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    {
+        // One block per tap, declared as touching memory (it does not) so
+        // the next tap's loads stay after it: left to itself the compiler
+        // hoists every tap's loads to the top and runs out of registers.
+        let [mut a0, mut a1, mut a2, mut a3] = acc;
+        // SAFETY: register arithmetic of the DSP extension (this cfg); it
+        // reads and writes no memory.
+        unsafe {
+            core::arch::asm!(
+                "sxtb16 {x02}, {x}",
+                "sxtb16 {x13}, {x}, ror #8",
+                "smlabb {a0}, {x02}, {w02}, {a0}",
+                "smlabb {a1}, {x13}, {w13}, {a1}",
+                "smlatt {a2}, {x02}, {w02}, {a2}",
+                "smlatt {a3}, {x13}, {w13}, {a3}",
+                x = in(reg) x,
+                w02 = in(reg) w02,
+                w13 = in(reg) w13,
+                x02 = out(reg) _,
+                x13 = out(reg) _,
+                a0 = inout(reg) a0,
+                a1 = inout(reg) a1,
+                a2 = inout(reg) a2,
+                a3 = inout(reg) a3,
+                options(nostack, preserves_flags),
+            )
+        };
+        [a0, a1, a2, a3]
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    {
+        let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
+        [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
+    }
 }
 
-/// `SXTB16`: bytes 0 and 2 sign-extended into two 16-bit halves.
+/// `SXTB16` (portable): bytes 0 and 2 sign-extended into two 16-bit halves.
+#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
 #[inline(always)]
 fn sxtb16(x: u32) -> u32 {
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    {
-        let out: u32;
-        // SAFETY: one register instruction of the DSP extension (this cfg).
-        unsafe { core::arch::asm!("sxtb16 {o}, {x}", x = in(reg) x, o = out(reg) out, options(pure, nomem, nostack)) };
-        out
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    {
-        (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
-    }
+    (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
 }
 
-/// `acc + bottom16(a) * bottom16(b)` (signed halves): `SMLABB`.
+/// `SMLABB` (portable): `acc + bottom16(a) * bottom16(b)`, signed halves.
+#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
 #[inline(always)]
 fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    {
-        let out: i32;
-        // SAFETY: one register instruction of the DSP extension (this cfg).
-        unsafe {
-            core::arch::asm!("smlabb {o}, {a}, {b}, {c}", a = in(reg) a, b = in(reg) b, c = in(reg) acc, o = lateout(reg) out,
-                options(pure, nomem, nostack))
-        };
-        out
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    {
-        acc.wrapping_add(a as u16 as i16 as i32 * b as u16 as i16 as i32)
-    }
+    acc.wrapping_add(a as u16 as i16 as i32 * b as u16 as i16 as i32)
 }
 
-/// `acc + top16(a) * top16(b)` (signed halves): `SMLATT`.
+/// `SMLATT` (portable): `acc + top16(a) * top16(b)`, signed halves.
+#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
 #[inline(always)]
 fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    {
-        let out: i32;
-        // SAFETY: one register instruction of the DSP extension (this cfg).
-        unsafe {
-            core::arch::asm!("smlatt {o}, {a}, {b}, {c}", a = in(reg) a, b = in(reg) b, c = in(reg) acc, o = lateout(reg) out,
-                options(pure, nomem, nostack))
-        };
-        out
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    {
-        acc.wrapping_add((a >> 16) as u16 as i16 as i32 * (b >> 16) as u16 as i16 as i32)
-    }
+    acc.wrapping_add((a >> 16) as u16 as i16 as i32 * (b >> 16) as u16 as i16 as i32)
 }
 
 /// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).

@@ -9,7 +9,7 @@
 //! on the order, so both give TFLite's bits.
 
 use super::pack::depth4;
-use super::{Rescale, Scale};
+use super::{Rescale, Scales, clamp_i32, rescale, rescale_down};
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
 /// of 4 so the packed blocks split evenly).
@@ -26,47 +26,78 @@ pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], 
         let c0 = k * CHUNK;
         let n = out.len();
         let acc = &mut acc[..n];
-        acc.copy_from_slice(&bias[c0..c0 + n]);
-        dots::<DEPTH>(x, &packed[c0 * d4..(c0 + n) * d4], acc);
-        requantize(acc, &q.scales[c0..c0 + n], q, out);
+        dots::<DEPTH>(x, &packed[c0 * d4..(c0 + n) * d4], &bias[c0..c0 + n], acc);
+        requantize(acc, q, c0, out);
     }
 }
 
-/// `out[c] = clamp(rescale(acc[c], scales[c]) + output_offset)`.
+/// `out[k] = clamp(rescale(acc[k], channel c0 + k) + output_offset)` for
+/// a run of channels. One instance for every kernel (never inlined); the
+/// scale form and whether the activation range is the whole int8 range
+/// (a saturating narrow, `SSAT`) are chosen once per call.
+#[inline(never)]
+pub fn requantize(acc: &[i32], q: &Rescale<'_>, c0: usize, out: &mut [i8]) {
+    let n = out.len();
+    let acc = &acc[..n];
+    let whole = q.act_min <= i8::MIN as i32 && q.act_max >= i8::MAX as i32;
+    match q.scales {
+        Scales::Down(s) => requantize_with(acc, &s[c0..c0 + n], q, whole, out, rescale_down),
+        Scales::Any(s) => {
+            let offset = q.output_offset;
+            requantize_with(acc, &s[c0..c0 + n], q, whole, out, |a, s| rescale(a, s).wrapping_add(offset))
+        }
+    }
+}
+
 #[inline(always)]
-pub fn requantize(acc: &[i32], scales: &[Scale], q: &Rescale<'_>, out: &mut [i8]) {
-    for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
-        *o = q.apply_scale(a, s) as i8;
+fn requantize_with(
+    acc: &[i32],
+    scales: &[[i32; 4]],
+    q: &Rescale<'_>,
+    whole: bool,
+    out: &mut [i8],
+    rescale: impl Fn(i32, &[i32; 4]) -> i32,
+) {
+    if whole {
+        for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
+            *o = rescale(a, s).clamp(i8::MIN as i32, i8::MAX as i32) as i8;
+        }
+    } else {
+        let (lo, hi) = (q.act_min, q.act_max);
+        for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
+            *o = clamp_i32(rescale(a, s), lo, hi) as i8;
+        }
     }
 }
 
-/// `acc[c] += row_c . x` for the `acc.len()` packed rows of `packed`
-/// (`DEPTH` values each, the first `DEPTH` of `x`; an `x` padded with
-/// zeros to the packed row length gives the same sums, faster). One
+/// `acc[c] = bias[c] + row_c . x` for the `acc.len()` packed rows of
+/// `packed` (`DEPTH` values each, the first `DEPTH` of `x`; an `x` padded
+/// with zeros to the packed row length gives the same sums, faster). One
 /// instance per depth, never inlined: kernels whose rows have the same
 /// length share one copy of the assembly loops (flash), and the depth is
 /// still a constant inside it.
 #[inline(never)]
-pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], acc: &mut [i32]) {
+pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], acc: &mut [i32]) {
     let x = &x[..DEPTH];
     let d4 = depth4(DEPTH);
     let channels = acc.len();
+    let bias = &bias[..channels];
     let mut c = 0;
     let mut off = 0;
     while channels - c >= 4 {
-        let a = [acc[c], acc[c + 1], acc[c + 2], acc[c + 3]];
+        let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
         acc[c..c + 4].copy_from_slice(&dot_block::<4>(x, &packed[off..off + 4 * d4], a));
         c += 4;
         off += 4 * d4;
     }
     if channels - c >= 2 {
-        let a = dot_block::<2>(x, &packed[off..off + 2 * d4], [acc[c], acc[c + 1]]);
+        let a = dot_block::<2>(x, &packed[off..off + 2 * d4], [bias[c], bias[c + 1]]);
         acc[c..c + 2].copy_from_slice(&a);
         c += 2;
         off += 2 * d4;
     }
     if channels - c == 1 {
-        acc[c] = dot_block::<1>(x, &packed[off..off + d4], [acc[c]])[0];
+        acc[c] = dot_block::<1>(x, &packed[off..off + d4], [bias[c]])[0];
     }
 }
 

@@ -133,9 +133,21 @@ impl Requant<'_> {
     }
 }
 
-pub use crate::fixedpoint::{Scale, rescale, scale_of};
+pub use crate::fixedpoint::{DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, scale_of};
 
-/// Requantization of the fast kernels: per-channel [`Scale`]s, offsets
+/// Per-channel rescaling constants in one of two precomputed forms, chosen
+/// by the compiler per op.
+#[derive(Clone, Copy, Debug)]
+pub enum Scales<'a> {
+    /// Every channel's multiplier is below 1/2 ([`rescale_down`], the
+    /// short form nearly every conv-like layer has; the output offset is
+    /// folded in).
+    Down(&'a [DownScale]),
+    /// Any multiplier ([`rescale`]).
+    Any(&'a [Scale]),
+}
+
+/// Requantization of the fast kernels: per-channel [`Scales`], offsets
 /// and the activation range.
 #[derive(Clone, Copy, Debug)]
 pub struct Rescale<'a> {
@@ -144,7 +156,7 @@ pub struct Rescale<'a> {
     /// Added after rescaling (the output zero point).
     pub output_offset: i32,
     /// One per output channel.
-    pub scales: &'a [Scale],
+    pub scales: Scales<'a>,
     /// Fused activation range in the output's quantized domain.
     pub act_min: i32,
     /// Upper end of the fused activation range.
@@ -155,13 +167,11 @@ impl Rescale<'_> {
     /// Bias-added accumulator of channel `c` to the clamped output value.
     #[inline(always)]
     pub fn apply(&self, acc: i32, c: usize) -> i32 {
-        self.apply_scale(acc, &self.scales[c])
-    }
-
-    /// [`Rescale::apply`] with the channel's scale given.
-    #[inline(always)]
-    pub fn apply_scale(&self, acc: i32, scale: &Scale) -> i32 {
-        clamp_i32(rescale(acc, scale).wrapping_add(self.output_offset), self.act_min, self.act_max)
+        let v = match self.scales {
+            Scales::Down(s) => rescale_down(acc, &s[c]),
+            Scales::Any(s) => rescale(acc, &s[c]).wrapping_add(self.output_offset),
+        };
+        clamp_i32(v, self.act_min, self.act_max)
     }
 }
 
