@@ -319,7 +319,7 @@ pub fn conv2d_im2col_s8<
     let used = depth.min(patch.len());
     patch[used..].fill(0);
     let mut acc = [0i32; super::dot::CHUNK];
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, index, .. }| {
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         for ky in 0..KH {
             if pointwise {
@@ -328,10 +328,15 @@ pub fn conv2d_im2col_s8<
             let iy = y0 + (ky * win.dilation_h) as isize;
             let row_in = iy >= 0 && (iy as usize) < IH;
             let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
-            if row_in && win.dilation_w == 1 && x0 >= 0 && x0 as usize + KW <= IW {
-                // The whole window row is inside: one contiguous run.
+            if row_in && win.dilation_w == 1 && xs.len() == KW {
+                // The whole window row is inside: one contiguous run (a
+                // few bytes the compiler copies inline, else by words).
                 let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
-                copy_small(dst, io.run(src, KW * IC));
+                if KW * IC <= 16 {
+                    dst[..KW * IC].copy_from_slice(io.run(src, KW * IC));
+                } else {
+                    copy_small(dst, io.run(src, KW * IC));
+                }
                 continue;
             }
             for kx in 0..KW {

@@ -96,97 +96,71 @@ pub fn depthwise_m1_s8<
     let packed = &packed[..C.div_ceil(4) * taps * 2];
     let bias = &bias[..C];
     let zp = (-q.input_offset) as i8;
-    let zp_word = u32::from_le_bytes([zp as u8; 4]);
+    // The taps outside the image read this row of zero points: their
+    // products `zero_point * w` are what the folded bias cancels.
+    let zp_row = [zp; C];
     let mut acc_buf = [0i32; super::dot::CHUNK];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * C;
-        // The whole window inside the image (the common case): one
-        // input slice per group, no per-tap checks.
-        let inside = ys.len() == KH && xs.len() == KW;
-        let span = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * C + 4;
         // A chunk of channels' sums, then one requantization call for them.
         for c_chunk in (0..C).step_by(super::dot::CHUNK) {
             let n = (C - c_chunk).min(super::dot::CHUNK);
-            let groups = &packed[c_chunk / 4 * taps * 2..(c_chunk + n).div_ceil(4) * taps * 2];
-            for (g, weights) in groups.chunks_exact(taps * 2).enumerate() {
-                let c0 = c_chunk + 4 * g;
-                let width = (C - c0).min(4);
-                let mut acc = [0i32; 4];
-                for (k, a) in acc[..width].iter_mut().enumerate() {
-                    *a = bias[c0 + k];
+            {
+                // Every tap's input pixel (all C channels), looked up once
+                // per pixel: the group loop below then has no per-tap
+                // checks, border pixels included.
+                let mut rows: [[&[i8; C]; KW]; KH] = [[&zp_row; KW]; KH];
+                for ky in ys.clone() {
+                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                    for kx in xs.clone() {
+                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                        let Some(row) = io.run(((b * IH + iy) * IW + ix) * C, C).first_chunk::<C>() else {
+                            unreachable!("io.run returns C values")
+                        };
+                        rows[ky][kx] = row;
+                    }
                 }
-                let mut w = weights.chunks_exact(2);
-                if inside && width == 4 {
-                    let base = ((b * IH + y0 as usize) * IW + x0 as usize) * C + c0;
-                    let window = io.run(base, span);
-                    for ky in 0..KH {
-                        for kx in 0..KW {
-                            let o = (ky * win.dilation_h * IW + kx * win.dilation_w) * C;
-                            let x = &window[o..o + 4];
-                            let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
-                            if let Some(&[w02, w13]) = w.next() {
-                                acc = mac4(acc, x, w02, w13);
+                let groups = &packed[c_chunk / 4 * taps * 2..(c_chunk + n).div_ceil(4) * taps * 2];
+                for (g, weights) in groups.chunks_exact(taps * 2).enumerate() {
+                    let c0 = c_chunk + 4 * g;
+                    let width = (C - c0).min(4);
+                    let mut acc = [0i32; 4];
+                    for (k, a) in acc[..width].iter_mut().enumerate() {
+                        *a = bias[c0 + k];
+                    }
+                    let mut w = weights.chunks_exact(2);
+                    if width == 4 {
+                        for rows in &rows {
+                            for row in rows {
+                                let x = &row[c0..c0 + 4];
+                                let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+                                if let Some(&[w02, w13]) = w.next() {
+                                    acc = mac4(acc, x, w02, w13);
+                                }
                             }
                         }
-                    }
-                } else if width == 4 {
-                    // A border pixel: one slice from its first inside tap
-                    // to its last, the zero point for the taps outside
-                    // (whose products the folded bias cancels).
-                    let (ky0, kx0) = (ys.start, xs.start);
-                    let window = if ys.is_empty() || xs.is_empty() {
-                        &[][..]
                     } else {
-                        let iy = (y0 + (ky0 * win.dilation_h) as isize) as usize;
-                        let ix = (x0 + (kx0 * win.dilation_w) as isize) as usize;
-                        let base = ((b * IH + iy) * IW + ix) * C + c0;
-                        let last = ((ys.len() - 1) * win.dilation_h * IW + (xs.len() - 1) * win.dilation_w) * C;
-                        io.run(base, last + 4)
-                    };
-                    for ky in 0..KH {
-                        let row_in = ys.contains(&ky);
-                        for kx in 0..KW {
-                            let x = if row_in && xs.contains(&kx) {
-                                let o = ((ky - ky0) * win.dilation_h * IW + (kx - kx0) * win.dilation_w) * C;
-                                let x = &window[o..o + 4];
-                                u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8])
-                            } else {
-                                zp_word
-                            };
-                            if let Some(&[w02, w13]) = w.next() {
-                                acc = mac4(acc, x, w02, w13);
-                            }
-                        }
-                    }
-                } else {
-                    // The last, partial group of a channel count that is
-                    // not a multiple of 4.
-                    for ky in 0..KH {
-                        let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                        for kx in 0..KW {
-                            let x = if ys.contains(&ky) && xs.contains(&kx) {
-                                let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                                let base = ((b * IH + iy) * IW + ix) * C + c0;
+                        // The last, partial group of a channel count that
+                        // is not a multiple of 4.
+                        for rows in &rows {
+                            for row in rows {
                                 let mut v = [zp as u8; 4];
-                                for (k, &x) in io.run(base, width).iter().enumerate() {
+                                for (k, &x) in row[c0..c0 + width].iter().enumerate() {
                                     v[k] = x as u8;
                                 }
-                                u32::from_le_bytes(v)
-                            } else {
-                                zp_word
-                            };
-                            if let Some(&[w02, w13]) = w.next() {
-                                acc = mac4(acc, x, w02, w13);
+                                if let Some(&[w02, w13]) = w.next() {
+                                    acc = mac4(acc, u32::from_le_bytes(v), w02, w13);
+                                }
                             }
                         }
                     }
-                }
-                if width == 4 {
-                    // A fixed-length copy: registers, not a `memcpy` call.
-                    acc_buf[4 * g..4 * g + 4].copy_from_slice(&acc);
-                } else {
-                    for (k, &a) in acc[..width].iter().enumerate() {
-                        acc_buf[4 * g + k] = a;
+                    if width == 4 {
+                        // A fixed-length copy: registers, not a `memcpy` call.
+                        acc_buf[4 * g..4 * g + 4].copy_from_slice(&acc);
+                    } else {
+                        for (k, &a) in acc[..width].iter().enumerate() {
+                            acc_buf[4 * g + k] = a;
+                        }
                     }
                 }
             }
