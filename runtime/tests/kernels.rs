@@ -417,7 +417,7 @@ fn fast_rescale_equals_multiply_by_quantized_multiplier() {
                 want + offset,
                 "down: acc {acc}, multiplier {multiplier}, shift {shift}, offset {offset}"
             ),
-            None => assert!(shift >= 0 || shift < -DOWN_MAX_RIGHT),
+            None => assert!(!(-DOWN_MAX_RIGHT..0).contains(&shift)),
         }
         // Exact ties of the final rounding: with multiplier 2^30 the high
         // multiply halves, so an odd multiple of 2^shift lands on one.
