@@ -87,6 +87,33 @@ fn fully_connected_rows() {
     assert_eq!(outf, [3.5, 3.0]);
 }
 
+/// The 8-rows-at-a-time float kernel over packed weights gives the plain
+/// kernel's bits, whole blocks and leftover rows alike.
+#[test]
+fn fully_connected_f32_rows8_matches_plain() {
+    use tinyaot::kernels::fully_connected::fully_connected_f32_rows8;
+    use tinyaot::kernels::pack::pack_f32_rows8;
+    fn check<const O: usize>() {
+        const D: usize = 7;
+        let x: Vec<f32> = (0..2 * D).map(|i| (i as f32 * 0.37).sin()).collect();
+        let w: Vec<f32> = (0..O * D).map(|i| (i as f32 * 1.3).cos() / 3.0).collect();
+        let bias: Vec<f32> = (0..O).map(|o| o as f32 * 0.1 - 0.4).collect();
+        let packed: Vec<f32> = pack_f32_rows8(&w, O, D).collect();
+        assert_eq!(packed.len(), w.len());
+        let (mut want, mut got) = (vec![0.0f32; 2 * O], vec![0.0f32; 2 * O]);
+        fully_connected_f32::<2, D, O>(&x, &w, Some(&bias), -0.5, 0.75, &mut want);
+        fully_connected_f32_rows8::<2, D, O>(&x, &packed, Some(&bias), -0.5, 0.75, &mut got);
+        assert_eq!(
+            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+    }
+    check::<1>();
+    check::<8>();
+    check::<10>();
+    check::<17>();
+}
+
 #[test]
 fn average_pool_rounds_half_away_from_zero() {
     // 2x2 window over [1, 2, 2, 2] = 7/4 = 1.75 -> 2; over negatives -7/4 -> -2.

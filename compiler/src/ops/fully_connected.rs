@@ -26,7 +26,8 @@ struct FullyConnected {
     /// folded into the bias.
     folded_bias: Option<Vec<i32>>,
     /// With `folded_bias`: the weights repacked for the blocked dot
-    /// products (`pack::pack_rows`).
+    /// products (`pack::pack_rows`); float32 with constant weights: 8 rows
+    /// at a time transposed (`pack::pack_f32_rows8`).
     packed: Option<Vec<u8>>,
 }
 
@@ -109,13 +110,21 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (Arith::Int8((q, 0)), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), units, q.input_offset)),
         _ => None,
     };
-    Ok(Box::new(FullyConnected {
-        packed: folded_bias.as_ref().and(weights.data).map(|w| {
+    let packed = match (&arith, weights.data) {
+        (Arith::Int8(_), Some(w)) if folded_bias.is_some() => {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
             let mut packed = vec![0i8; packed_len(units, depth)];
             pack_rows(&w, units, depth, &mut packed);
-            packed.iter().map(|&b| b as u8).collect()
-        }),
+            Some(packed.iter().map(|&b| b as u8).collect())
+        }
+        (Arith::Float(..), Some(w)) => {
+            let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            Some(crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())
+        }
+        _ => None,
+    };
+    Ok(Box::new(FullyConnected {
+        packed,
         folded_bias,
         input: input.index,
         weights: weights.index,
@@ -141,6 +150,13 @@ impl Operator for FullyConnected {
             let q = q.emit_rescale(cx)?;
             return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
                 #input, #packed.cast::<i8>(), #folded, #q, #output);));
+        }
+        if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed) {
+            let packed = cx.bytes(packed);
+            let bias = cx.read_opt(self.bias)?;
+            let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+            return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_f32_rows8::<#b, #d, #o>(
+                #input, #packed.cast::<f32>(), #bias, #lo, #hi, #output);));
         }
         let weights = cx.read(self.weights)?;
         let bias = cx.read_opt(self.bias)?;

@@ -175,7 +175,21 @@ pub fn conv2d_f32_oc<
                 ((b * IH + iy) * IW + ix) * IC
             };
             let mut sums = [0.0f32; 8];
-            if lanes == 8 {
+            #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+            let whole = IC >= 2 && ys.len() == KH && xs.len() == KW;
+            #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
+            let whole = false;
+            if lanes == 8 && whole {
+                // The whole window inside the image: one assembly loop
+                // over every tap (see `mac_window8`).
+                #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+                {
+                    let first = at(0, 0);
+                    let window = io.run(first, at(KH - 1, KW - 1) + IC - first);
+                    let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
+                    mac_window8::<KH, KW, IC>(window, w, steps, &mut sums);
+                }
+            } else if lanes == 8 {
                 f32_block::<8, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut sums);
             } else {
                 let mut four = [0.0f32; 4];
@@ -210,12 +224,173 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
         for kx in xs.clone() {
             let x = io.run(at(ky, kx), IC);
             let wt = &w[(ky * KW + kx) * IC * L..][..IC * L];
+            if L == 8 && IC >= 4 {
+                let lanes: &mut [f32; 8] = (&mut sums[..]).try_into().unwrap_or_else(|_| unreachable!());
+                mac_lanes8(x, wt, lanes);
+                continue;
+            }
             for (&xv, wl) in x.iter().zip(wt.chunks_exact(L)) {
                 for (s, &wv) in sums.iter_mut().zip(wl) {
                     *s += xv * wv;
                 }
             }
         }
+    }
+}
+
+/// `sums[l] += x[i] * w[8 i + l]` for every input `i` in order. On
+/// hard-float Arm cores: per input one `VLDM` of its 8 weights and eight
+/// `VMLA.F32` (multiply, round, add, round: the bits of a separate
+/// multiply and add), where the compiler loads each weight on its own.
+/// Naming S registers as operands needs an unstable target feature, so
+/// the block saves the ones it uses (`s15`-`s31`) itself.
+#[inline(always)]
+pub fn mac_lanes8(x: &[f32], w: &[f32], sums: &mut [f32; 8]) {
+    let n = x.len();
+    if n == 0 {
+        return;
+    }
+    let w = &w[..8 * n];
+    #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
+    for (&xv, wl) in x.iter().zip(w.chunks_exact(8)) {
+        for (s, &wv) in sums.iter_mut().zip(wl) {
+            *s += xv * wv;
+        }
+    }
+    // SAFETY: reads `n` floats of `x` and `8 n` of `w` (sliced above) and
+    // reads and writes the 8 floats of `sums`, all 4-aligned; every FP
+    // register it touches is pushed first and popped last.
+    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+    unsafe {
+        core::arch::asm!(
+            "vpush {{s15-s31}}",
+            "vldmia {s}, {{s24-s31}}",
+            "2:",
+            "vldmia {x}!, {{s15}}",
+            "vldmia {w}!, {{s16-s23}}",
+            "vmla.f32 s24, s16, s15",
+            "vmla.f32 s25, s17, s15",
+            "vmla.f32 s26, s18, s15",
+            "vmla.f32 s27, s19, s15",
+            "vmla.f32 s28, s20, s15",
+            "vmla.f32 s29, s21, s15",
+            "vmla.f32 s30, s22, s15",
+            "vmla.f32 s31, s23, s15",
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            "vstmia {s}, {{s24-s31}}",
+            "vpop {{s15-s31}}",
+            x = inout(reg) x.as_ptr() => _,
+            w = inout(reg) w.as_ptr() => _,
+            n = inout(reg) n => _,
+            s = in(reg) sums.as_mut_ptr(),
+        );
+    }
+}
+
+/// [`mac_lanes8`] over a whole `KH x KW` window in one assembly block:
+/// `window` starts at the first tap, `steps` are the bytes from one
+/// window row to the next and from one tap to the next in a row, `w` holds
+/// every tap's `IC x 8` weights in order.
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+#[inline(always)]
+fn mac_window8<const KH: usize, const KW: usize, const IC: usize>(
+    window: &[f32],
+    w: &[f32],
+    (row_step, tap_step): (usize, usize),
+    sums: &mut [f32; 8],
+) {
+    if KH == 0 || KW == 0 || IC == 0 {
+        return;
+    }
+    let w = &w[..KH * KW * IC * 8];
+    // The last tap's inputs lie inside `window` (the asserts bound every
+    // address the loops form).
+    assert!(row_step % 4 == 0 && tap_step % 4 == 0);
+    assert!(((KH - 1) * row_step + (KW - 1) * tap_step) / 4 + IC <= window.len());
+    // The innermost loop, over input channels: two per pass when their
+    // number is even.
+    macro_rules! window_loop {
+        ($($inner:literal),*) => {
+            // SAFETY: reads inside `window` (checked above) and `w`
+            // (sliced), and the 8 floats of `sums`; all 4-aligned. The FP
+            // registers used are saved and restored.
+            unsafe {
+                core::arch::asm!(
+                    "vpush {{s14-s31}}",
+                    "vldmia {s}, {{s24-s31}}",
+                    "movw {ky}, #{kh}",
+                    "1:",
+                    "mov {q}, {p}",
+                    "movw {kx}, #{kw}",
+                    "2:",
+                    "mov {r}, {q}",
+                    "movw {ic}, #{icn}",
+                    "3:",
+                    $($inner,)*
+                    "bne 3b",
+                    "add {q}, {q}, {tap}",
+                    "subs {kx}, {kx}, #1",
+                    "bne 2b",
+                    "add {p}, {p}, {row}",
+                    "subs {ky}, {ky}, #1",
+                    "bne 1b",
+                    "vstmia {s}, {{s24-s31}}",
+                    "vpop {{s14-s31}}",
+                    p = inout(reg) window.as_ptr() => _,
+                    w = inout(reg) w.as_ptr() => _,
+                    row = in(reg) row_step,
+                    tap = in(reg) tap_step,
+                    s = in(reg) sums.as_mut_ptr(),
+                    q = out(reg) _,
+                    r = out(reg) _,
+                    ky = out(reg) _,
+                    kx = out(reg) _,
+                    ic = out(reg) _,
+                    kh = const KH,
+                    kw = const KW,
+                    icn = const if IC % 2 == 0 { IC / 2 } else { IC },
+                );
+            }
+        };
+    }
+    if IC % 2 == 0 {
+        window_loop!(
+            "vldmia {r}!, {{s14-s15}}",
+            "vldmia {w}!, {{s16-s23}}",
+            "vmla.f32 s24, s16, s14",
+            "vmla.f32 s25, s17, s14",
+            "vmla.f32 s26, s18, s14",
+            "vmla.f32 s27, s19, s14",
+            "vmla.f32 s28, s20, s14",
+            "vmla.f32 s29, s21, s14",
+            "vmla.f32 s30, s22, s14",
+            "vmla.f32 s31, s23, s14",
+            "vldmia {w}!, {{s16-s23}}",
+            "vmla.f32 s24, s16, s15",
+            "vmla.f32 s25, s17, s15",
+            "vmla.f32 s26, s18, s15",
+            "vmla.f32 s27, s19, s15",
+            "vmla.f32 s28, s20, s15",
+            "vmla.f32 s29, s21, s15",
+            "vmla.f32 s30, s22, s15",
+            "vmla.f32 s31, s23, s15",
+            "subs {ic}, {ic}, #1"
+        );
+    } else {
+        window_loop!(
+            "vldmia {r}!, {{s15}}",
+            "vldmia {w}!, {{s16-s23}}",
+            "vmla.f32 s24, s16, s15",
+            "vmla.f32 s25, s17, s15",
+            "vmla.f32 s26, s18, s15",
+            "vmla.f32 s27, s19, s15",
+            "vmla.f32 s28, s20, s15",
+            "vmla.f32 s29, s21, s15",
+            "vmla.f32 s30, s22, s15",
+            "vmla.f32 s31, s23, s15",
+            "subs {ic}, {ic}, #1"
+        );
     }
 }
 

@@ -257,6 +257,39 @@ pub fn depthwise_f32<
     let filter = &filter[..KH * KW * oc_total];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * oc_total;
+        if M == 1 {
+            // Multiplier 1: 8 channels side by side, each summing its taps
+            // in TFLite's order, from contiguous runs of input and filter.
+            for c0 in (0..IC).step_by(8) {
+                let n = (IC - c0).min(8);
+                let mut sums = [0.0f32; 8];
+                for ky in ys.clone() {
+                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                    for kx in xs.clone() {
+                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                        let x = io.run(((b * IH + iy) * IW + ix) * IC + c0, n);
+                        let f = &filter[(ky * KW + kx) * IC + c0..][..n];
+                        if n == 8 {
+                            for l in 0..8 {
+                                sums[l] += x[l] * f[l];
+                            }
+                        } else {
+                            for ((s, &x), &f) in sums.iter_mut().zip(x).zip(f) {
+                                *s += x * f;
+                            }
+                        }
+                    }
+                }
+                for (l, &total) in sums[..n].iter().enumerate() {
+                    let bias_value = match bias {
+                        Some(bias) => bias[c0 + l],
+                        None => 0.0,
+                    };
+                    io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
+                }
+            }
+            return;
+        }
         for ic in 0..IC {
             for m in 0..M {
                 let oc = m + ic * M;

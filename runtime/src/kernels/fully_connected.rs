@@ -56,6 +56,42 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
     }
 }
 
+/// float32 fully connected over weights packed by `pack::pack_f32_rows8`:
+/// 8 outputs at a time sum side by side (each in TFLite's order, then
+/// the bias), the last `O % 8` one by one. Same bits as
+/// [`fully_connected_f32`].
+#[inline(never)]
+pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>(
+    input: &[f32],
+    packed: &[f32],
+    bias: Option<&[f32]>,
+    act_min: f32,
+    act_max: f32,
+    output: &mut [f32],
+) {
+    let input = &input[..B * D];
+    let packed = &packed[..O * D];
+    let output = &mut output[..B * O];
+    let full = O / 8 * 8;
+    let bias_of = |o: usize| bias.map_or(0.0, |b| b[o]);
+    for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
+        for (blk, w) in packed[..full * D].chunks_exact(8 * D).enumerate() {
+            let mut sums = [0.0f32; 8];
+            super::conv::mac_lanes8(row, w, &mut sums);
+            for (l, &total) in sums.iter().enumerate() {
+                out[8 * blk + l] = clamp_f32(total + bias_of(8 * blk + l), act_min, act_max);
+            }
+        }
+        for (k, w) in packed[full * D..].chunks_exact(D).enumerate() {
+            let mut total = 0.0f32;
+            for (&x, &wv) in row.iter().zip(w) {
+                total += x * wv;
+            }
+            out[full + k] = clamp_f32(total + bias_of(full + k), act_min, act_max);
+        }
+    }
+}
+
 /// float32 fully connected (TFLite `reference_ops::FullyConnected`).
 #[inline(never)]
 pub fn fully_connected_f32<const B: usize, const D: usize, const O: usize>(

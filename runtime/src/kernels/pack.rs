@@ -92,3 +92,14 @@ fn alloc_free_starts(padded: usize) -> impl Iterator<Item = usize> {
         })
     })
 }
+
+/// float32 weight rows (`rows x depth`, row-major) for 8 sums side by side:
+/// every whole block of 8 rows transposed (`depth` groups of 8 weights,
+/// one per row), the remaining `rows % 8` rows as they are. No padding:
+/// the packed weights are exactly as many as the rows'.
+pub fn pack_f32_rows8(w: &[f32], rows: usize, depth: usize) -> impl Iterator<Item = f32> + '_ {
+    let blocks = rows / 8;
+    let transposed = (0..blocks)
+        .flat_map(move |blk| (0..depth).flat_map(move |d| (0..8).map(move |l| w[(8 * blk + l) * depth + d])));
+    transposed.chain(w[8 * blocks * depth..rows * depth].iter().copied())
+}
