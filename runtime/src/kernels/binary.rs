@@ -3,6 +3,7 @@
 
 use super::{Io, Narrow, Strided6, clamp_i32};
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
+use crate::fixedpoint::{down_scale_of, rescale_down};
 use crate::fixedpoint::{
     get_reciprocal, multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
 };
@@ -41,9 +42,20 @@ impl AddQuant {
     #[inline(always)]
     pub fn add<T: Narrow>(&self, x: T, y: T) -> T {
         let (a, b) = self.rescaled(x, y);
-        let raw =
-            mul_lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
+        let raw = lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift, self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
+    }
+}
+
+/// `MultiplyByQuantizedMultiplierSmallerThanOneExp(x, m, shift) + offset`
+/// in the shortest exact form for the constants (the kernels' `AddQuant`
+/// is a compile-time constant, so the choice folds away): two `SMLAL`s
+/// and a shift ([`rescale_down`]) for right shifts of 1 to 23.
+#[inline(always)]
+fn lt1(x: i32, m: i32, shift: i32, offset: i32) -> i32 {
+    match down_scale_of(m, shift, offset) {
+        Some(s) => rescale_down(x, &s),
+        None => mul_lt1(x, m, shift).wrapping_add(offset),
     }
 }
 
@@ -52,8 +64,7 @@ impl AddQuant {
     #[inline(always)]
     pub fn sub<T: Narrow>(&self, x: T, y: T) -> T {
         let (a, b) = self.rescaled(x, y);
-        let raw =
-            mul_lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift).wrapping_add(self.output_offset);
+        let raw = lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift, self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 
@@ -75,7 +86,7 @@ impl AddQuant {
     fn rescaled<T: Narrow>(&self, x: T, y: T) -> (i32, i32) {
         let a = (self.input1_offset + x.widen()).wrapping_mul(1 << self.left_shift);
         let b = (self.input2_offset + y.widen()).wrapping_mul(1 << self.left_shift);
-        (mul_lt1(a, self.input1_multiplier, self.input1_shift), mul_lt1(b, self.input2_multiplier, self.input2_shift))
+        (lt1(a, self.input1_multiplier, self.input1_shift, 0), lt1(b, self.input2_multiplier, self.input2_shift, 0))
     }
 }
 
