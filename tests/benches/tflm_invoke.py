@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Times TFLM's Python interpreter (reference kernels) per model: the
 microseconds of one invoke(), averaged over many, so Python overhead is
-negligible next to the kernels.
+negligible next to the kernels. Beside each, tinyaot's time for the same
+model and input from the last `cargo bench -p tinyaot-tests --bench invoke`
+(criterion's mean, target/criterion) and the ratio TFLM / tinyaot.
 
+    cargo bench -p tinyaot-tests --bench invoke
     .venv/bin/python tests/benches/tflm_invoke.py [MODEL.tflite ...]
 
 Without arguments: the project's models and ../shared/models (those with an
 NAME.input.bin beside them).
 """
 import glob
+import json
 import os
 import sys
 import time
@@ -44,16 +48,35 @@ def time_model(path):
     return (time.perf_counter() - t0) / n * 1e6
 
 
+def tinyaot_us(path):
+    """criterion's mean for this model (own_NAME or shared_NAME), or None."""
+    name = os.path.basename(path)[:-len('.tflite')]
+    root = os.path.join(HERE, '../../target/criterion')
+    for bench_set in ('shared', 'own'):
+        est = os.path.join(root, '%s_%s' % (bench_set, name), 'new', 'estimates.json')
+        if os.path.exists(est):
+            return json.load(open(est))['mean']['point_estimate'] / 1000.0
+    return None
+
+
 def main():
     paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, '../models/*.tflite')) +
                                    glob.glob(os.path.join(HERE, '../../../shared/models/*.tflite')))
+    print('%-32s %12s %12s %14s' % ('model', 'tinyaot us', 'TFLM us', 'TFLM/tinyaot'))
     for p in paths:
         if not os.path.exists(p[:-len('.tflite')] + '.input.bin'):
             continue
+        name = os.path.basename(p)[:-7]
         try:
-            print('%-32s %10.1f us' % (os.path.basename(p)[:-7], time_model(p)))
+            tflm_us = time_model(p)
         except Exception as e:  # noqa: BLE001 - custom ops etc.
-            print('%-32s %s' % (os.path.basename(p)[:-7], e))
+            print('%-32s %s' % (name, e))
+            continue
+        ours = tinyaot_us(p)
+        if ours is None:
+            print('%-32s %12s %12.1f %14s' % (name, '-', tflm_us, '(no bench)'))
+        else:
+            print('%-32s %12.2f %12.1f %14.1f' % (name, ours, tflm_us, tflm_us / ours))
 
 
 if __name__ == '__main__':

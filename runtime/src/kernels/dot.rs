@@ -94,6 +94,27 @@ fn requantize_down_whole(acc: &[i32], scales: &[[i32; 4]], out: &mut [i8]) {
     }
 }
 
+/// `v` saturated to int8 without a branch (`SSAT` on Arm; on x86-64 the
+/// SSE2 saturating packs, where the compiler would otherwise branch, and
+/// mispredict on ReLU outputs).
+#[inline(always)]
+fn saturate_i8(v: i32) -> i8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; register operations only.
+        unsafe {
+            let x = _mm_cvtsi32_si128(v);
+            let x = _mm_packs_epi32(x, x);
+            _mm_cvtsi128_si32(_mm_packs_epi16(x, x)) as i8
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        v.clamp(i8::MIN as i32, i8::MAX as i32) as i8
+    }
+}
+
 #[inline(always)]
 fn requantize_with(
     acc: &[i32],
@@ -105,7 +126,7 @@ fn requantize_with(
 ) {
     if whole {
         for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
-            *o = rescale(a, s).clamp(i8::MIN as i32, i8::MAX as i32) as i8;
+            *o = saturate_i8(rescale(a, s));
         }
     } else {
         let (lo, hi) = (q.act_min, q.act_max);
