@@ -514,6 +514,18 @@ pub fn conv2d_im2col_s8<
                 }
                 continue;
             }
+            if row_in && win.dilation_w == 1 && KW * IC <= 16 {
+                // A short row clipped by an edge: the zero point, then the
+                // inside run by a copy of constant length (one per length:
+                // no library call, no per-tap branches).
+                dst[..KW * IC].fill(pad);
+                if !xs.is_empty() {
+                    let (first, end) = (xs.start * IC, xs.end * IC);
+                    let src = ((b * IH + iy as usize) * IW + (x0 + xs.start as isize) as usize) * IC;
+                    copy_upto16(&mut dst[first..end], io.run(src, end - first));
+                }
+                continue;
+            }
             for kx in 0..KW {
                 let ix = x0 + (kx * win.dilation_w) as isize;
                 let dst = &mut dst[kx * IC..(kx + 1) * IC];
@@ -538,6 +550,21 @@ pub fn conv2d_im2col_s8<
             super::dot::requantize(acc, q, c0, io.out_run(out_base + c0, n));
         }
     });
+}
+
+/// `dst.copy_from_slice(src)` for runs of at most 16 bytes: one arm per
+/// length, each a copy of constant length the compiler does inline.
+#[inline(always)]
+fn copy_upto16(dst: &mut [i8], src: &[i8]) {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match src.len() {
+                $($n => dst[..$n].copy_from_slice(&src[..$n]),)*
+                _ => dst.copy_from_slice(src),
+            }
+        };
+    }
+    by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
 }
 
 /// `dst.copy_from_slice(src)` for the short runs of a patch gather, by
