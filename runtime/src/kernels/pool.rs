@@ -16,8 +16,9 @@ pub struct Pool {
     pub win: Window,
 }
 
-/// Visits every output position and channel with the clipped window's row
-/// and column ranges; shared by all pooling kernels.
+/// Visits every output pixel with its output offset, its batch's input
+/// offset and the clipped window's input rows and columns; shared by all
+/// pooling kernels.
 #[inline(always)]
 fn for_each_window<
     const N: usize,
@@ -39,14 +40,57 @@ fn for_each_window<
                 let x0 = (ox * p.win.stride_w) as isize - p.win.pad_left as isize;
                 let xs = Window::taps(x0, 1, IW, p.filter_w);
                 let xs = (x0 + xs.start as isize) as usize..(x0 + xs.end as isize) as usize;
-                let out_base = ((b * OH + oy) * OW + ox) * C;
-                let in_batch = b * IH * IW * C;
-                for c in 0..C {
-                    f(out_base + c, in_batch + c, ys.clone(), xs.clone());
-                }
+                f(((b * OH + oy) * OW + ox) * C, b * IH * IW * C, ys.clone(), xs);
             }
         }
     }
+}
+
+/// Channels reduced together: each window pixel's run of them is read
+/// contiguously into a stack row of accumulators.
+const CHUNK: usize = 32;
+
+/// Every output pixel's window reduced channel-wise: `acc[c] =
+/// step(acc[c], x)` over the window's pixels in row-major order (TFLite's
+/// order, per channel), starting from `init`, then `finish(acc[c],
+/// taps)` written out. Outputs are written after their window is read.
+#[inline(always)]
+fn pool_channels<
+    T: Copy,
+    A: Copy,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    IO: Io<T>,
+>(
+    mut io: IO,
+    p: &Pool,
+    init: A,
+    step: impl Fn(A, T) -> A,
+    finish: impl Fn(A, usize) -> T,
+) {
+    for_each_window::<N, IH, IW, C, OH, OW>(p, |out_base, in_batch, ys, xs| {
+        let taps = ys.len() * xs.len();
+        for c0 in (0..C).step_by(CHUNK) {
+            let n = (C - c0).min(CHUNK);
+            let mut acc = [init; CHUNK];
+            let acc = &mut acc[..n];
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    let row = io.run(in_batch + (y * IW + x) * C + c0, n);
+                    for (a, &v) in acc.iter_mut().zip(row) {
+                        *a = step(*a, v);
+                    }
+                }
+            }
+            for (k, &a) in acc.iter().enumerate() {
+                io.put(out_base + c0 + k, finish(a, taps));
+            }
+        }
+    });
 }
 
 /// int8/int16 max pooling (TFLite `reference_integer_ops::MaxPool`).
@@ -61,20 +105,18 @@ pub fn max_pool_q<
     const OW: usize,
     IO: Io<T>,
 >(
-    mut io: IO,
+    io: IO,
     p: &Pool,
     act_min: i32,
     act_max: i32,
 ) {
-    for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
-        let mut max = T::MIN.widen();
-        for y in ys {
-            for x in xs.clone() {
-                max = max.max(io.get(base + (y * IW + x) * C).widen());
-            }
-        }
-        io.put(o, T::narrow(clamp_i32(max, act_min, act_max)));
-    });
+    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        T::MIN.widen(),
+        |max, v| max.max(v.widen()),
+        |max, _| T::narrow(clamp_i32(max, act_min, act_max)),
+    );
 }
 
 /// float32 max pooling (TFLite `reference_ops::MaxPool`).
@@ -88,24 +130,19 @@ pub fn max_pool_f32<
     const OW: usize,
     IO: Io<f32>,
 >(
-    mut io: IO,
+    io: IO,
     p: &Pool,
     act_min: f32,
     act_max: f32,
 ) {
-    for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
-        let mut max = f32::MIN;
-        for y in ys {
-            for x in xs.clone() {
-                let v = io.get(base + (y * IW + x) * C);
-                // std::max(max, v): keeps `max` unless it compares less.
-                if max < v {
-                    max = v;
-                }
-            }
-        }
-        io.put(o, clamp_f32(max, act_min, act_max));
-    });
+    // std::max(max, v): keeps `max` unless it compares less.
+    pool_channels::<f32, f32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        f32::MIN,
+        |max, v| if max < v { v } else { max },
+        |max, _| clamp_f32(max, act_min, act_max),
+    );
 }
 
 /// int8/int16 average pooling with TFLite's rounding (half away from zero)
@@ -121,23 +158,23 @@ pub fn avg_pool_q<
     const OW: usize,
     IO: Io<T>,
 >(
-    mut io: IO,
+    io: IO,
     p: &Pool,
     act_min: i32,
     act_max: i32,
 ) {
-    for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
-        let count = (ys.len() * xs.len()) as i32;
-        let mut acc: i32 = 0;
-        for y in ys {
-            for x in xs.clone() {
-                acc += io.get(base + (y * IW + x) * C).widen();
-            }
-        }
-        // The compiler rejects geometries with an empty window, so count > 0.
-        let avg = if acc > 0 { (acc + count / 2) / count } else { (acc - count / 2) / count };
-        io.put(o, T::narrow(clamp_i32(avg, act_min, act_max)));
-    });
+    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        0,
+        |acc, v| acc + v.widen(),
+        |acc, taps| {
+            // The compiler rejects geometries with an empty window, so taps > 0.
+            let count = taps as i32;
+            let avg = if acc > 0 { (acc + count / 2) / count } else { (acc - count / 2) / count };
+            T::narrow(clamp_i32(avg, act_min, act_max))
+        },
+    );
 }
 
 /// float32 average pooling (TFLite `reference_ops::AveragePool`).
@@ -151,19 +188,16 @@ pub fn avg_pool_f32<
     const OW: usize,
     IO: Io<f32>,
 >(
-    mut io: IO,
+    io: IO,
     p: &Pool,
     act_min: f32,
     act_max: f32,
 ) {
-    for_each_window::<N, IH, IW, C, OH, OW>(p, |o, base, ys, xs| {
-        let count = (ys.len() * xs.len()) as f32;
-        let mut total = 0.0f32;
-        for y in ys {
-            for x in xs.clone() {
-                total += io.get(base + (y * IW + x) * C);
-            }
-        }
-        io.put(o, clamp_f32(total / count, act_min, act_max));
-    });
+    pool_channels::<f32, f32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        0.0,
+        |total, v| total + v,
+        |total, taps| clamp_f32(total / taps as f32, act_min, act_max),
+    );
 }
