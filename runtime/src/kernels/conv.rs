@@ -238,6 +238,41 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
     }
 }
 
+/// Assembly: the 8 sums in `s24`-`s31` plus the 8 weights in `s16`-`s23`
+/// times the input in `$x` (`VMLA.F32`, rounding like a separate multiply
+/// and add).
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+macro_rules! vmla8 {
+    ($x:literal) => {
+        concat!(
+            "vmla.f32 s24, s16, ",
+            $x,
+            "\n",
+            "vmla.f32 s25, s17, ",
+            $x,
+            "\n",
+            "vmla.f32 s26, s18, ",
+            $x,
+            "\n",
+            "vmla.f32 s27, s19, ",
+            $x,
+            "\n",
+            "vmla.f32 s28, s20, ",
+            $x,
+            "\n",
+            "vmla.f32 s29, s21, ",
+            $x,
+            "\n",
+            "vmla.f32 s30, s22, ",
+            $x,
+            "\n",
+            "vmla.f32 s31, s23, ",
+            $x,
+            "\n"
+        )
+    };
+}
+
 /// `sums[l] += x[i] * w[8 i + l]` for every input `i` in order. On
 /// hard-float Arm cores: per input one `VLDM` of its 8 weights and eight
 /// `VMLA.F32` (multiply, round, add, round: the bits of a separate
@@ -268,14 +303,7 @@ pub fn mac_lanes8(x: &[f32], w: &[f32], sums: &mut [f32; 8]) {
             "2:",
             "vldmia {x}!, {{s15}}",
             "vldmia {w}!, {{s16-s23}}",
-            "vmla.f32 s24, s16, s15",
-            "vmla.f32 s25, s17, s15",
-            "vmla.f32 s26, s18, s15",
-            "vmla.f32 s27, s19, s15",
-            "vmla.f32 s28, s20, s15",
-            "vmla.f32 s29, s21, s15",
-            "vmla.f32 s30, s22, s15",
-            "vmla.f32 s31, s23, s15",
+            vmla8!("s15"),
             "subs {n}, {n}, #1",
             "bne 2b",
             "vstmia {s}, {{s24-s31}}",
@@ -311,7 +339,7 @@ fn mac_window8<const KH: usize, const KW: usize, const IC: usize>(
     // The innermost loop, over input channels: two per pass when their
     // number is even.
     macro_rules! window_loop {
-        ($($inner:literal),*) => {
+        ($($inner:tt)*) => {
             // SAFETY: reads inside `window` (checked above) and `w`
             // (sliced), and the 8 floats of `sums`; all 4-aligned. The FP
             // registers used are saved and restored.
@@ -327,7 +355,7 @@ fn mac_window8<const KH: usize, const KW: usize, const IC: usize>(
                     "mov {r}, {q}",
                     "movw {ic}, #{icn}",
                     "3:",
-                    $($inner,)*
+                    $($inner)*,
                     "bne 3b",
                     "add {q}, {q}, {tap}",
                     "subs {kx}, {kx}, #1",
@@ -358,39 +386,13 @@ fn mac_window8<const KH: usize, const KW: usize, const IC: usize>(
         window_loop!(
             "vldmia {r}!, {{s14-s15}}",
             "vldmia {w}!, {{s16-s23}}",
-            "vmla.f32 s24, s16, s14",
-            "vmla.f32 s25, s17, s14",
-            "vmla.f32 s26, s18, s14",
-            "vmla.f32 s27, s19, s14",
-            "vmla.f32 s28, s20, s14",
-            "vmla.f32 s29, s21, s14",
-            "vmla.f32 s30, s22, s14",
-            "vmla.f32 s31, s23, s14",
+            vmla8!("s14"),
             "vldmia {w}!, {{s16-s23}}",
-            "vmla.f32 s24, s16, s15",
-            "vmla.f32 s25, s17, s15",
-            "vmla.f32 s26, s18, s15",
-            "vmla.f32 s27, s19, s15",
-            "vmla.f32 s28, s20, s15",
-            "vmla.f32 s29, s21, s15",
-            "vmla.f32 s30, s22, s15",
-            "vmla.f32 s31, s23, s15",
+            vmla8!("s15"),
             "subs {ic}, {ic}, #1"
         );
     } else {
-        window_loop!(
-            "vldmia {r}!, {{s15}}",
-            "vldmia {w}!, {{s16-s23}}",
-            "vmla.f32 s24, s16, s15",
-            "vmla.f32 s25, s17, s15",
-            "vmla.f32 s26, s18, s15",
-            "vmla.f32 s27, s19, s15",
-            "vmla.f32 s28, s20, s15",
-            "vmla.f32 s29, s21, s15",
-            "vmla.f32 s30, s22, s15",
-            "vmla.f32 s31, s23, s15",
-            "subs {ic}, {ic}, #1"
-        );
+        window_loop!("vldmia {r}!, {{s15}}", "vldmia {w}!, {{s16-s23}}", vmla8!("s15"), "subs {ic}, {ic}, #1");
     }
 }
 

@@ -363,6 +363,45 @@ fn widen<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32; WIDE_DEPTH / 2]
     unsafe { core::slice::from_raw_parts(q, 2 * groups) }
 }
 
+/// Assembly loop over `groups` groups of 4 inputs against a block of 4
+/// rows, `$quad` one group (an odd group first, then two per pass):
+/// returns the 4 sums added to `$acc`. Unsafe: the caller vouches for the
+/// reads (`$quad` reads from `$x` and `$w` and advances them).
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! quads {
+    ($quad:ident, $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
+        let [mut a0, mut a1, mut a2, mut a3]: [i32; 4] = $acc;
+        core::arch::asm!(
+            "tst {n}, #1",
+            "beq 3f",
+            $quad!(),
+            "3:",
+            "lsrs {n}, {n}, #1",
+            "beq 4f",
+            "2:",
+            $quad!(),
+            $quad!(),
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            "4:",
+            p = inout(reg) $x => _,
+            w = inout(reg) $w => _,
+            n = inout(reg) $groups => _,
+            a0 = inout(reg) a0,
+            a1 = inout(reg) a1,
+            a2 = inout(reg) a2,
+            a3 = inout(reg) a3,
+            x02 = out(reg) _,
+            x13 = out(reg) _,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            t = out(reg) _,
+            options(nostack, readonly),
+        );
+        [a0, a1, a2, a3]
+    }};
+}
+
 /// Assembly: one group of 4 pre-widened input values against a block of
 /// 4 rows.
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
@@ -389,39 +428,9 @@ fn dot_quads_wide(wide: &[u32], block: &[i8], acc: [i32; 4]) -> [i32; 4] {
     let groups = wide.len() / 2;
     assert!(groups > 0 && block.len() >= 16 * groups);
     debug_assert!(block.as_ptr() as usize % 4 == 0);
-    let [mut a0, mut a1, mut a2, mut a3] = acc;
     // SAFETY: reads `2 * groups` words of `wide` and `4 * groups` words of
     // `block` (lengths checked above), LDRD on 4-aligned addresses.
-    unsafe {
-        core::arch::asm!(
-            "tst {n}, #1",
-            "beq 3f",
-            quad_wide!(),
-            "3:",
-            "lsrs {n}, {n}, #1",
-            "beq 4f",
-            "2:",
-            quad_wide!(),
-            quad_wide!(),
-            "subs {n}, {n}, #1",
-            "bne 2b",
-            "4:",
-            p = inout(reg) wide.as_ptr() => _,
-            w = inout(reg) block.as_ptr() => _,
-            n = inout(reg) groups => _,
-            a0 = inout(reg) a0,
-            a1 = inout(reg) a1,
-            a2 = inout(reg) a2,
-            a3 = inout(reg) a3,
-            x02 = out(reg) _,
-            x13 = out(reg) _,
-            wa = out(reg) _,
-            wb = out(reg) _,
-            t = out(reg) _,
-            options(nostack, readonly),
-        );
-    }
-    [a0, a1, a2, a3]
+    unsafe { quads!(quad_wide, wide.as_ptr(), block.as_ptr(), groups, acc) }
 }
 
 /// Whole groups of 4 (DSP assembly, one loop per block height).
@@ -438,40 +447,10 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
     let mut out = acc;
     match R {
         4 => {
-            let [mut a0, mut a1, mut a2, mut a3] = [acc[0], acc[1], acc[2], acc[3]];
             // SAFETY: reads only inside `x` and `block` (lengths checked
             // above), LDRD on 4-aligned addresses; registers otherwise.
-            unsafe {
-                core::arch::asm!(
-                    // An odd group first, then two groups per loop pass.
-                    "tst {n}, #1",
-                    "beq 3f",
-                    quad!(),
-                    "3:",
-                    "lsrs {n}, {n}, #1",
-                    "beq 4f",
-                    "2:",
-                    quad!(),
-                    quad!(),
-                    "subs {n}, {n}, #1",
-                    "bne 2b",
-                    "4:",
-                    p = inout(reg) x.as_ptr() => _,
-                    w = inout(reg) block.as_ptr() => _,
-                    n = inout(reg) groups => _,
-                    a0 = inout(reg) a0,
-                    a1 = inout(reg) a1,
-                    a2 = inout(reg) a2,
-                    a3 = inout(reg) a3,
-                    x02 = out(reg) _,
-                    x13 = out(reg) _,
-                    wa = out(reg) _,
-                    wb = out(reg) _,
-                    t = out(reg) _,
-                    options(nostack, readonly),
-                );
-            }
-            out[..4].copy_from_slice(&[a0, a1, a2, a3]);
+            let sums = unsafe { quads!(quad, x.as_ptr(), block.as_ptr(), groups, [acc[0], acc[1], acc[2], acc[3]]) };
+            out[..4].copy_from_slice(&sums);
         }
         2 => {
             let [mut a0, mut a1] = [acc[0], acc[1]];
