@@ -458,3 +458,83 @@ fn fast_rescale_equals_multiply_by_quantized_multiplier() {
         }
     }
 }
+
+/// The fast depthwise kernel (packed 16-bit weights, input offset folded
+/// into the bias over every tap, a zero-point row for taps outside)
+/// gives the direct kernel's bytes: padding, stride, dilation, a channel
+/// count that is not a multiple of 4, both rescale forms.
+#[test]
+fn depthwise_m1_matches_direct() {
+    use tinyaot::kernels::depthwise::depthwise_m1_s8;
+    use tinyaot::kernels::pack::pack_depthwise;
+    const C: usize = 6;
+    let input: Vec<i8> = (0..5 * 4 * C).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
+    let filter: Vec<i8> = (0..9 * C).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
+    let bias: Vec<i32> = (0..C as i32).map(|c| c * 300 - 700).collect();
+    let mult: Vec<i32> = (0..C as i32).map(|c| 1_100_000_000 + c * 37_000_000).collect();
+    let shift: Vec<i32> = (0..C as i32).map(|c| -7 - c % 3).collect();
+    let q =
+        Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -100, act_max: 127 };
+    let folded: Vec<i32> =
+        (0..C).map(|c| bias[c] + q.input_offset * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
+    let packed: Vec<u32> = pack_depthwise(&filter, 9, C).collect();
+    let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
+    let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
+    for scales in [Scales::Any(&any), Scales::Down(&down)] {
+        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min: -100, act_max: 127 };
+        // SAME padding, stride 1.
+        let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+        let (mut want, mut got) = ([0i8; 5 * 4 * C], [0i8; 5 * 4 * C]);
+        depthwise_s8::<1, 5, 4, C, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+        assert_eq!(got, want);
+        // Stride 2 and dilation 2 with padding.
+        let win = Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT };
+        let (mut want, mut got) = ([0i8; 3 * 3 * C], [0i8; 3 * 3 * C]);
+        depthwise_s8::<1, 5, 4, C, 3, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+        assert_eq!(got, want);
+    }
+}
+
+/// The float kernels' fast paths keep TFLite's summation order to the
+/// bit: the transposed-filter convolution against the reference one, and
+/// the multiplier-1 depthwise against a grouped convolution (one input
+/// channel per group, the same order of taps).
+#[test]
+fn float_fast_paths_match_reference_order() {
+    use tinyaot::kernels::conv::conv2d_f32_oc;
+    use tinyaot::kernels::depthwise::depthwise_f32;
+    use tinyaot::kernels::pack::pack_f32_oc;
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    const IC: usize = 5;
+    const OC: usize = 11;
+    let input: Vec<f32> = (0..5 * 4 * IC).map(|i| (i as f32 * 0.731).sin()).collect();
+    let filter: Vec<f32> = (0..OC * 9 * IC).map(|i| (i as f32 * 1.37).cos() / 7.0).collect();
+    let bias: Vec<f32> = (0..OC).map(|o| o as f32 * 0.01 - 0.05).collect();
+    let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+    let (mut want, mut got) = (vec![0.0f32; 5 * 4 * OC], vec![0.0f32; 5 * 4 * OC]);
+    conv2d_f32::<1, 5, 4, IC, 5, 4, OC, 3, 3, IC, _>(sep(&input, &mut want), &filter, Some(&bias), &win, -1.0, 1.0);
+    let packed: Vec<f32> = pack_f32_oc(&filter, OC, 9, IC).collect();
+    conv2d_f32_oc::<1, 5, 4, IC, 5, 4, OC, 3, 3, _>(sep(&input, &mut got), &packed, Some(&bias), &win, -1.0, 1.0);
+    assert_eq!(bits(&got), bits(&want));
+
+    // Depthwise, 10 channels (one block of 8 and a partial one).
+    const C: usize = 10;
+    let input: Vec<f32> = (0..5 * 4 * C).map(|i| (i as f32 * 0.417).sin()).collect();
+    let dw: Vec<f32> = (0..9 * C).map(|i| (i as f32 * 0.93).cos()).collect(); // [1, 3, 3, C]
+    let grouped: Vec<f32> = (0..C * 9).map(|i| dw[(i % 9) * C + i / 9]).collect(); // [C, 3, 3, 1]
+    let bias: Vec<f32> = (0..C).map(|c| c as f32 * 0.1).collect();
+    let win = Window { pad_top: 1, pad_left: 0, stride_w: 2, ..UNIT };
+    let (mut want, mut got) = (vec![0.0f32; 5 * 2 * C], vec![0.0f32; 5 * 2 * C]);
+    conv2d_f32::<1, 5, 4, C, 5, 2, C, 3, 3, 1, _>(
+        sep(&input, &mut want),
+        &grouped,
+        Some(&bias),
+        &win,
+        f32::MIN,
+        f32::MAX,
+    );
+    depthwise_f32::<1, 5, 4, C, 5, 2, 1, 3, 3, _>(sep(&input, &mut got), &dw, Some(&bias), &win, f32::MIN, f32::MAX);
+    assert_eq!(bits(&got), bits(&want));
+}
