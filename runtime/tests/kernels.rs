@@ -281,13 +281,40 @@ fn im2col_matches_direct_conv() {
     let mut patch = [0i8; 28];
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     let r = Rescale { input_offset: 37, output_offset: -5, scales: Scales::Any(&scales), act_min: -128, act_max: 127 };
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
+        sep(&input, &mut got),
+        &packed[..],
+        &folded,
+        &win,
+        &r,
+        &mut patch,
+    );
     assert_eq!(got, want);
     // The short form of the same scales (both multipliers below 1/2).
     let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
     let r = Rescale { scales: Scales::Down(&down), ..r };
     let mut got = [0i8; 3 * 4 * 2];
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(sep(&input, &mut got), &packed, &folded, &win, &r, &mut patch);
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
+        sep(&input, &mut got),
+        &packed[..],
+        &folded,
+        &win,
+        &r,
+        &mut patch,
+    );
+    assert_eq!(got, want);
+    // Weights widened at compile time (the small-layer layout).
+    let mut wide = [0u32; 2 * 14];
+    tinyaot::kernels::pack::pack_rows_wide(&filter, 2, 27, &mut wide);
+    let mut got = [0i8; 3 * 4 * 2];
+    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
+        sep(&input, &mut got),
+        &wide[..],
+        &folded,
+        &win,
+        &r,
+        &mut patch,
+    );
     assert_eq!(got, want);
 }
 
@@ -381,8 +408,8 @@ fn softmax_s16_of_equal_logits_is_uniform() {
 
 #[test]
 fn packed_dots_match_plain_dots_for_every_block_shape() {
-    use tinyaot::kernels::dot::dots;
-    use tinyaot::kernels::pack::{pack_rows, packed_len};
+    use tinyaot::kernels::PackedRows;
+    use tinyaot::kernels::pack::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
     // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
     // partial last group of 4.
     for channels in 1..=7usize {
@@ -392,19 +419,30 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 1000 - 2500).collect();
             let mut packed = vec![0i8; packed_len(channels, depth)];
             pack_rows(&w, channels, depth, &mut packed);
-            let mut got = vec![0; channels];
-            match depth {
-                1 => dots::<1>(&x, &packed, &bias, &mut got),
-                3 => dots::<3>(&x, &packed, &bias, &mut got),
-                4 => dots::<4>(&x, &packed, &bias, &mut got),
-                9 => dots::<9>(&x, &packed, &bias, &mut got),
-                16 => dots::<16>(&x, &packed, &bias, &mut got),
-                _ => dots::<27>(&x, &packed, &bias, &mut got),
-            }
+            let mut wide = vec![0u32; packed_wide_len(channels, depth)];
+            pack_rows_wide(&w, channels, depth, &mut wide);
             let want: Vec<i32> = (0..channels)
                 .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
                 .collect();
-            assert_eq!(got, want, "{channels} channels, depth {depth}");
+            for layout in 0..2 {
+                let mut got = vec![0; channels];
+                fn run<P: PackedRows>(p: P, depth: usize, x: &[i8], bias: &[i32], got: &mut [i32]) {
+                    match depth {
+                        1 => p.dots::<1>(x, 0, bias, got),
+                        3 => p.dots::<3>(x, 0, bias, got),
+                        4 => p.dots::<4>(x, 0, bias, got),
+                        9 => p.dots::<9>(x, 0, bias, got),
+                        16 => p.dots::<16>(x, 0, bias, got),
+                        _ => p.dots::<27>(x, 0, bias, got),
+                    }
+                }
+                if layout == 0 {
+                    run(&packed[..], depth, &x, &bias, &mut got);
+                } else {
+                    run(&wide[..], depth, &x, &bias, &mut got);
+                }
+                assert_eq!(got, want, "{channels} channels, depth {depth}, layout {layout}");
+            }
         }
     }
 }

@@ -3,15 +3,14 @@
 //! grouped filters.
 
 use super::{
-    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, folded_bias, positive,
-    window_slack,
+    Activation, Arith, InPlace, OpCx, Operator, PackedRows, Padding, Requant, Variant, conv_arith, folded_bias,
+    positive, window_slack,
 };
 
 /// Index of the im2col variant in `variants()`.
 const IM2COL: usize = 1;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::pack::{pack_rows, packed_len};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -176,18 +175,15 @@ impl Operator for Conv2d {
                 let (Some(folded), Some(weights)) = (self.folded_bias.as_ref(), self.weights.as_ref()) else {
                     return Err(Error::model("internal error: im2col without a folded bias"));
                 };
-                // Blocks of rows for the blocked dot products (`pack::pack_rows`).
+                // Blocks of rows for the blocked dot products.
                 let depth = kh * kw * ic;
-                let mut packed = vec![0i8; packed_len(oc, depth)];
-                pack_rows(weights, oc, depth, &mut packed);
-                let packed: Vec<u8> = packed.iter().map(|&b| b as u8).collect();
-                let packed = cx.bytes(&packed);
+                let packed = PackedRows::new(weights, oc, depth).emit(cx);
                 let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
                 let d4 = crate::pack::depth4(depth);
                 quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
-                    #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);)
+                    #io, #packed, #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {
                 let q = q.emit(cx);

@@ -4,11 +4,12 @@
 
 use super::conv_2d::Geometry;
 use super::{
-    Activation, Arith, InPlace, OpCx, Operator, Padding, Requant, Variant, conv_arith, positive, window_slack,
+    Activation, Arith, InPlace, OpCx, Operator, PackedRows, Padding, Requant, Variant, conv_arith, positive,
+    window_slack,
 };
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::pack::{pack_depthwise, pack_rows, packed_len};
+use crate::pack::pack_depthwise;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -110,10 +111,7 @@ impl Operator for DepthwiseConv2d {
                 let taps = kh * kw;
                 let rows: Vec<i8> =
                     (0..oc).flat_map(|c| (0..taps).map(move |t| (t, c))).map(|(t, c)| weights[t * oc + c]).collect();
-                let mut packed = vec![0i8; packed_len(oc, taps)];
-                pack_rows(&rows, oc, taps, &mut packed);
-                let packed: Vec<u8> = packed.iter().map(|&b| b as u8).collect();
-                let packed = cx.bytes(&packed);
+                let packed = PackedRows::new(&rows, oc, taps).emit(cx);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
                 let q = q.emit_rescale(cx)?;
@@ -121,7 +119,7 @@ impl Operator for DepthwiseConv2d {
                 let d4 = crate::pack::depth4(taps);
                 return Ok(
                     quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, _>(
-                    #io, #packed.cast::<i8>(), #folded, #win, #q, #patch);),
+                    #io, #packed, #folded, #win, #q, #patch);),
                 );
             }
             if m == 1 {

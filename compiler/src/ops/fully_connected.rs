@@ -2,11 +2,10 @@
 //! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
 //! flattened to rows of the weights' depth, as TFLite does.
 
-use super::{Activation, Arith, OpCx, Operator, Requant, Wide, check_bias, folded_bias};
+use super::{Activation, Arith, OpCx, Operator, PackedRows, Requant, Wide, check_bias, folded_bias};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
-use crate::pack::{pack_rows, packed_len};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -26,9 +25,9 @@ struct FullyConnected {
     /// folded into the bias.
     folded_bias: Option<Vec<i32>>,
     /// With `folded_bias`: the weights repacked for the blocked dot
-    /// products (`pack::pack_rows`); float32 with constant weights: 8 rows
-    /// at a time transposed (`pack::pack_f32_rows8`).
-    packed: Option<Vec<u8>>,
+    /// products; float32 with constant weights: 8 rows at a time
+    /// transposed (`pack::pack_f32_rows8`, in `bytes`).
+    packed: Option<PackedRows>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -113,13 +112,12 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let packed = match (&arith, weights.data) {
         (Arith::Int8(_), Some(w)) if folded_bias.is_some() => {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
-            let mut packed = vec![0i8; packed_len(units, depth)];
-            pack_rows(&w, units, depth, &mut packed);
-            Some(packed.iter().map(|&b| b as u8).collect())
+            Some(PackedRows::new(&w, units, depth))
         }
         (Arith::Float(..), Some(w)) => {
             let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            Some(crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())
+            let bytes = crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect();
+            Some(PackedRows { bytes, wide: false })
         }
         _ => None,
     };
@@ -146,13 +144,13 @@ impl Operator for FullyConnected {
             // The folded kernel carries the bias inside its own table and
             // reads the repacked weights only.
             let folded = cx.i32s(folded);
-            let packed = cx.bytes(packed);
+            let packed = packed.emit(cx);
             let q = q.emit_rescale(cx)?;
             return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
-                #input, #packed.cast::<i8>(), #folded, #q, #output);));
+                #input, #packed, #folded, #q, #output);));
         }
         if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed) {
-            let packed = cx.bytes(packed);
+            let packed = cx.bytes(&packed.bytes);
             let bias = cx.read_opt(self.bias)?;
             let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
             return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_f32_rows8::<#b, #d, #o>(

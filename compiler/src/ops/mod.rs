@@ -561,6 +561,45 @@ pub fn conv_arith(
     }
 }
 
+/// Largest layer (int8 weight bytes) whose rows the compiler widens at
+/// compile time (`pack::pack_rows_wide`): twice the flash, about a third
+/// fewer instructions in the dot products on DSP cores. Small layers are
+/// the ones whose per-pixel work is least amortized.
+pub const WIDE_ROWS_MAX_BYTES: usize = 1024;
+
+/// int8 weight rows packed for the kernels' blocked dot products
+/// (`kernels::PackedRows`): widened words for small layers, bytes
+/// otherwise.
+#[derive(Clone, Debug)]
+pub struct PackedRows {
+    /// The packed data, little-endian words when `wide`.
+    pub bytes: Vec<u8>,
+    /// `pack::pack_rows_wide` (else `pack::pack_rows`).
+    pub wide: bool,
+}
+
+impl PackedRows {
+    /// `channels` rows of `depth` values (`rows[c * depth + k]`).
+    pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
+        use crate::pack::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
+        if packed_len(channels, depth) <= WIDE_ROWS_MAX_BYTES {
+            let mut words = vec![0u32; packed_wide_len(channels, depth)];
+            pack_rows_wide(rows, channels, depth, &mut words);
+            PackedRows { bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(), wide: true }
+        } else {
+            let mut packed = vec![0i8; packed_len(channels, depth)];
+            pack_rows(rows, channels, depth, &mut packed);
+            PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), wide: false }
+        }
+    }
+
+    /// The flash constant as the slice the kernels take.
+    pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        let id = cx.bytes(&self.bytes);
+        if self.wide { quote::quote!(#id.cast::<u32>()) } else { quote::quote!(#id.cast::<i8>()) }
+    }
+}
+
 /// The int8 requantization constants of a conv-like op (runtime `Requant`).
 #[derive(Clone, Debug)]
 pub struct Requant {

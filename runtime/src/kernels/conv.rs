@@ -473,14 +473,13 @@ pub fn conv2d_im2col_s8<
     IO: Io<i8>,
 >(
     mut io: IO,
-    packed: &[i8],
+    packed: impl super::PackedRows,
     bias: &[i32],
     win: &Window,
     q: &Rescale<'_>,
     patch: &mut [i8],
 ) {
     let depth = KH * KW * IC;
-    let packed = &packed[..super::pack::packed_len(OC, depth)];
     let bias = &bias[..OC];
     let pad = (-q.input_offset) as i8;
     // The compiler passes the padded depth as a constant (one shared dot
@@ -543,11 +542,10 @@ pub fn conv2d_im2col_s8<
         for c0 in (0..OC).step_by(super::dot::CHUNK) {
             let n = (OC - c0).min(super::dot::CHUNK);
             let acc = &mut acc[..n];
-            let rows = &packed[c0 * d4..(c0 + n) * d4];
             if pointwise {
-                super::dot::dots::<IC>(io.run(pixel, IC), rows, &bias[c0..c0 + n], acc);
+                packed.dots::<IC>(io.run(pixel, IC), c0, &bias[c0..c0 + n], acc);
             } else {
-                super::dot::dots::<D4>(patch, rows, &bias[c0..c0 + n], acc);
+                packed.dots::<D4>(patch, c0, &bias[c0..c0 + n], acc);
             }
             super::dot::requantize(acc, q, c0, io.out_run(out_base + c0, n));
         }

@@ -10,7 +10,7 @@
 //! integer sums do not depend on the order, so all give TFLite's bits.
 
 use super::pack::depth4;
-use super::{Rescale, Scales, clamp_i32, rescale, rescale_down};
+use super::{PackedRows, Rescale, Scales, clamp_i32, rescale, rescale_down};
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
 /// of 4 so the packed blocks split evenly).
@@ -20,14 +20,19 @@ pub const CHUNK: usize = 64;
 /// products a chunk of channels at a time into a stack buffer, then one
 /// tight requantization loop over it.
 #[inline(always)]
-pub fn rescaled_dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], q: &Rescale<'_>, out: &mut [i8]) {
-    let d4 = depth4(DEPTH);
+pub fn rescaled_dots<const DEPTH: usize>(
+    x: &[i8],
+    packed: impl PackedRows,
+    bias: &[i32],
+    q: &Rescale<'_>,
+    out: &mut [i8],
+) {
     let mut acc = [0i32; CHUNK];
     for (k, out) in out.chunks_mut(CHUNK).enumerate() {
         let c0 = k * CHUNK;
         let n = out.len();
         let acc = &mut acc[..n];
-        dots::<DEPTH>(x, &packed[c0 * d4..(c0 + n) * d4], &bias[c0..c0 + n], acc);
+        packed.dots::<DEPTH>(x, c0, &bias[c0..c0 + n], acc);
         requantize(acc, q, c0, out);
     }
 }

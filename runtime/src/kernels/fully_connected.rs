@@ -43,13 +43,12 @@ pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
 #[inline(never)]
 pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>(
     input: &[i8],
-    packed: &[i8],
+    packed: impl super::PackedRows,
     bias: &[i32],
     q: &Rescale<'_>,
     output: &mut [i8],
 ) {
     let input = &input[..B * D];
-    let packed = &packed[..super::pack::packed_len(O, D)];
     let output = &mut output[..B * O];
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
         super::dot::rescaled_dots::<D>(row, packed, bias, q, out);

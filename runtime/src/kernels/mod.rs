@@ -10,6 +10,7 @@ pub mod binary;
 pub mod conv;
 pub mod depthwise;
 pub mod dot;
+pub mod dot_wide;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod int16;
@@ -134,6 +135,7 @@ impl Requant<'_> {
 }
 
 pub use crate::fixedpoint::{DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, scale_of};
+pub use dot_wide::PackedRows;
 
 /// Per-channel rescaling constants in one of two precomputed forms, chosen
 /// by the compiler per op.

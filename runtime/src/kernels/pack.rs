@@ -19,28 +19,34 @@ pub const fn packed_len(channels: usize, depth: usize) -> usize {
 /// so the inner loop reads the weights of all its channels with one
 /// sequential pointer. `out` holds [`packed_len`] bytes.
 pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
-    let d4 = depth4(depth);
     let value = |c: usize, k: usize| if k < depth { filter[c * depth + k] } else { 0 };
-    let mut c = 0;
-    let mut off = 0;
-    while c < channels {
-        let block = if channels - c >= 4 {
-            4
-        } else if channels - c >= 2 {
-            2
-        } else {
-            1
-        };
-        for g in 0..d4 / 4 {
+    for (c, block, off) in row_blocks(channels, depth4(depth)) {
+        for g in 0..depth4(depth) / 4 {
             for r in 0..block {
                 for j in 0..4 {
                     out[off + (g * block + r) * 4 + j] = value(c + r, 4 * g + j);
                 }
             }
         }
-        off += block * d4;
-        c += block;
     }
+}
+
+/// The row blocks of the packed layouts: `(first row, rows, offset of
+/// the block in values)`, 4 rows at a time, then 2, then 1, each row
+/// `d4` values long.
+fn row_blocks(channels: usize, d4: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+    let mut c = 0;
+    core::iter::from_fn(move || {
+        let block = match channels - c {
+            0 => return None,
+            1 => 1,
+            2 | 3 => 2,
+            _ => 4,
+        };
+        let item = (c, block, c * d4);
+        c += block;
+        Some(item)
+    })
 }
 
 /// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1) repacked for
@@ -102,4 +108,29 @@ pub fn pack_f32_rows8(w: &[f32], rows: usize, depth: usize) -> impl Iterator<Ite
     let transposed = (0..blocks)
         .flat_map(move |blk| (0..depth).flat_map(move |d| (0..8).map(move |l| w[(8 * blk + l) * depth + d])));
     transposed.chain(w[8 * blocks * depth..rows * depth].iter().copied())
+}
+
+/// Words of [`pack_rows_wide`] for `channels` rows of `depth` values.
+pub const fn packed_wide_len(channels: usize, depth: usize) -> usize {
+    channels * depth4(depth) / 2
+}
+
+/// The layout of [`pack_rows`] (blocks of 4, 2, 1 rows; per group of 4
+/// values the block's rows in turn) with every row's group widened at
+/// compile time to two words of 16-bit pairs, values (0, 2) and (1, 3):
+/// what `SXTB16` would make of the packed bytes, so the inner loop only
+/// loads them (`kernels::dot::dots_wide`). Twice the flash of
+/// [`pack_rows`]; the compiler uses it for small layers. `out` holds
+/// [`packed_wide_len`] words.
+pub fn pack_rows_wide(filter: &[i8], channels: usize, depth: usize, out: &mut [u32]) {
+    let value = |c: usize, k: usize| if k < depth { filter[c * depth + k] as i16 as u16 as u32 } else { 0 };
+    for (c, block, off) in row_blocks(channels, depth4(depth)) {
+        for g in 0..depth4(depth) / 4 {
+            for r in 0..block {
+                let at = off / 2 + (g * block + r) * 2;
+                out[at] = value(c + r, 4 * g) | (value(c + r, 4 * g + 2) << 16);
+                out[at + 1] = value(c + r, 4 * g + 1) | (value(c + r, 4 * g + 3) << 16);
+            }
+        }
+    }
 }
