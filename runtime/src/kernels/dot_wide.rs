@@ -83,7 +83,32 @@ fn groups<const R: usize>(x: &[i8], block: &[u32], acc: [i32; R]) -> [i32; R] {
     groups_scalar(x, block, acc)
 }
 
+/// Whole groups in plain Rust, the halves read with one halfword load
+/// each: on a little-endian target a u32 slice is its 16-bit halves, low
+/// half first.
+#[cfg(target_endian = "little")]
 #[cfg_attr(all(target_arch = "arm", target_feature = "dsp"), allow(dead_code))]
+#[inline(always)]
+fn groups_scalar<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> [i32; R] {
+    // SAFETY: a u32 slice is 4-aligned and holds exactly twice as many
+    // i16, any bit pattern of which is valid; the borrow is kept.
+    let halves = unsafe { core::slice::from_raw_parts(block.as_ptr().cast::<i16>(), 2 * block.len()) };
+    for (xg, wg) in x.chunks_exact(4).zip(halves.chunks_exact(4 * R)) {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let w = &wg[4 * r..4 * r + 4];
+            let s = xg[0] as i32 * w[0] as i32
+                + xg[2] as i32 * w[1] as i32
+                + xg[1] as i32 * w[2] as i32
+                + xg[3] as i32 * w[3] as i32;
+            *a = a.wrapping_add(s);
+        }
+    }
+    acc
+}
+
+/// Whole groups in plain Rust on a big-endian target: the halves by
+/// shifts.
+#[cfg(not(target_endian = "little"))]
 #[inline(always)]
 fn groups_scalar<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> [i32; R] {
     let half = |w: u32, h: u32| (w >> (16 * h)) as u16 as i16 as i32;
