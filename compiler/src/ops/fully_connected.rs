@@ -117,7 +117,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (Arith::Float(..), Some(w)) => {
             let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             let bytes = crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect();
-            Some(PackedRows { bytes, wide: false })
+            Some(PackedRows { bytes, wide: None })
         }
         _ => None,
     };

@@ -568,35 +568,49 @@ pub fn conv_arith(
 pub const WIDE_ROWS_MAX_BYTES: usize = 1024;
 
 /// int8 weight rows packed for the kernels' blocked dot products
-/// (`kernels::PackedRows`): widened words for small layers, bytes
-/// otherwise.
+/// (`kernels::PackedRows`): bytes (`pack::pack_rows`), and for small
+/// layers also widened words (`pack::pack_rows_wide`), which the
+/// generated code uses where they are faster: cores with the DSP
+/// extension and x86-64 (the other array is never referenced, so the
+/// linker drops it).
 #[derive(Clone, Debug)]
 pub struct PackedRows {
-    /// The packed data, little-endian words when `wide`.
+    /// `pack::pack_rows`.
     pub bytes: Vec<u8>,
-    /// `pack::pack_rows_wide` (else `pack::pack_rows`).
-    pub wide: bool,
+    /// `pack::pack_rows_wide` as little-endian words, for small layers.
+    pub wide: Option<Vec<u8>>,
 }
 
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
     pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
         use crate::pack::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
-        if packed_len(channels, depth) <= WIDE_ROWS_MAX_BYTES {
+        let mut packed = vec![0i8; packed_len(channels, depth)];
+        pack_rows(rows, channels, depth, &mut packed);
+        let wide = (packed.len() <= WIDE_ROWS_MAX_BYTES).then(|| {
             let mut words = vec![0u32; packed_wide_len(channels, depth)];
             pack_rows_wide(rows, channels, depth, &mut words);
-            PackedRows { bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(), wide: true }
-        } else {
-            let mut packed = vec![0i8; packed_len(channels, depth)];
-            pack_rows(rows, channels, depth, &mut packed);
-            PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), wide: false }
-        }
+            words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        });
+        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), wide }
     }
 
-    /// The flash constant as the slice the kernels take.
+    /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
-        let id = cx.bytes(&self.bytes);
-        if self.wide { quote::quote!(#id.cast::<u32>()) } else { quote::quote!(#id.cast::<i8>()) }
+        let bytes = cx.bytes(&self.bytes);
+        match &self.wide {
+            None => quote::quote!(#bytes.cast::<i8>()),
+            Some(wide) => {
+                let wide = cx.bytes(wide);
+                quote::quote!({
+                    #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+                    let rows = #wide.cast::<u32>();
+                    #[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+                    let rows = #bytes.cast::<i8>();
+                    rows
+                })
+            }
+        }
     }
 }
 

@@ -86,7 +86,19 @@ impl AddQuant {
     fn rescaled<T: Narrow>(&self, x: T, y: T) -> (i32, i32) {
         let a = (self.input1_offset + x.widen()).wrapping_mul(1 << self.left_shift);
         let b = (self.input2_offset + y.widen()).wrapping_mul(1 << self.left_shift);
-        (lt1(a, self.input1_multiplier, self.input1_shift, 0), lt1(b, self.input2_multiplier, self.input2_shift, 0))
+        (
+            self.input_lt1(a, self.input1_multiplier, self.input1_shift),
+            self.input_lt1(b, self.input2_multiplier, self.input2_shift),
+        )
+    }
+
+    /// An input's rescaling. The input with the larger scale has the
+    /// multiplier 1/2 exactly (2^30, shift 0), and its shifted value is
+    /// even when the headroom shift is positive: the doubling high
+    /// multiply is then exactly a halving (the nudge never carries).
+    #[inline(always)]
+    fn input_lt1(&self, v: i32, m: i32, shift: i32) -> i32 {
+        if m == 1 << 30 && shift == 0 && self.left_shift > 0 { v >> 1 } else { lt1(v, m, shift, 0) }
     }
 }
 
