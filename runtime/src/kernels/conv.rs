@@ -163,6 +163,22 @@ pub fn conv2d_f32_oc<
 ) {
     let padded = OC.div_ceil(4) * 4;
     let packed = &packed[..padded * KH * KW * IC];
+    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+    if KH == 1 && KW == 1 && IH == OH && IW == OW && IC >= 2 && OC % 8 == 0 && win.pad_top == 0 && win.pad_left == 0 {
+        // Pointwise (unit strides, as the equal sizes imply): output
+        // pixel i is input pixel i times the filter, with no window setup.
+        for pixel in 0..N * OH * OW {
+            for c0 in (0..OC).step_by(8) {
+                let mut sums = [0.0f32; 8];
+                mac_window8::<1, 1, IC>(io.run(pixel * IC, IC), &packed[c0 * IC..(c0 + 8) * IC], (0, 0), &mut sums);
+                let bias = bias.map(|b| &b[c0..c0 + 8]);
+                for (l, (o, &total)) in io.out_run(pixel * OC + c0, 8).iter_mut().zip(&sums).enumerate() {
+                    *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
+                }
+            }
+        }
+        return;
+    }
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * OC;
         let mut c0 = 0;
@@ -196,12 +212,10 @@ pub fn conv2d_f32_oc<
                 f32_block::<4, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut four);
                 sums[..4].copy_from_slice(&four);
             }
-            for (l, &total) in sums[..lanes.min(OC - c0)].iter().enumerate() {
-                let bias_value = match bias {
-                    Some(bias) => bias[c0 + l],
-                    None => 0.0,
-                };
-                io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
+            let n = lanes.min(OC - c0);
+            let bias = bias.map(|b| &b[c0..c0 + n]);
+            for (l, (o, &total)) in io.out_run(out_base + c0, n).iter_mut().zip(&sums).enumerate() {
+                *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
             }
             c0 += lanes;
         }

@@ -169,6 +169,82 @@ pub fn depthwise_m1_s8<
     });
 }
 
+/// Eight float outputs `sums[l] + bias[l]`, clamped, written at `at`.
+#[inline(always)]
+fn write8<IO: Io<f32>>(io: &mut IO, at: usize, sums: &[f32; 8], bias: Option<&[f32]>, act_min: f32, act_max: f32) {
+    let out = io.out_run(at, 8);
+    for (l, (o, &total)) in out.iter_mut().zip(sums).enumerate() {
+        *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
+    }
+}
+
+/// float32 depthwise (multiplier 1) of 8 channels over a whole `KH x KW`
+/// window in one assembly block, on hard-float Arm: per tap one `VLDM` of
+/// the 8 inputs, one of the 8 weights and eight `VMLA.F32` (the bits of a
+/// separate multiply and add), taps in TFLite's order. `window` starts at
+/// the first tap's channel `c0`; `steps` are the bytes from one window row
+/// to the next and from one tap to the next; `filter` starts at channel
+/// `c0` of tap 0 (a tap's weights are `C` floats apart).
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+#[inline(always)]
+fn depthwise_window8<const KH: usize, const KW: usize, const C: usize>(
+    window: &[f32],
+    filter: &[f32],
+    (row_step, tap_step): (usize, usize),
+    sums: &mut [f32; 8],
+) {
+    if KH == 0 || KW == 0 {
+        return;
+    }
+    assert!(row_step % 4 == 0 && tap_step % 4 == 0 && C >= 8);
+    assert!(((KH - 1) * row_step + (KW - 1) * tap_step) / 4 + 8 <= window.len());
+    assert!((KH * KW - 1) * C + 8 <= filter.len());
+    // SAFETY: reads inside `window` and `filter` (the asserts bound every
+    // address the loops form) and the 8 floats of `sums`, all 4-aligned;
+    // the FP registers used are saved and restored.
+    unsafe {
+        core::arch::asm!(
+            "vpush {{s8-s31}}",
+            "vldmia {s}, {{s24-s31}}",
+            "movw {ky}, #{kh}",
+            "1:",
+            "mov {q}, {p}",
+            "movw {kx}, #{kw}",
+            "2:",
+            "vldmia {q}, {{s8-s15}}",
+            "vldmia {w}, {{s16-s23}}",
+            "add {w}, {w}, #{fstep}",
+            "vmla.f32 s24, s16, s8",
+            "vmla.f32 s25, s17, s9",
+            "vmla.f32 s26, s18, s10",
+            "vmla.f32 s27, s19, s11",
+            "vmla.f32 s28, s20, s12",
+            "vmla.f32 s29, s21, s13",
+            "vmla.f32 s30, s22, s14",
+            "vmla.f32 s31, s23, s15",
+            "add {q}, {q}, {tap}",
+            "subs {kx}, {kx}, #1",
+            "bne 2b",
+            "add {p}, {p}, {row}",
+            "subs {ky}, {ky}, #1",
+            "bne 1b",
+            "vstmia {s}, {{s24-s31}}",
+            "vpop {{s8-s31}}",
+            p = inout(reg) window.as_ptr() => _,
+            w = inout(reg) filter.as_ptr() => _,
+            row = in(reg) row_step,
+            tap = in(reg) tap_step,
+            s = in(reg) sums.as_mut_ptr(),
+            q = out(reg) _,
+            ky = out(reg) _,
+            kx = out(reg) _,
+            kh = const KH,
+            kw = const KW,
+            fstep = const 4 * C,
+        );
+    }
+}
+
 /// Four channels' products of one tap: the input word widened to
 /// 16-bit pairs (channels 0, 2 and 1, 3) against the packed weights.
 #[inline(always)]
@@ -260,9 +336,22 @@ pub fn depthwise_f32<
         if M == 1 {
             // Multiplier 1: 8 channels side by side, each summing its taps
             // in TFLite's order, from contiguous runs of input and filter.
+            let whole = ys.len() == KH && xs.len() == KW;
             for c0 in (0..IC).step_by(8) {
                 let n = (IC - c0).min(8);
                 let mut sums = [0.0f32; 8];
+                #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+                if n == 8 && whole {
+                    // The whole window inside the image: one assembly loop.
+                    let first = ((b * IH + y0 as usize) * IW + x0 as usize) * IC + c0;
+                    let last = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * IC;
+                    let window = io.run(first, last + 8);
+                    let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
+                    depthwise_window8::<KH, KW, IC>(window, &filter[c0..], steps, &mut sums);
+                    write8(&mut io, out_base + c0, &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
+                    continue;
+                }
+                let _ = whole;
                 for ky in ys.clone() {
                     let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                     for kx in xs.clone() {
@@ -279,6 +368,10 @@ pub fn depthwise_f32<
                             }
                         }
                     }
+                }
+                if n == 8 {
+                    write8(&mut io, out_base + c0, &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
+                    continue;
                 }
                 for (l, &total) in sums[..n].iter().enumerate() {
                     let bias_value = match bias {
