@@ -117,6 +117,16 @@ impl<'g> Emit<'g> {
         quote!(#name.cast::<u16>())
     }
 
+    /// [`Emit::bytes`] for an alternative layout of data already counted
+    /// (the build uses one or the other, the linker drops the unused):
+    /// not added to the flash total.
+    pub fn alternative_bytes(&mut self, data: &[u8]) -> Ident {
+        let counted = self.flash_bytes;
+        let name = self.bytes(data);
+        self.flash_bytes = counted;
+        name
+    }
+
     /// A `&'static [i32]` expression for a constant table.
     pub fn i32s(&mut self, values: &[i32]) -> TokenStream {
         let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -597,11 +597,15 @@ impl PackedRows {
 
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
-        let bytes = cx.bytes(&self.bytes);
         match &self.wide {
-            None => quote::quote!(#bytes.cast::<i8>()),
+            None => {
+                let bytes = cx.bytes(&self.bytes);
+                quote::quote!(#bytes.cast::<i8>())
+            }
             Some(wide) => {
+                // WEIGHT_BYTES counts the larger, widened layout.
                 let wide = cx.bytes(wide);
+                let bytes = cx.alternative_bytes(&self.bytes);
                 quote::quote!({
                     #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
                     let rows = #wide.cast::<u32>();
