@@ -275,47 +275,27 @@ fn im2col_matches_direct_conv() {
     let folded: Vec<i32> = (0..2)
         .map(|c| bias[c] + q.input_offset * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>())
         .collect();
-    let mut got = [0i8; 3 * 4 * 2];
     let mut packed = [0i8; 2 * 28];
     tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
-    let mut patch = [0i8; 28];
-    let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
-    let r = Rescale { input_offset: 37, output_offset: -5, scales: Scales::Any(&scales), act_min: -128, act_max: 127 };
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
-        sep(&input, &mut got),
-        &packed[..],
-        &folded,
-        &win,
-        &r,
-        &mut patch,
-    );
-    assert_eq!(got, want);
-    // The short form of the same scales (both multipliers below 1/2).
-    let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
-    let r = Rescale { scales: Scales::Down(&down), ..r };
-    let mut got = [0i8; 3 * 4 * 2];
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
-        sep(&input, &mut got),
-        &packed[..],
-        &folded,
-        &win,
-        &r,
-        &mut patch,
-    );
-    assert_eq!(got, want);
-    // Weights widened at compile time (the small-layer layout).
     let mut wide = [0u32; 2 * 14];
     tinyaot::kernels::pack::pack_rows_wide(&filter, 2, 27, &mut wide);
-    let mut got = [0i8; 3 * 4 * 2];
-    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
-        sep(&input, &mut got),
-        &wide[..],
-        &folded,
-        &win,
-        &r,
-        &mut patch,
-    );
-    assert_eq!(got, want);
+    let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
+    // The short form of the same scales (both multipliers below 1/2).
+    let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
+    for scales in [Scales::Any(&scales), Scales::Down(&down)] {
+        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min: -128, act_max: 127 };
+        // Weight rows as bytes, and widened at compile time (small layers).
+        for widened in [false, true] {
+            let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
+            let io = sep(&input, &mut got);
+            if widened {
+                conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(io, &wide[..], &folded, &win, &r, &mut patch);
+            } else {
+                conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(io, &packed[..], &folded, &win, &r, &mut patch);
+            }
+            assert_eq!(got, want, "widened rows: {widened}");
+        }
+    }
 }
 
 /// TFLite's scatter formulation of TRANSPOSE_CONV (float), for checking

@@ -358,39 +358,12 @@ fn mac_window8<const KH: usize, const KW: usize, const IC: usize>(
             // (sliced), and the 8 floats of `sums`; all 4-aligned. The FP
             // registers used are saved and restored.
             unsafe {
-                core::arch::asm!(
-                    "vpush {{s14-s31}}",
-                    "vldmia {s}, {{s24-s31}}",
-                    "movw {ky}, #{kh}",
-                    "1:",
-                    "mov {q}, {p}",
-                    "movw {kx}, #{kw}",
-                    "2:",
-                    "mov {r}, {q}",
-                    "movw {ic}, #{icn}",
-                    "3:",
-                    $($inner)*,
-                    "bne 3b",
-                    "add {q}, {q}, {tap}",
-                    "subs {kx}, {kx}, #1",
-                    "bne 2b",
-                    "add {p}, {p}, {row}",
-                    "subs {ky}, {ky}, #1",
-                    "bne 1b",
-                    "vstmia {s}, {{s24-s31}}",
-                    "vpop {{s14-s31}}",
-                    p = inout(reg) window.as_ptr() => _,
-                    w = inout(reg) w.as_ptr() => _,
-                    row = in(reg) row_step,
-                    tap = in(reg) tap_step,
-                    s = in(reg) sums.as_mut_ptr(),
-                    q = out(reg) _,
+                vfp_window_loop!(
+                    save: "s14-s31", kh: KH, kw: KW, window: window.as_ptr(), weights: w.as_ptr(),
+                    steps: (row_step, tap_step), sums: sums.as_mut_ptr(),
+                    tap: ["mov {r}, {q}", "movw {ic}, #{icn}", "3:", $($inner)*, "bne 3b"],
                     r = out(reg) _,
-                    ky = out(reg) _,
-                    kx = out(reg) _,
                     ic = out(reg) _,
-                    kh = const KH,
-                    kw = const KW,
                     icn = const if IC % 2 == 0 { IC / 2 } else { IC },
                 );
             }

@@ -232,6 +232,28 @@ fn dot_groups_scalar<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) 
     acc
 }
 
+/// `out[r] += ` the sum of lane pair `r` of `lo` (rows 0, 1) and `hi`
+/// (rows 2, 3): the per-row totals of `pmaddwd` accumulators.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn add_lane_pairs<const R: usize>(
+    out: &mut [i32; R],
+    lo: core::arch::x86_64::__m128i,
+    hi: core::arch::x86_64::__m128i,
+) {
+    use core::arch::x86_64::_mm_storeu_si128;
+    let (mut l, mut h) = ([0i32; 4], [0i32; 4]);
+    // SAFETY: SSE2 (x86-64 baseline); unaligned stores into 16-byte arrays.
+    unsafe {
+        _mm_storeu_si128(l.as_mut_ptr().cast(), lo);
+        _mm_storeu_si128(h.as_mut_ptr().cast(), hi);
+    }
+    let sums = [l[0].wrapping_add(l[1]), l[2].wrapping_add(l[3]), h[0].wrapping_add(h[1]), h[2].wrapping_add(h[3])];
+    for (o, s) in out.iter_mut().zip(sums) {
+        *o = o.wrapping_add(s);
+    }
+}
+
 /// Whole groups of 4 on x86-64 (SSE2, part of the baseline): the group's
 /// 4 input values repeated across a vector, the block's 16 (or 8) weights
 /// widened to 16 bits, `pmaddwd` into per-row lane pairs.
@@ -265,14 +287,7 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
                 lo = _mm_add_epi32(lo, _mm_madd_epi16(widen_lo(w), xv));
             }
         }
-        let mut l = [0i32; 4];
-        let mut h = [0i32; 4];
-        _mm_storeu_si128(l.as_mut_ptr().cast(), lo);
-        _mm_storeu_si128(h.as_mut_ptr().cast(), hi);
-        let sums = [l[0].wrapping_add(l[1]), l[2].wrapping_add(l[3]), h[0].wrapping_add(h[1]), h[2].wrapping_add(h[3])];
-        for (o, s) in out.iter_mut().zip(sums) {
-            *o = o.wrapping_add(s);
-        }
+        add_lane_pairs(&mut out, lo, hi);
     }
     out
 }
@@ -316,12 +331,12 @@ macro_rules! mac_row {
     };
 }
 
-/// Assembly: one group of 4 input values against a block of 4 rows.
+/// Assembly: one group of 4 input values (loaded by `$load`) against a block of 4 rows.
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 macro_rules! quad {
-    () => {
+    ($($load:tt)*) => {
         concat!(
-            load_x!(),
+            $($load)*,
             "ldrd {wa}, {wb}, [{w}], #8\n",
             mac_row!("wa", "a0"),
             mac_row!("wb", "a1"),
@@ -370,23 +385,24 @@ fn widen<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32; WIDE_DEPTH / 2]
 }
 
 /// Assembly loop over `groups` groups of 4 inputs against a block of 4
-/// rows, `$quad` one group (an odd group first, then two per pass):
+/// rows, the input of each group loaded by `$load` (bytes and `SXTB16`, or
+/// pre-widened pairs); an odd group first, then two per pass:
 /// returns the 4 sums added to `$acc`. Unsafe: the caller vouches for the
-/// reads (`$quad` reads from `$x` and `$w` and advances them).
+/// reads (each group reads from `$x` and `$w` and advances them).
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 macro_rules! quads {
-    ($quad:ident, $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
+    ([$($load:tt)*], $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
         let [mut a0, mut a1, mut a2, mut a3]: [i32; 4] = $acc;
         core::arch::asm!(
             "tst {n}, #1",
             "beq 3f",
-            $quad!(),
+            quad!($($load)*),
             "3:",
             "lsrs {n}, {n}, #1",
             "beq 4f",
             "2:",
-            $quad!(),
-            $quad!(),
+            quad!($($load)*),
+            quad!($($load)*),
             "subs {n}, {n}, #1",
             "bne 2b",
             "4:",
@@ -408,23 +424,6 @@ macro_rules! quads {
     }};
 }
 
-/// Assembly: one group of 4 pre-widened input values against a block of
-/// 4 rows.
-#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-macro_rules! quad_wide {
-    () => {
-        concat!(
-            "ldrd {x02}, {x13}, [{p}], #8\n",
-            "ldrd {wa}, {wb}, [{w}], #8\n",
-            mac_row!("wa", "a0"),
-            mac_row!("wb", "a1"),
-            "ldrd {wa}, {wb}, [{w}], #8\n",
-            mac_row!("wa", "a2"),
-            mac_row!("wb", "a3")
-        )
-    };
-}
-
 /// Whole groups of 4 against a block of 4 rows, the input already widened
 /// ([`widen`]): per 16 MACs one `LDRD` of input pairs, two `LDRD`s of
 /// weights, eight `SXTB16` and eight `SMLAD`.
@@ -436,7 +435,7 @@ fn dot_quads_wide(wide: &[u32], block: &[i8], acc: [i32; 4]) -> [i32; 4] {
     debug_assert!(block.as_ptr() as usize % 4 == 0);
     // SAFETY: reads `2 * groups` words of `wide` and `4 * groups` words of
     // `block` (lengths checked above), LDRD on 4-aligned addresses.
-    unsafe { quads!(quad_wide, wide.as_ptr(), block.as_ptr(), groups, acc) }
+    unsafe { quads!(["ldrd {x02}, {x13}, [{p}], #8\n"], wide.as_ptr(), block.as_ptr(), groups, acc) }
 }
 
 /// Whole groups of 4 (DSP assembly, one loop per block height).
@@ -455,7 +454,8 @@ fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R]
         4 => {
             // SAFETY: reads only inside `x` and `block` (lengths checked
             // above), LDRD on 4-aligned addresses; registers otherwise.
-            let sums = unsafe { quads!(quad, x.as_ptr(), block.as_ptr(), groups, [acc[0], acc[1], acc[2], acc[3]]) };
+            let sums =
+                unsafe { quads!([load_x!()], x.as_ptr(), block.as_ptr(), groups, [acc[0], acc[1], acc[2], acc[3]]) };
             out[..4].copy_from_slice(&sums);
         }
         2 => {

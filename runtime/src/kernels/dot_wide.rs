@@ -153,14 +153,7 @@ fn groups<const R: usize>(x: &[i8], block: &[u32], acc: [i32; R]) -> [i32; R] {
                 hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_loadu_si128(wp.add(1)), xv));
             }
         }
-        let mut l = [0i32; 4];
-        let mut h = [0i32; 4];
-        _mm_storeu_si128(l.as_mut_ptr().cast(), lo);
-        _mm_storeu_si128(h.as_mut_ptr().cast(), hi);
-        let sums = [l[0].wrapping_add(l[1]), l[2].wrapping_add(l[3]), h[0].wrapping_add(h[1]), h[2].wrapping_add(h[3])];
-        for (o, s) in out.iter_mut().zip(sums) {
-            *o = o.wrapping_add(s);
-        }
+        super::dot::add_lane_pairs(&mut out, lo, hi);
     }
     out
 }
