@@ -497,6 +497,12 @@ pub fn conv2d_im2col_s8<
                 let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
                 if KW * IC <= 16 {
                     dst[..KW * IC].copy_from_slice(io.run(src, KW * IC));
+                } else if KW * IC <= 32 {
+                    // Two constant-length copies the compiler does inline.
+                    let (run, dst) = (io.run(src, KW * IC), &mut dst[..KW * IC]);
+                    let (d0, d1) = dst.split_at_mut(16);
+                    d0.copy_from_slice(&run[..16]);
+                    copy_upto16(d1, &run[16..]);
                 } else {
                     copy_small(dst, io.run(src, KW * IC));
                 }
