@@ -171,10 +171,13 @@ pub fn conv2d_f32_oc<
             for c0 in (0..OC).step_by(8) {
                 let mut sums = [0.0f32; 8];
                 mac_window8::<1, 1, IC>(io.run(pixel * IC, IC), &packed[c0 * IC..(c0 + 8) * IC], (0, 0), &mut sums);
-                let bias = bias.map(|b| &b[c0..c0 + 8]);
-                for (l, (o, &total)) in io.out_run(pixel * OC + c0, 8).iter_mut().zip(&sums).enumerate() {
-                    *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
-                }
+                super::finish_f32(
+                    io.out_run(pixel * OC + c0, 8),
+                    &sums,
+                    bias.map(|b| &b[c0..c0 + 8]),
+                    act_min,
+                    act_max,
+                );
             }
         }
         return;
@@ -213,10 +216,7 @@ pub fn conv2d_f32_oc<
                 sums[..4].copy_from_slice(&four);
             }
             let n = lanes.min(OC - c0);
-            let bias = bias.map(|b| &b[c0..c0 + n]);
-            for (l, (o, &total)) in io.out_run(out_base + c0, n).iter_mut().zip(&sums).enumerate() {
-                *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
-            }
+            super::finish_f32(io.out_run(out_base + c0, n), &sums, bias.map(|b| &b[c0..c0 + n]), act_min, act_max);
             c0 += lanes;
         }
     });

@@ -1,7 +1,7 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
 use super::conv::{Pixel, Window};
-use super::{Io, Requant, Rescale, clamp_f32};
+use super::{Io, Requant, Rescale, clamp_f32, finish_f32};
 
 /// Output channels accumulated together (a stack block of i32).
 const BLOCK: usize = 32;
@@ -169,15 +169,6 @@ pub fn depthwise_m1_s8<
     });
 }
 
-/// Eight float outputs `sums[l] + bias[l]`, clamped, written at `at`.
-#[inline(always)]
-fn write8<IO: Io<f32>>(io: &mut IO, at: usize, sums: &[f32; 8], bias: Option<&[f32]>, act_min: f32, act_max: f32) {
-    let out = io.out_run(at, 8);
-    for (l, (o, &total)) in out.iter_mut().zip(sums).enumerate() {
-        *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), act_min, act_max);
-    }
-}
-
 /// float32 depthwise (multiplier 1) of 8 channels over a whole `KH x KW`
 /// window in one assembly block, on hard-float Arm: per tap one `VLDM` of
 /// the 8 inputs, one of the 8 weights and eight `VMLA.F32` (the bits of a
@@ -315,22 +306,21 @@ pub fn depthwise_f32<
         if M == 1 {
             // Multiplier 1: 8 channels side by side, each summing its taps
             // in TFLite's order, from contiguous runs of input and filter.
-            let whole = ys.len() == KH && xs.len() == KW;
             for c0 in (0..IC).step_by(8) {
                 let n = (IC - c0).min(8);
                 let mut sums = [0.0f32; 8];
+                let bias = bias.map(|b| &b[c0..c0 + n]);
                 #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-                if n == 8 && whole {
+                if n == 8 && ys.len() == KH && xs.len() == KW {
                     // The whole window inside the image: one assembly loop.
                     let first = ((b * IH + y0 as usize) * IW + x0 as usize) * IC + c0;
                     let last = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * IC;
                     let window = io.run(first, last + 8);
                     let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
                     depthwise_window8::<KH, KW, IC>(window, &filter[c0..], steps, &mut sums);
-                    write8(&mut io, out_base + c0, &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
+                    finish_f32(io.out_run(out_base + c0, 8), &sums, bias, act_min, act_max);
                     continue;
                 }
-                let _ = whole;
                 for ky in ys.clone() {
                     let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                     for kx in xs.clone() {
@@ -348,17 +338,7 @@ pub fn depthwise_f32<
                         }
                     }
                 }
-                if n == 8 {
-                    write8(&mut io, out_base + c0, &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
-                    continue;
-                }
-                for (l, &total) in sums[..n].iter().enumerate() {
-                    let bias_value = match bias {
-                        Some(bias) => bias[c0 + l],
-                        None => 0.0,
-                    };
-                    io.put(out_base + c0 + l, clamp_f32(total + bias_value, act_min, act_max));
-                }
+                finish_f32(io.out_run(out_base + c0, n), &sums, bias, act_min, act_max);
             }
             return;
         }

@@ -72,21 +72,19 @@ pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>
     let packed = &packed[..O * D];
     let output = &mut output[..B * O];
     let full = O / 8 * 8;
-    let bias_of = |o: usize| bias.map_or(0.0, |b| b[o]);
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
         for (blk, w) in packed[..full * D].chunks_exact(8 * D).enumerate() {
             let mut sums = [0.0f32; 8];
             super::conv::mac_lanes8(row, w, &mut sums);
-            for (l, &total) in sums.iter().enumerate() {
-                out[8 * blk + l] = clamp_f32(total + bias_of(8 * blk + l), act_min, act_max);
-            }
+            let c0 = 8 * blk;
+            super::finish_f32(&mut out[c0..c0 + 8], &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
         }
         for (k, w) in packed[full * D..].chunks_exact(D).enumerate() {
             let mut total = 0.0f32;
             for (&x, &wv) in row.iter().zip(w) {
                 total += x * wv;
             }
-            out[full + k] = clamp_f32(total + bias_of(full + k), act_min, act_max);
+            out[full + k] = clamp_f32(total + bias.map_or(0.0, |b| b[full + k]), act_min, act_max);
         }
     }
 }

@@ -274,6 +274,16 @@ pub fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
     if hi < x { hi } else { x }
 }
 
+/// A run of float outputs: `out[l] = clamp(sums[l] + bias[l])` (the bias
+/// already sliced to the run; none adds 0.0, as TFLite does), TFLite's
+/// order: sum, then bias, then the activation clamp.
+#[inline(always)]
+pub fn finish_f32(out: &mut [f32], sums: &[f32], bias: Option<&[f32]>, lo: f32, hi: f32) {
+    for (l, (o, &total)) in out.iter_mut().zip(sums).enumerate() {
+        *o = clamp_f32(total + bias.map_or(0.0, |b| b[l]), lo, hi);
+    }
+}
+
 /// Walks the multi-index of a row-major shape (up to 6 dims) and yields, for
 /// each position, the flat offsets into two strided operands. Used by the
 /// broadcasting and reducing kernels; strides of 0 repeat an element.
