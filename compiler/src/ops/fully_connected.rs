@@ -25,9 +25,11 @@ struct FullyConnected {
     /// folded into the bias.
     folded_bias: Option<Vec<i32>>,
     /// With `folded_bias`: the weights repacked for the blocked dot
-    /// products; float32 with constant weights: 8 rows at a time
-    /// transposed (`pack::pack_f32_rows8`, in `bytes`).
+    /// products.
     packed: Option<PackedRows>,
+    /// float32 with constant weights: 8 rows at a time transposed
+    /// (`pack::pack_f32_rows8`), as bytes.
+    packed_f32: Option<Vec<u8>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -114,15 +116,18 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
             Some(PackedRows::new(&w, units, depth))
         }
+        _ => None,
+    };
+    let packed_f32 = match (&arith, weights.data) {
         (Arith::Float(..), Some(w)) => {
             let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            let bytes = crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect();
-            Some(PackedRows { bytes, wide: None })
+            Some(crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())
         }
         _ => None,
     };
     Ok(Box::new(FullyConnected {
         packed,
+        packed_f32,
         folded_bias,
         input: input.index,
         weights: weights.index,
@@ -149,8 +154,8 @@ impl Operator for FullyConnected {
             return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
                 #input, #packed, #folded, #q, #output);));
         }
-        if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed) {
-            let packed = cx.bytes(&packed.bytes);
+        if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed_f32) {
+            let packed = cx.bytes(packed);
             let bias = cx.read_opt(self.bias)?;
             let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
             return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_f32_rows8::<#b, #d, #o>(
