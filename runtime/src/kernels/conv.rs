@@ -492,20 +492,9 @@ pub fn conv2d_im2col_s8<
             let row_in = iy >= 0 && (iy as usize) < IH;
             let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
             if row_in && win.dilation_w == 1 && xs.len() == KW {
-                // The whole window row is inside: one contiguous run (a
-                // few bytes the compiler copies inline, else by words).
+                // The whole window row is inside: one contiguous run.
                 let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
-                if KW * IC <= 16 {
-                    dst[..KW * IC].copy_from_slice(io.run(src, KW * IC));
-                } else if KW * IC <= 32 {
-                    // Two constant-length copies the compiler does inline.
-                    let (run, dst) = (io.run(src, KW * IC), &mut dst[..KW * IC]);
-                    let (d0, d1) = dst.split_at_mut(16);
-                    d0.copy_from_slice(&run[..16]);
-                    copy_upto16(d1, &run[16..]);
-                } else {
-                    copy_small(dst, io.run(src, KW * IC));
-                }
+                copy_row(dst, io.run(src, KW * IC));
                 continue;
             }
             if row_in && win.dilation_w == 1 && KW * IC <= 16 {
@@ -543,6 +532,24 @@ pub fn conv2d_im2col_s8<
             super::dot::requantize(acc, q, c0, io.out_run(out_base + c0, n));
         }
     });
+}
+
+/// `dst[..src.len()].copy_from_slice(src)` for a patch row, whose length
+/// is a constant after inlining: up to 32 bytes as one or two copies of
+/// constant length the compiler does inline, longer rows by words (a
+/// library `memcpy` call costs more than these few bytes).
+#[inline(always)]
+fn copy_row(dst: &mut [i8], src: &[i8]) {
+    let dst = &mut dst[..src.len()];
+    if src.len() <= 16 {
+        copy_upto16(dst, src);
+    } else if src.len() <= 32 {
+        let (d0, d1) = dst.split_at_mut(16);
+        d0.copy_from_slice(&src[..16]);
+        copy_upto16(d1, &src[16..]);
+    } else {
+        copy_small(dst, src);
+    }
 }
 
 /// `dst.copy_from_slice(src)` for runs of at most 16 bytes: one arm per
