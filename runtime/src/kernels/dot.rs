@@ -165,14 +165,7 @@ pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], acc: &mut
         let wide = widen(&x[..4 * full], &mut buf);
         while channels - c >= 4 {
             let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
-            let block = &packed[off..off + 4 * d4];
-            let mut a = dot_quads_wide(wide, &block[..16 * full], a);
-            // The last partial group (weights zero-padded past the row).
-            for (j, &xv) in x[4 * full..].iter().enumerate() {
-                for (r, a) in a.iter_mut().enumerate() {
-                    *a = a.wrapping_add(xv as i32 * block[(full * 4 + r) * 4 + j] as i32);
-                }
-            }
+            let a = dot_block_with(x, &packed[off..off + 4 * d4], a, |_, block, a| dot_quads_wide(wide, block, a));
             acc[c..c + 4].copy_from_slice(&a);
             c += 4;
             off += 4 * d4;
@@ -197,11 +190,23 @@ pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], acc: &mut
 
 /// `acc[r] += row_r . x` for the `R` rows of one packed block.
 #[inline(always)]
-fn dot_block<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32; R] {
+fn dot_block<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
+    dot_block_with(x, block, acc, dot_groups::<R>)
+}
+
+/// [`dot_block`] with the whole groups of 4 summed by `groups` (given the
+/// whole groups of `x` and of the block): the last partial group here.
+#[inline(always)]
+fn dot_block_with<const R: usize>(
+    x: &[i8],
+    block: &[i8],
+    mut acc: [i32; R],
+    groups: impl FnOnce(&[i8], &[i8], [i32; R]) -> [i32; R],
+) -> [i32; R] {
     let full = x.len() / 4;
     let block = &block[..R * depth4(x.len())];
     if full > 0 {
-        acc = dot_groups::<R>(&x[..4 * full], &block[..R * 4 * full], acc);
+        acc = groups(&x[..4 * full], &block[..R * 4 * full], acc);
     }
     // The last partial group (weights zero-padded past the row).
     for (j, &xv) in x[4 * full..].iter().enumerate() {
