@@ -294,7 +294,17 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear]
+def add_sub_large(s):
+    """Same-shape ADD and SUB of 512 elements (where int8 inputs are
+    rescaled through tables), the larger-scale operand first or second,
+    with and without a fused ReLU."""
+    a = L.Input((16, 8, 4), batch_size=1)
+    b = L.Input((16, 8, 4), batch_size=1)
+    wide = a * 3.0
+    return tf.keras.Model([a, b], [a - b, L.ReLU()(b + wide), b - wide, wide + a])
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large]
 
 
 def set_softmax_beta(data, beta):

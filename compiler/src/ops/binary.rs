@@ -148,6 +148,37 @@ fn add_sub_quant(
     Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
 }
 
+/// int8 ADD/SUB of at least this many elements look their inputs'
+/// rescaled values up in a 256-entry table (1 KB of flash each) instead of
+/// computing them: a 64-bit multiply-and-round per element saved.
+const RESCALE_TABLE_MIN_LEN: usize = 512;
+
+/// One int8 input's rescaled value (TFLite's `(offset + x) << left_shift`
+/// times a multiplier below one) as the generated closure computes it: by
+/// `AddQuant::#method` where that is an exact halving (the input with the
+/// larger scale: multiplier 2^30, shift 0), else from a table of all 256
+/// values made here with the same arithmetic.
+fn rescaled_input(
+    x: TokenStream,
+    method: TokenStream,
+    offset: i32,
+    left_shift: i32,
+    m: i32,
+    shift: i32,
+) -> TokenStream {
+    if m == 1 << 30 && shift == 0 && left_shift > 0 {
+        return quote!(Q.#method(#x));
+    }
+    let table = (0..=255u8).map(|byte| {
+        let v = (offset + byte as i8 as i32).wrapping_mul(1 << left_shift);
+        crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp(v, m, shift)
+    });
+    quote!({
+        static TABLE: [i32; 256] = [#(#table),*];
+        TABLE[#x as u8 as usize]
+    })
+}
+
 /// SQUARED_DIFFERENCE rescaling constants (TFLM `PrepareQuantized`): both
 /// inputs as for ADD with a 7-bit (int8) or no (int16) headroom shift, the
 /// squared scale folded into one general output multiplier.
@@ -312,10 +343,22 @@ impl Operator for Binary {
                     input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
                     output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
                 });
-                (
-                    it.clone(),
-                    quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) }),
-                )
+                let tabled = !self.int16 && len >= RESCALE_TABLE_MIN_LEN;
+                let f = match kind {
+                    Kind::Add | Kind::Sub if tabled => {
+                        let method = if kind == Kind::Sub { quote!(sub_rescaled) } else { quote!(add_rescaled) };
+                        let x = rescaled_input(quote!(x), quote!(rescaled1), o1, ls, m1, s1);
+                        let y = rescaled_input(quote!(y), quote!(rescaled2), o2, ls, m2, s2);
+                        quote!(|x: i8, y: i8| {
+                            const Q: ::tinyaot::kernels::binary::AddQuant = #q;
+                            Q.#method(#x, #y)
+                        })
+                    }
+                    _ => {
+                        quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) })
+                    }
+                };
+                (it.clone(), f)
             }
             (Arith::Mul(p), _) => {
                 let [o1, o2, oo, m, s, lo, hi] = *p;

@@ -41,8 +41,21 @@ impl AddQuant {
     /// TFLite `AddFunc` (int8, and int16 with a 15-bit headroom shift).
     #[inline(always)]
     pub fn add<T: Narrow>(&self, x: T, y: T) -> T {
-        let (a, b) = self.rescaled(x, y);
+        self.add_rescaled(self.rescaled1(x), self.rescaled2(y))
+    }
+
+    /// ADD of two inputs already rescaled ([`AddQuant::rescaled1`],
+    /// [`AddQuant::rescaled2`], or the compiler's table of either).
+    #[inline(always)]
+    pub fn add_rescaled<T: Narrow>(&self, a: i32, b: i32) -> T {
         let raw = lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift, self.output_offset);
+        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
+    }
+
+    /// SUB of two inputs already rescaled.
+    #[inline(always)]
+    pub fn sub_rescaled<T: Narrow>(&self, a: i32, b: i32) -> T {
+        let raw = lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift, self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 }
@@ -63,9 +76,7 @@ impl AddQuant {
     /// TFLite `SubFunc` (int8, int16): the same rescaling, then a difference.
     #[inline(always)]
     pub fn sub<T: Narrow>(&self, x: T, y: T) -> T {
-        let (a, b) = self.rescaled(x, y);
-        let raw = lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift, self.output_offset);
-        T::narrow(clamp_i32(raw, self.act_min, self.act_max))
+        self.sub_rescaled(self.rescaled1(x), self.rescaled2(y))
     }
 
     /// TFLM's quantized SQUARED_DIFFERENCE: the ADD rescaling of both
@@ -74,22 +85,24 @@ impl AddQuant {
     /// may exceed one here).
     #[inline(always)]
     pub fn squared_difference<T: Narrow>(&self, x: T, y: T) -> T {
-        let (a, b) = self.rescaled(x, y);
-        let d = a.wrapping_sub(b);
+        let d = self.rescaled1(x).wrapping_sub(self.rescaled2(y));
         let raw = multiply_by_quantized_multiplier(d.wrapping_mul(d), self.output_multiplier, self.output_shift)
             .wrapping_add(self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 
-    /// Both inputs offset, shifted left by the headroom and rescaled.
+    /// Input 1 offset, shifted left by the headroom and rescaled.
     #[inline(always)]
-    fn rescaled<T: Narrow>(&self, x: T, y: T) -> (i32, i32) {
+    pub fn rescaled1<T: Narrow>(&self, x: T) -> i32 {
         let a = (self.input1_offset + x.widen()).wrapping_mul(1 << self.left_shift);
+        self.input_lt1(a, self.input1_multiplier, self.input1_shift)
+    }
+
+    /// Input 2 offset, shifted left by the headroom and rescaled.
+    #[inline(always)]
+    pub fn rescaled2<T: Narrow>(&self, y: T) -> i32 {
         let b = (self.input2_offset + y.widen()).wrapping_mul(1 << self.left_shift);
-        (
-            self.input_lt1(a, self.input1_multiplier, self.input1_shift),
-            self.input_lt1(b, self.input2_multiplier, self.input2_shift),
-        )
+        self.input_lt1(b, self.input2_multiplier, self.input2_shift)
     }
 
     /// An input's rescaling. The input with the larger scale has the
@@ -199,14 +212,32 @@ pub fn prelu_f32(x: f32, alpha: f32) -> f32 {
 /// operand and the output (possibly in place), `other` the second operand;
 /// `io_first` says whether `io`'s operand is the op's first. `f` gets the
 /// operands in the op's order.
+///
+/// Runs of [`BINARY_RUN`] elements: one bounds check per run, and the
+/// run's operands read before its outputs are written, which an output
+/// starting at or before its input (the planner's in-place slack 0)
+/// allows.
 #[inline(never)]
 pub fn binary<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(mut io: IO, other: &[T], io_first: bool, f: F) {
-    let other = &other[..LEN];
-    for (i, &y) in other.iter().enumerate() {
-        let x = io.get(i);
-        io.put(i, if io_first { f(x, y) } else { f(y, x) });
+    let apply = |x: T, y: T| if io_first { f(x, y) } else { f(y, x) };
+    let (runs, tail) = other[..LEN].as_chunks::<BINARY_RUN>();
+    for (r, ys) in runs.iter().enumerate() {
+        let start = r * BINARY_RUN;
+        let Some(xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
+            unreachable!("io.run returns BINARY_RUN values")
+        };
+        let out: [T; BINARY_RUN] = core::array::from_fn(|k| apply(xs[k], ys[k]));
+        io.out_run(start, BINARY_RUN).copy_from_slice(&out);
+    }
+    let start = runs.len() * BINARY_RUN;
+    for (k, &y) in tail.iter().enumerate() {
+        let x = io.get(start + k);
+        io.put(start + k, apply(x, y));
     }
 }
+
+/// Elements per run of [`binary`].
+const BINARY_RUN: usize = 4;
 
 /// An elementwise binary op with broadcasting: `shape` walks the output,
 /// its `a` strides index `io`'s operand, its `b` strides `other` (0 along

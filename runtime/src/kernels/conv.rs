@@ -482,6 +482,8 @@ pub fn conv2d_im2col_s8<
     let used = depth.min(patch.len());
     patch[used..].fill(0);
     let mut acc = [0i32; super::dot::CHUNK];
+    let mut pending = Pending::default();
+    let batch = const { Pending::batch(OC) };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         for ky in 0..KH {
@@ -520,6 +522,29 @@ pub fn conv2d_im2col_s8<
                 }
             }
         }
+        if batch > 1 {
+            // Few channels: this pixel's sums join the pending ones and
+            // are requantized `BATCH` pixels at a time (an output written
+            // later than its pixel never breaks the in-place order, which
+            // only bounds how early outputs may be written).
+            if pending.len > 0 && index != pending.first + pending.len {
+                pending.flush::<OC>(&acc, q, &mut io);
+            }
+            if pending.len == 0 {
+                pending.first = index;
+            }
+            let sums = &mut acc[pending.len * OC..(pending.len + 1) * OC];
+            if pointwise {
+                packed.dots::<IC>(io.run(pixel, IC), 0, bias, sums);
+            } else {
+                packed.dots::<D4>(patch, 0, bias, sums);
+            }
+            pending.len += 1;
+            if pending.len == batch {
+                pending.flush::<OC>(&acc, q, &mut io);
+            }
+            return;
+        }
         let out_base = index * OC;
         for c0 in (0..OC).step_by(super::dot::CHUNK) {
             let n = (OC - c0).min(super::dot::CHUNK);
@@ -532,6 +557,34 @@ pub fn conv2d_im2col_s8<
             super::dot::requantize(acc, q, c0, io.out_run(out_base + c0, n));
         }
     });
+    pending.flush::<OC>(&acc, q, &mut io);
+}
+
+/// Output pixels whose sums wait in a kernel's accumulator buffer for one
+/// requantization call: `len` consecutive pixels from `first`, all
+/// channels of each, in order.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub first: usize,
+    pub len: usize,
+}
+
+impl Pending {
+    /// Pixels per requantization call for `channels` channels: as many as
+    /// the buffer holds (1 when a pixel needs the buffer alone).
+    pub const fn batch(channels: usize) -> usize {
+        if channels == 0 || channels > super::dot::CHUNK / 2 { 1 } else { super::dot::CHUNK / channels }
+    }
+
+    /// Requantizes and writes the pending pixels (`C` channels each).
+    #[inline(always)]
+    pub fn flush<const C: usize>(&mut self, acc: &[i32], q: &Rescale<'_>, io: &mut impl Io<i8>) {
+        if self.len > 0 {
+            let n = self.len * C;
+            super::dot::requantize_pixels(&acc[..n], q, 0, C, io.out_run(self.first * C, n));
+            self.len = 0;
+        }
+    }
 }
 
 /// `dst[..src.len()].copy_from_slice(src)` for a patch row, whose length

@@ -1,6 +1,6 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
-use super::conv::{Pixel, Window};
+use super::conv::{Pending, Pixel, Window};
 use super::{Io, Requant, Rescale, clamp_f32, finish_f32};
 
 /// Output channels accumulated together (a stack block of i32).
@@ -100,8 +100,16 @@ pub fn depthwise_m1_s8<
     // products `zero_point * w` are what the folded bias cancels.
     let zp_row = [zp; C];
     let mut acc_buf = [0i32; super::dot::CHUNK];
+    // Few channels: several pixels' sums per requantization call.
+    let mut pending = Pending::default();
+    let batch = const { Pending::batch(C) };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * C;
+        if batch > 1 && pending.len > 0 && index != pending.first + pending.len {
+            pending.flush::<C>(&acc_buf, q, &mut io);
+        }
+        // Where this pixel's sums go in `acc_buf`.
+        let at = if batch > 1 { pending.len * C } else { 0 };
         // A chunk of channels' sums, then one requantization call for them.
         for c_chunk in (0..C).step_by(super::dot::CHUNK) {
             let n = (C - c_chunk).min(super::dot::CHUNK);
@@ -110,7 +118,25 @@ pub fn depthwise_m1_s8<
                 // per pixel: the group loop below then has no per-tap
                 // checks, border pixels included.
                 let mut rows: [[&[i8; C]; KW]; KH] = [[&zp_row; KW]; KH];
+                if ys.len() == KH && xs.len() == KW {
+                    // A window inside the image: one run covers it, the
+                    // taps are fixed steps into it.
+                    let (row_step, tap_step) = (win.dilation_h * IW * C, win.dilation_w * C);
+                    let first = ((b * IH + y0 as usize) * IW + x0 as usize) * C;
+                    let span = io.run(first, (KH - 1) * row_step + (KW - 1) * tap_step + C);
+                    for (ky, rows) in rows.iter_mut().enumerate() {
+                        for (kx, row) in rows.iter_mut().enumerate() {
+                            let Some(tap) = span[ky * row_step + kx * tap_step..].first_chunk::<C>() else {
+                                unreachable!("the span covers the window")
+                            };
+                            *row = tap;
+                        }
+                    }
+                }
                 for ky in ys.clone() {
+                    if ys.len() == KH && xs.len() == KW {
+                        break;
+                    }
                     let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                     for kx in xs.clone() {
                         let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
@@ -128,18 +154,10 @@ pub fn depthwise_m1_s8<
                     for (k, a) in acc[..width].iter_mut().enumerate() {
                         *a = bias[c0 + k];
                     }
-                    let mut w = weights.chunks_exact(2);
                     if width == 4 {
-                        for rows in &rows {
-                            for row in rows {
-                                let x = &row[c0..c0 + 4];
-                                let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
-                                if let Some(&[w02, w13]) = w.next() {
-                                    acc = mac4(acc, x, w02, w13);
-                                }
-                            }
-                        }
+                        acc = taps4(&rows, c0, weights, acc);
                     } else {
+                        let mut w = weights.chunks_exact(2);
                         // The last, partial group of a channel count that
                         // is not a multiple of 4.
                         for rows in &rows {
@@ -156,17 +174,29 @@ pub fn depthwise_m1_s8<
                     }
                     if width == 4 {
                         // A fixed-length copy: registers, not a `memcpy` call.
-                        acc_buf[4 * g..4 * g + 4].copy_from_slice(&acc);
+                        acc_buf[at + 4 * g..at + 4 * g + 4].copy_from_slice(&acc);
                     } else {
                         for (k, &a) in acc[..width].iter().enumerate() {
-                            acc_buf[4 * g + k] = a;
+                            acc_buf[at + 4 * g + k] = a;
                         }
                     }
                 }
             }
-            super::dot::requantize(&acc_buf[..n], q, c_chunk, io.out_run(out_base + c_chunk, n));
+            if batch == 1 {
+                super::dot::requantize(&acc_buf[..n], q, c_chunk, io.out_run(out_base + c_chunk, n));
+            }
+        }
+        if batch > 1 {
+            if pending.len == 0 {
+                pending.first = index;
+            }
+            pending.len += 1;
+            if pending.len == batch {
+                pending.flush::<C>(&acc_buf, q, &mut io);
+            }
         }
     });
+    pending.flush::<C>(&acc_buf, q, &mut io);
 }
 
 /// float32 depthwise (multiplier 1) of 8 channels over a whole `KH x KW`
@@ -212,6 +242,72 @@ fn depthwise_window8<const KH: usize, const KW: usize, const C: usize>(
             ],
             fstep = const 4 * C,
         );
+    }
+}
+
+/// Four channels' sums over all taps: channels `c0..c0 + 4` of every row
+/// in `rows` (one per tap, in the packed weights' order) against the
+/// group's packed weights (two words per tap).
+#[inline(always)]
+fn taps4<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    c0: usize,
+    weights: &[u32],
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let weights = &weights[..2 * KH * KW];
+    assert!(c0 + 4 <= C);
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    {
+        if KH * KW == 0 {
+            return acc;
+        }
+        let [mut a0, mut a1, mut a2, mut a3] = acc;
+        // SAFETY: `rows` is KH * KW thin pointers (references to arrays),
+        // each to C >= c0 + 4 readable bytes (the assert), whose word at c0
+        // is read unaligned (ARMv7-M's `LDR` allows it); `weights` holds
+        // 2 * KH * KW words (the slicing above), read by `LDRD` at 4-byte
+        // alignment (a `u32` slice). Nothing is written to memory; register
+        // arithmetic of the DSP extension otherwise.
+        unsafe {
+            core::arch::asm!(
+                ".rept {taps}",
+                "ldr {p}, [{tbl}], #4",
+                "ldr {x}, [{p}, {c0}]",
+                "ldrd {w02}, {w13}, [{w}], #8",
+                "sxtb16 {p}, {x}",
+                "sxtb16 {x}, {x}, ror #8",
+                "smlabb {a0}, {p}, {w02}, {a0}",
+                "smlabb {a1}, {x}, {w13}, {a1}",
+                "smlatt {a2}, {p}, {w02}, {a2}",
+                "smlatt {a3}, {x}, {w13}, {a3}",
+                ".endr",
+                taps = const KH * KW,
+                tbl = inout(reg) rows.as_ptr() as *const *const i8 => _,
+                w = inout(reg) weights.as_ptr() => _,
+                c0 = in(reg) c0,
+                p = out(reg) _,
+                x = out(reg) _,
+                w02 = out(reg) _,
+                w13 = out(reg) _,
+                a0 = inout(reg) a0,
+                a1 = inout(reg) a1,
+                a2 = inout(reg) a2,
+                a3 = inout(reg) a3,
+                options(nostack, preserves_flags, readonly),
+            );
+        }
+        [a0, a1, a2, a3]
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    {
+        let mut acc = acc;
+        for (row, w) in rows.iter().flatten().zip(weights.chunks_exact(2)) {
+            let x = &row[c0..c0 + 4];
+            let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+            acc = mac4(acc, x, w[0], w[1]);
+        }
+        acc
     }
 }
 

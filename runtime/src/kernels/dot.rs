@@ -38,43 +38,67 @@ pub fn rescaled_dots<const DEPTH: usize>(
 }
 
 /// `out[k] = clamp(rescale(acc[k], channel c0 + k) + output_offset)` for
-/// a run of channels. One instance for every kernel (never inlined); the
-/// scale form and whether the activation range is the whole int8 range
-/// (a saturating narrow, `SSAT`) are chosen once per call.
-#[inline(never)]
+/// a run of channels ([`requantize_pixels`] of one pixel).
+#[inline(always)]
 pub fn requantize(acc: &[i32], q: &Rescale<'_>, c0: usize, out: &mut [i8]) {
-    let n = out.len();
-    let acc = &acc[..n];
+    requantize_pixels(acc, q, c0, out.len(), out);
+}
+
+/// [`requantize`] of consecutive pixels at once: `acc` and `out` hold
+/// whole pixels of `channels` values (channels `c0..c0 + channels` each).
+/// One instance for every kernel (never inlined); the scale form and
+/// whether the activation range is the whole int8 range (a saturating
+/// narrow, `SSAT`) are chosen once per call, so kernels with few channels
+/// per pixel gather several pixels' sums before calling.
+#[inline(never)]
+pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usize, out: &mut [i8]) {
+    if channels == 0 {
+        return;
+    }
+    let acc = &acc[..out.len()];
     let whole = q.act_min <= i8::MIN as i32 && q.act_max >= i8::MAX as i32;
+    let pixels = acc.chunks_exact(channels).zip(out.chunks_exact_mut(channels));
     match q.scales {
         #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
-        Scales::Down(s) if whole => requantize_down_whole(acc, &s[c0..c0 + n], out),
-        Scales::Down(s) => requantize_with(acc, &s[c0..c0 + n], q, whole, out, rescale_down),
+        Scales::Down(s) if whole => {
+            let s = &s[c0..c0 + channels];
+            pixels.for_each(|(acc, out)| requantize_down_whole(acc, s, out));
+        }
+        Scales::Down(s) => {
+            let s = &s[c0..c0 + channels];
+            pixels.for_each(|(acc, out)| requantize_with(acc, s, q, whole, out, rescale_down));
+        }
         Scales::Any(s) => {
-            let offset = q.output_offset;
-            requantize_with(acc, &s[c0..c0 + n], q, whole, out, |a, s| rescale(a, s).wrapping_add(offset))
+            let (s, offset) = (&s[c0..c0 + channels], q.output_offset);
+            pixels.for_each(|(acc, out)| {
+                requantize_with(acc, s, q, whole, out, |a, s| rescale(a, s).wrapping_add(offset))
+            });
         }
     }
 }
 
 /// The common case of [`requantize`] on ARMv7-M as one assembly loop:
-/// short-form scales, the whole int8 range. Per output: one load of the
-/// accumulator, one `LDM` of its scale, `SMLAL`, `LSR`, `SMLAL`, `ASR`,
-/// `SSAT`, a byte store and the loop step (10 instructions; the compiler's
-/// own loop takes 13).
+/// short-form scales, the whole int8 range. Per two outputs: one `LDRD` of
+/// the accumulators, and for each one `LDM` of its scale, `SMLAL`, `LSR`,
+/// `SMLAL`, `ASR`, `SSAT` and a byte store; then the loop step (9
+/// instructions per output; the compiler's own loop takes 13).
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+#[inline(always)]
 fn requantize_down_whole(acc: &[i32], scales: &[[i32; 4]], out: &mut [i8]) {
     let n = out.len();
     if n == 0 {
         return;
     }
     let (acc, scales) = (&acc[..n], &scales[..n]);
-    // SAFETY: the loop runs `n >= 1` times and reads `n` accumulators and
-    // `n` scales and writes `n` bytes, each slice exactly that long (the
-    // slicing above); register arithmetic otherwise (ARMv7-M base).
+    // SAFETY: the loops run `n >= 1` times in all (one single step when `n`
+    // is odd, then pairs) and read `n` accumulators (4-aligned, as `LDRD`
+    // needs) and `n` scales and write `n` bytes, each slice exactly that
+    // long (the slicing above); register arithmetic otherwise (ARMv7-M
+    // base).
     unsafe {
         core::arch::asm!(
-            "2:",
+            "tst {n}, #1",
+            "beq 3f",
             "ldr {a}, [{pa}], #4",
             "ldm {ps}!, {{r2, r3, r4, r5}}",
             "smlal r4, r5, {a}, r2",
@@ -84,13 +108,33 @@ fn requantize_down_whole(acc: &[i32], scales: &[[i32; 4]], out: &mut [i8]) {
             "ssat r5, #8, r5",
             "strb r5, [{po}], #1",
             "subs {n}, {n}, #1",
-            "bne 2b",
+            "beq 4f",
+            "3:",
+            "ldrd {a}, {b}, [{pa}], #8",
+            "ldm {ps}!, {{r2, r3, r4, r5}}",
+            "smlal r4, r5, {a}, r2",
+            "lsr {a}, {a}, #31",
+            "smlal r4, r5, {a}, {min}",
+            "asr r5, r5, r3",
+            "ssat r5, #8, r5",
+            "strb r5, [{po}], #1",
+            "ldm {ps}!, {{r2, r3, r4, r5}}",
+            "smlal r4, r5, {b}, r2",
+            "lsr {b}, {b}, #31",
+            "smlal r4, r5, {b}, {min}",
+            "asr r5, r5, r3",
+            "ssat r5, #8, r5",
+            "strb r5, [{po}], #1",
+            "subs {n}, {n}, #2",
+            "bne 3b",
+            "4:",
             pa = inout(reg) acc.as_ptr() => _,
             ps = inout(reg) scales.as_ptr() => _,
             po = inout(reg) out.as_mut_ptr() => _,
             n = inout(reg) n => _,
             min = in(reg) i32::MIN,
             a = out(reg) _,
+            b = out(reg) _,
             out("r2") _,
             out("r3") _,
             out("r4") _,
