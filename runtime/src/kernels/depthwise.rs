@@ -199,47 +199,71 @@ pub fn depthwise_m1_s8<
     pending.flush::<C>(&acc_buf, q, &mut io);
 }
 
-/// float32 depthwise (multiplier 1) of 8 channels over a whole `KH x KW`
-/// window in one assembly block, on hard-float Arm: per tap one `VLDM` of
-/// the 8 inputs, one of the 8 weights and eight `VMLA.F32` (the bits of a
-/// separate multiply and add), taps in TFLite's order. `window` starts at
-/// the first tap's channel `c0`; `steps` are the bytes from one window row
-/// to the next and from one tap to the next; `filter` starts at channel
-/// `c0` of tap 0 (a tap's weights are `C` floats apart).
+/// float32 depthwise (multiplier 1) of 8 channels over a `kh x kw` block
+/// of a `KH x KW` window (all of it, or the part inside the image) in one
+/// assembly block, on hard-float Arm: per tap one `VLDM` of the 8 inputs,
+/// one of the 8 weights and eight `VMLA.F32` (the bits of a separate
+/// multiply and add), taps in TFLite's order. `window` starts at the
+/// block's first tap, channel `c0`; `steps` are the bytes from one window
+/// row to the next and from one tap to the next; `filter` starts at the
+/// first tap's weight for channel `c0` (a tap's weights are `C` floats
+/// apart; a row's clipped taps are skipped).
 #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
 #[inline(always)]
-fn depthwise_window8<const KH: usize, const KW: usize, const C: usize>(
+fn depthwise_window8<const KW: usize, const C: usize>(
     window: &[f32],
     filter: &[f32],
     (row_step, tap_step): (usize, usize),
+    (kh, kw): (usize, usize),
     sums: &mut [f32; 8],
 ) {
-    if KH == 0 || KW == 0 {
+    if kh == 0 || kw == 0 {
         return;
     }
-    assert!(row_step % 4 == 0 && tap_step % 4 == 0 && C >= 8);
-    assert!(((KH - 1) * row_step + (KW - 1) * tap_step) / 4 + 8 <= window.len());
-    assert!((KH * KW - 1) * C + 8 <= filter.len());
+    assert!(row_step % 4 == 0 && tap_step % 4 == 0 && C >= 8 && kw <= KW);
+    assert!(((kh - 1) * row_step + (kw - 1) * tap_step) / 4 + 8 <= window.len());
+    assert!(((kh - 1) * KW + kw - 1) * C + 8 <= filter.len());
     // SAFETY: reads inside `window` and `filter` (the asserts bound every
     // address the loops form) and the 8 floats of `sums`, all 4-aligned;
     // the FP registers used are saved and restored.
     unsafe {
-        vfp_window_loop!(
-            save: "s8-s31", kh: KH, kw: KW, window: window.as_ptr(), weights: filter.as_ptr(),
-            steps: (row_step, tap_step), sums: sums.as_mut_ptr(),
-            tap: [
-                "vldmia {q}, {{s8-s15}}",
-                "vldmia {w}, {{s16-s23}}",
-                "add {w}, {w}, #{fstep}",
-                "vmla.f32 s24, s16, s8",
-                "vmla.f32 s25, s17, s9",
-                "vmla.f32 s26, s18, s10",
-                "vmla.f32 s27, s19, s11",
-                "vmla.f32 s28, s20, s12",
-                "vmla.f32 s29, s21, s13",
-                "vmla.f32 s30, s22, s14",
-                "vmla.f32 s31, s23, s15"
-            ],
+        core::arch::asm!(
+            "vpush {{s8-s31}}",
+            "vldmia {s}, {{s24-s31}}",
+            "1:",
+            "mov {q}, {p}",
+            "mov {kx}, {kw}",
+            "2:",
+            "vldmia {q}, {{s8-s15}}",
+            "vldmia {w}, {{s16-s23}}",
+            "add {w}, {w}, #{fstep}",
+            "vmla.f32 s24, s16, s8",
+            "vmla.f32 s25, s17, s9",
+            "vmla.f32 s26, s18, s10",
+            "vmla.f32 s27, s19, s11",
+            "vmla.f32 s28, s20, s12",
+            "vmla.f32 s29, s21, s13",
+            "vmla.f32 s30, s22, s14",
+            "vmla.f32 s31, s23, s15",
+            "add {q}, {q}, {tap}",
+            "subs {kx}, {kx}, #1",
+            "bne 2b",
+            "add {w}, {w}, {skip}",
+            "add {p}, {p}, {row}",
+            "subs {ky}, {ky}, #1",
+            "bne 1b",
+            "vstmia {s}, {{s24-s31}}",
+            "vpop {{s8-s31}}",
+            p = inout(reg) window.as_ptr() => _,
+            w = inout(reg) filter.as_ptr() => _,
+            ky = inout(reg) kh => _,
+            kw = in(reg) kw,
+            skip = in(reg) (KW - kw) * 4 * C,
+            row = in(reg) row_step,
+            tap = in(reg) tap_step,
+            s = in(reg) sums.as_mut_ptr(),
+            q = out(reg) _,
+            kx = out(reg) _,
             fstep = const 4 * C,
         );
     }
@@ -407,13 +431,18 @@ pub fn depthwise_f32<
                 let mut sums = [0.0f32; 8];
                 let bias = bias.map(|b| &b[c0..c0 + n]);
                 #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-                if n == 8 && ys.len() == KH && xs.len() == KW {
-                    // The whole window inside the image: one assembly loop.
-                    let first = ((b * IH + y0 as usize) * IW + x0 as usize) * IC + c0;
-                    let last = ((KH - 1) * win.dilation_h * IW + (KW - 1) * win.dilation_w) * IC;
+                if n == 8 && !ys.is_empty() && !xs.is_empty() {
+                    // The window's taps inside the image (all of them
+                    // away from the edges): one assembly loop.
+                    let (kh, kw) = (ys.len(), xs.len());
+                    let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
+                    let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
+                    let first = ((b * IH + iy) * IW + ix) * IC + c0;
+                    let last = ((kh - 1) * win.dilation_h * IW + (kw - 1) * win.dilation_w) * IC;
                     let window = io.run(first, last + 8);
                     let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
-                    depthwise_window8::<KH, KW, IC>(window, &filter[c0..], steps, &mut sums);
+                    let taps = &filter[(ys.start * KW + xs.start) * IC + c0..];
+                    depthwise_window8::<KW, IC>(window, taps, steps, (kh, kw), &mut sums);
                     finish_f32(io.out_run(out_base + c0, 8), &sums, bias, act_min, act_max);
                     continue;
                 }

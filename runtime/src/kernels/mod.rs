@@ -6,47 +6,6 @@
 //! kernels keep the reference summation order, so results agree with TFLM's
 //! to the last rounding.
 
-/// Assembly (hard-float Arm): a loop over the `KH x KW` taps of a window,
-/// the 8 sums kept in `s24`-`s31` (loaded from and stored back to
-/// `sums`), the FP registers `save` pushed first and popped last. `tap`
-/// is the work of one tap: `{q}` points at its first input, `{w}` at its
-/// weights; `extra` are the operands it names beyond the loop's.
-#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-macro_rules! vfp_window_loop {
-    (save: $save:literal, kh: $kh:expr, kw: $kw:expr, window: $p:expr, weights: $w:expr,
-     steps: ($row:expr, $tap:expr), sums: $s:expr, tap: [$($tap_asm:tt)*], $($extra:tt)*) => {
-        core::arch::asm!(
-            concat!("vpush {{", $save, "}}"),
-            "vldmia {s}, {{s24-s31}}",
-            "movw {ky}, #{kh}",
-            "1:",
-            "mov {q}, {p}",
-            "movw {kx}, #{kw}",
-            "2:",
-            $($tap_asm)*,
-            "add {q}, {q}, {tap}",
-            "subs {kx}, {kx}, #1",
-            "bne 2b",
-            "add {p}, {p}, {row}",
-            "subs {ky}, {ky}, #1",
-            "bne 1b",
-            "vstmia {s}, {{s24-s31}}",
-            concat!("vpop {{", $save, "}}"),
-            p = inout(reg) $p => _,
-            w = inout(reg) $w => _,
-            row = in(reg) $row,
-            tap = in(reg) $tap,
-            s = in(reg) $s,
-            q = out(reg) _,
-            ky = out(reg) _,
-            kx = out(reg) _,
-            kh = const $kh,
-            kw = const $kw,
-            $($extra)*
-        )
-    };
-}
-
 pub mod binary;
 pub mod conv;
 pub mod depthwise;
