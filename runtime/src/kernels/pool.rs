@@ -66,6 +66,36 @@ fn pool_channels<
     const OW: usize,
     IO: Io<T>,
 >(
+    io: IO,
+    p: &Pool,
+    init: A,
+    step: impl Fn(A, T) -> A,
+    finish: impl Fn(A, usize) -> T,
+) {
+    // Few channels: a shorter row of accumulators (no stack row to fill
+    // beyond the channels used).
+    if C <= CHUNK / 2 {
+        pool_runs::<T, A, N, IH, IW, C, OH, OW, IO, { CHUNK / 2 }>(io, p, init, step, finish);
+    } else {
+        pool_runs::<T, A, N, IH, IW, C, OH, OW, IO, CHUNK>(io, p, init, step, finish);
+    }
+}
+
+/// [`pool_channels`] with runs of up to `K` channels.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pool_runs<
+    T: Copy,
+    A: Copy,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    IO: Io<T>,
+    const K: usize,
+>(
     mut io: IO,
     p: &Pool,
     init: A,
@@ -74,9 +104,9 @@ fn pool_channels<
 ) {
     for_each_window::<N, IH, IW, C, OH, OW>(p, |out_base, in_batch, ys, xs| {
         let taps = ys.len() * xs.len();
-        for c0 in (0..C).step_by(CHUNK) {
-            let n = (C - c0).min(CHUNK);
-            let mut acc = [init; CHUNK];
+        for c0 in (0..C).step_by(K) {
+            let n = (C - c0).min(K);
+            let mut acc = [init; K];
             let acc = &mut acc[..n];
             for y in ys.clone() {
                 for x in xs.clone() {
@@ -169,9 +199,12 @@ pub fn avg_pool_q<
         0,
         |acc, v| acc + v.widen(),
         |acc, taps| {
-            // The compiler rejects geometries with an empty window, so taps > 0.
-            let count = taps as i32;
-            let avg = if acc > 0 { (acc + count / 2) / count } else { (acc - count / 2) / count };
+            // TFLite: (acc +- taps / 2) / taps, truncating: the rounded
+            // magnitude with the sum's sign, by an unsigned division (the
+            // compiler rejects empty windows, so taps > 0: no checks).
+            let count = core::num::NonZeroU32::new(taps as u32).unwrap_or(core::num::NonZeroU32::MIN);
+            let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
+            let avg = if acc > 0 { magnitude } else { -magnitude };
             T::narrow(clamp_i32(avg, act_min, act_max))
         },
     );
