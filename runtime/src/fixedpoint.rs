@@ -373,26 +373,24 @@ pub fn rescale_down(acc: i32, s: &DownScale) -> i32 {
     #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
     {
         let (mut low, mut high) = (k_low, k_high);
-        // SAFETY: register arithmetic only (ARMv7-M base instructions);
-        // `shift` is in 0..=22, so the register shift is the intended one.
+        // SAFETY: register arithmetic only (ARMv7-M base instructions).
         unsafe {
             core::arch::asm!(
                 "smlal {lo}, {hi}, {acc}, {m}",
                 "lsr {t}, {acc}, #31",
                 "smlal {lo}, {hi}, {t}, {min}",
-                "asr {hi}, {hi}, {sh}",
                 lo = inout(reg) low,
                 hi = inout(reg) high,
                 acc = in(reg) acc,
                 m = in(reg) multiplier,
                 min = in(reg) i32::MIN,
-                sh = in(reg) shift,
                 t = out(reg) _,
                 options(pure, nomem, nostack),
             );
         }
         let _ = low;
-        high
+        // Outside the assembly, so a constant shift is an immediate.
+        high >> (shift & 31)
     }
     #[cfg(not(all(target_arch = "arm", target_feature = "thumb2")))]
     {

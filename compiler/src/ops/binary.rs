@@ -153,30 +153,51 @@ fn add_sub_quant(
 /// computing them: a 64-bit multiply-and-round per element saved.
 const RESCALE_TABLE_MIN_LEN: usize = 512;
 
-/// One int8 input's rescaled value (TFLite's `(offset + x) << left_shift`
-/// times a multiplier below one) as the generated closure computes it: by
-/// `AddQuant::#method` where that is an exact halving (the input with the
-/// larger scale: multiplier 2^30, shift 0), else from a table of all 256
-/// values made here with the same arithmetic.
-fn rescaled_input(
-    x: TokenStream,
-    method: TokenStream,
-    offset: i32,
-    left_shift: i32,
-    m: i32,
-    shift: i32,
-) -> TokenStream {
-    if m == 1 << 30 && shift == 0 && left_shift > 0 {
-        return quote!(Q.#method(#x));
+/// The two int8 inputs' rescaled values (TFLite's `(offset + x) <<
+/// left_shift` times a multiplier below one) as the generated closure
+/// computes them, `sign` telling ADD (1) from SUB (-1). The input with the
+/// larger scale has the multiplier 1/2 exactly (2^30, shift 0), which on
+/// the even shifted value is exact: `(offset + x) << (left_shift - 1)`.
+/// The other input comes from a table of all 256 values made here with
+/// the same arithmetic, into which the halved input's constant part
+/// (`offset << (left_shift - 1)`, with the op's sign) is folded: the
+/// halved input is then a bare shift. With both halved (equal scales),
+/// `AddQuant`'s own rescaling.
+fn rescaled_inputs(inputs: [(TokenStream, i32, i32, i32); 2], left_shift: i32, sign: i32) -> [TokenStream; 2] {
+    let halved = |&(_, _, m, shift): &(TokenStream, i32, i32, i32)| m == 1 << 30 && shift == 0 && left_shift > 0;
+    match (halved(&inputs[0]), halved(&inputs[1])) {
+        (true, true) => {
+            let [(x, ..), (y, ..)] = &inputs;
+            [quote!(Q.rescaled1(#x)), quote!(Q.rescaled2(#y))]
+        }
+        (h1, h2) => {
+            let half_shift = left_shift - 1;
+            // The halved input's constant, moved into the other's table:
+            // a + b = (a + c) + b' for ADD, a - b = (a - c) - b' when the
+            // second is halved, a - b = a' - (b - c) when the first is.
+            let folded = |k: usize| match (h1, h2) {
+                (false, true) if k == 0 => sign.wrapping_mul(inputs[1].1 << half_shift),
+                (true, false) if k == 1 => sign.wrapping_mul(inputs[0].1 << half_shift),
+                _ => 0,
+            };
+            let side = |k: usize| {
+                let (v, offset, m, shift) = &inputs[k];
+                if [h1, h2][k] {
+                    return quote!(((#v as i32) << #half_shift));
+                }
+                let table = (0..=255u8).map(|byte| {
+                    let v = (offset + byte as i8 as i32).wrapping_mul(1 << left_shift);
+                    crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp(v, *m, *shift)
+                        .wrapping_add(folded(k))
+                });
+                quote!({
+                    static TABLE: [i32; 256] = [#(#table),*];
+                    TABLE[#v as u8 as usize]
+                })
+            };
+            [side(0), side(1)]
+        }
     }
-    let table = (0..=255u8).map(|byte| {
-        let v = (offset + byte as i8 as i32).wrapping_mul(1 << left_shift);
-        crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp(v, m, shift)
-    });
-    quote!({
-        static TABLE: [i32; 256] = [#(#table),*];
-        TABLE[#x as u8 as usize]
-    })
 }
 
 /// SQUARED_DIFFERENCE rescaling constants (TFLM `PrepareQuantized`): both
@@ -347,8 +368,8 @@ impl Operator for Binary {
                 let f = match kind {
                     Kind::Add | Kind::Sub if tabled => {
                         let method = if kind == Kind::Sub { quote!(sub_rescaled) } else { quote!(add_rescaled) };
-                        let x = rescaled_input(quote!(x), quote!(rescaled1), o1, ls, m1, s1);
-                        let y = rescaled_input(quote!(y), quote!(rescaled2), o2, ls, m2, s2);
+                        let sign = if kind == Kind::Sub { -1 } else { 1 };
+                        let [x, y] = rescaled_inputs([(quote!(x), o1, m1, s1), (quote!(y), o2, m2, s2)], ls, sign);
                         quote!(|x: i8, y: i8| {
                             const Q: ::tinyaot::kernels::binary::AddQuant = #q;
                             Q.#method(#x, #y)

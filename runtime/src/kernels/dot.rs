@@ -61,8 +61,7 @@ pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usiz
     match q.scales {
         #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
         Scales::Down(s) if whole => {
-            let s = &s[c0..c0 + channels];
-            pixels.for_each(|(acc, out)| requantize_down_whole(acc, s, out));
+            requantize_down_whole(acc, &s[c0..c0 + channels], out);
         }
         Scales::Down(s) => {
             let s = &s[c0..c0 + channels];
@@ -77,24 +76,44 @@ pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usiz
     }
 }
 
-/// The common case of [`requantize`] on ARMv7-M as one assembly loop:
-/// short-form scales, the whole int8 range. Per two outputs: one `LDRD` of
-/// the accumulators, and for each one `LDM` of its scale, `SMLAL`, `LSR`,
-/// `SMLAL`, `ASR`, `SSAT` and a byte store; then the loop step (9
-/// instructions per output; the compiler's own loop takes 13).
+/// The common case of [`requantize_pixels`] on ARMv7-M as one assembly
+/// loop per pixel: short-form scales, the whole int8 range. Per two
+/// outputs: one `LDRD` of the accumulators, and for each one `LDM` of its
+/// scale, `SMLAL`, `LSR`, `SMLAL`, `ASR`, `SSAT` and a byte store; then the
+/// loop step (9 instructions per output; the compiler's own loop takes
+/// 13). The accumulator and output pointers run on from pixel to pixel.
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
 #[inline(always)]
 fn requantize_down_whole(acc: &[i32], scales: &[[i32; 4]], out: &mut [i8]) {
-    let n = out.len();
-    if n == 0 {
+    let channels = scales.len();
+    if channels == 0 {
         return;
     }
-    let (acc, scales) = (&acc[..n], &scales[..n]);
-    // SAFETY: the loops run `n >= 1` times in all (one single step when `n`
-    // is odd, then pairs) and read `n` accumulators (4-aligned, as `LDRD`
-    // needs) and `n` scales and write `n` bytes, each slice exactly that
-    // long (the slicing above); register arithmetic otherwise (ARMv7-M
-    // base).
+    let pixels = out.len() / channels;
+    let (acc, out) = (&acc[..pixels * channels], &mut out[..pixels * channels]);
+    let (mut pa, mut po) = (acc.as_ptr(), out.as_mut_ptr());
+    for _ in 0..pixels {
+        // SAFETY: per pixel the loops run `channels >= 1` times in all (one
+        // single step when odd, then pairs), read that many accumulators
+        // (4-aligned, as `LDRD` needs) from `pa` and scales, and write that
+        // many bytes from `po`; `pa` and `po` advance by one pixel, and
+        // `pixels * channels` values are in `acc` and `out` (the slicing
+        // above). Register arithmetic otherwise (ARMv7-M base).
+        unsafe { requantize_down_run(&mut pa, scales.as_ptr(), channels, &mut po) };
+    }
+}
+
+/// The assembly of [`requantize_down_whole`]: `n` outputs from `*pa`,
+/// scales from `ps`, to `*po`, both pointers left past the run.
+///
+/// # Safety
+/// `n >= 1`; `n` accumulators (4-aligned) readable at `*pa`, `n` scales at
+/// `ps`, `n` bytes writable at `*po`.
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+#[inline(always)]
+unsafe fn requantize_down_run(pa: &mut *const i32, ps: *const [i32; 4], n: usize, po: &mut *mut i8) {
+    // SAFETY: the caller's contract; the loops read and write exactly `n`
+    // values each.
     unsafe {
         core::arch::asm!(
             "tst {n}, #1",
@@ -128,9 +147,9 @@ fn requantize_down_whole(acc: &[i32], scales: &[[i32; 4]], out: &mut [i8]) {
             "subs {n}, {n}, #2",
             "bne 3b",
             "4:",
-            pa = inout(reg) acc.as_ptr() => _,
-            ps = inout(reg) scales.as_ptr() => _,
-            po = inout(reg) out.as_mut_ptr() => _,
+            pa = inout(reg) *pa,
+            ps = inout(reg) ps => _,
+            po = inout(reg) *po,
             n = inout(reg) n => _,
             min = in(reg) i32::MIN,
             a = out(reg) _,

@@ -208,6 +208,43 @@ macro_rules! wide_loop {
     };
 }
 
+/// Assembly: `$k` groups (a literal) straight, no loop. Unsafe as
+/// [`wide_loop`].
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! wide_straight {
+    ($x:expr, $w:expr, $k:literal, $($a:ident),+) => {
+        core::arch::asm!(
+            ".rept {k}",
+            wide_group!($($a),+),
+            ".endr",
+            k = const $k,
+            p = inout(reg) $x => _,
+            w = inout(reg) $w => _,
+            $($a = inout(reg) $a,)+
+            x02 = out(reg) _,
+            x13 = out(reg) _,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            options(nostack, readonly, preserves_flags),
+        )
+    };
+}
+
+/// The groups of one block: straight for up to 4 groups (short rows: the
+/// loop's own steps would be a fifth of the work), else the loop.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! wide_groups {
+    ($x:expr, $w:expr, $n:expr, $($a:ident),+) => {
+        match $n {
+            1 => wide_straight!($x, $w, 1, $($a),+),
+            2 => wide_straight!($x, $w, 2, $($a),+),
+            3 => wide_straight!($x, $w, 3, $($a),+),
+            4 => wide_straight!($x, $w, 4, $($a),+),
+            _ => wide_loop!($x, $w, $n, $($a),+),
+        }
+    };
+}
+
 /// Whole groups (DSP assembly, one loop per block height).
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 #[inline(always)]
@@ -222,19 +259,19 @@ fn groups<const R: usize>(x: &[i8], block: &[u32], acc: [i32; R]) -> [i32; R] {
         4 => {
             let [mut a0, mut a1, mut a2, mut a3] = [acc[0], acc[1], acc[2], acc[3]];
             // SAFETY: reads inside `x` and `block` (checked above).
-            unsafe { wide_loop!(xp, wp, n, a0, a1, a2, a3) };
+            unsafe { wide_groups!(xp, wp, n, a0, a1, a2, a3) };
             out[..4].copy_from_slice(&[a0, a1, a2, a3]);
         }
         2 => {
             let [mut a0, mut a1] = [acc[0], acc[1]];
             // SAFETY: as above, blocks of 2 rows.
-            unsafe { wide_loop!(xp, wp, n, a0, a1) };
+            unsafe { wide_groups!(xp, wp, n, a0, a1) };
             out[..2].copy_from_slice(&[a0, a1]);
         }
         _ => {
             let mut a0 = acc[0];
             // SAFETY: as above, single rows.
-            unsafe { wide_loop!(xp, wp, n, a0) };
+            unsafe { wide_groups!(xp, wp, n, a0) };
             out[0] = a0;
         }
     }

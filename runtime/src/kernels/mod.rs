@@ -180,6 +180,8 @@ impl Rescale<'_> {
 /// The quantized integer element types (int8, int16): widened to i32 for
 /// arithmetic, narrowed back after the clamp.
 pub trait Narrow: Copy + PartialOrd {
+    /// Bytes per value.
+    const BYTES: usize;
     /// Smallest value.
     const MIN: Self;
     /// Largest value.
@@ -191,6 +193,7 @@ pub trait Narrow: Copy + PartialOrd {
 }
 
 impl Narrow for i8 {
+    const BYTES: usize = 1;
     const MIN: i8 = i8::MIN;
     const MAX: i8 = i8::MAX;
     #[inline(always)]
@@ -204,6 +207,7 @@ impl Narrow for i8 {
 }
 
 impl Narrow for i16 {
+    const BYTES: usize = 2;
     const MIN: i16 = i16::MIN;
     const MAX: i16 = i16::MAX;
     #[inline(always)]

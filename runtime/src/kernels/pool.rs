@@ -193,21 +193,93 @@ pub fn avg_pool_q<
     act_min: i32,
     act_max: i32,
 ) {
-    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(
-        io,
-        p,
-        0,
-        |acc, v| acc + v.widen(),
-        |acc, taps| {
-            // TFLite: (acc +- taps / 2) / taps, truncating: the rounded
-            // magnitude with the sum's sign, by an unsigned division (the
-            // compiler rejects empty windows, so taps > 0: no checks).
-            let count = core::num::NonZeroU32::new(taps as u32).unwrap_or(core::num::NonZeroU32::MIN);
-            let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
-            let avg = if acc > 0 { magnitude } else { -magnitude };
-            T::narrow(clamp_i32(avg, act_min, act_max))
-        },
-    );
+    let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
+    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+    if T::BYTES == 1 && C % 4 == 0 && p.filter_h * p.filter_w <= 256 {
+        return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, average);
+    }
+    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(io, p, 0, |acc, v| acc + v.widen(), average);
+}
+
+/// TFLite's average: `(acc +- taps / 2) / taps`, truncating, i.e. the
+/// rounded magnitude with the sum's sign, here by an unsigned division
+/// (the compiler rejects empty windows, so taps > 0: no checks).
+#[inline(always)]
+fn rounded_average(acc: i32, taps: usize) -> i32 {
+    let count = core::num::NonZeroU32::new(taps as u32).unwrap_or(core::num::NonZeroU32::MIN);
+    let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
+    if acc > 0 { magnitude } else { -magnitude }
+}
+
+/// int8 average pooling on DSP cores: 4 channels per word, summed as two
+/// pairs of 16-bit lanes (`SXTB16`, `SADD16`: 5 instructions per 4
+/// channels and tap, against 2 per channel); at most 256 taps keep every
+/// sum inside 16 bits (|sum| <= 128 * 256), so the lanes hold the exact
+/// int32 sums, then `average` per channel as in the plain path.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+#[inline(always)]
+fn avg_pool_pairs<
+    T: Narrow,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    IO: Io<T>,
+>(
+    mut io: IO,
+    p: &Pool,
+    average: impl Fn(i32, usize) -> T,
+) {
+    // Channels per run: 4 words, 8 lane-pair accumulators.
+    const RUN: usize = 16;
+    for_each_window::<N, IH, IW, C, OH, OW>(p, |out_base, in_batch, ys, xs| {
+        let taps = ys.len() * xs.len();
+        for c0 in (0..C).step_by(RUN) {
+            let n = (C - c0).min(RUN);
+            // acc[2g] holds channels 4g and 4g + 2, acc[2g + 1] 4g + 1 and 4g + 3.
+            let mut acc = [0u32; RUN / 2];
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    let row = io.run(in_batch + (y * IW + x) * C + c0, n);
+                    // SAFETY: T is one byte here (the caller's check) and an
+                    // integer type (`Narrow`: i8 or i16), so its values are
+                    // plain bytes; the view keeps the borrow and length.
+                    let row = unsafe { core::slice::from_raw_parts(row.as_ptr().cast::<u8>(), row.len() * T::BYTES) };
+                    for (v, pair) in row.chunks_exact(4).zip(acc.chunks_exact_mut(2)) {
+                        let word = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                        let (mut even, mut odd) = (pair[0], pair[1]);
+                        // SAFETY: register arithmetic of the DSP extension
+                        // (this cfg); no memory.
+                        unsafe {
+                            core::arch::asm!(
+                                "sxtb16 {t}, {w}",
+                                "sadd16 {even}, {even}, {t}",
+                                "sxtb16 {t}, {w}, ror #8",
+                                "sadd16 {odd}, {odd}, {t}",
+                                w = in(reg) word,
+                                t = out(reg) _,
+                                even = inout(reg) even,
+                                odd = inout(reg) odd,
+                                options(pure, nomem, nostack),
+                            );
+                        }
+                        pair[0] = even;
+                        pair[1] = odd;
+                    }
+                }
+            }
+            let out = io.out_run(out_base + c0, n);
+            for (o, pair) in out.chunks_exact_mut(4).zip(acc.chunks_exact(2)) {
+                let lane = |w: u32, high: bool| (if high { w >> 16 } else { w }) as u16 as i16 as i32;
+                o[0] = average(lane(pair[0], false), taps);
+                o[1] = average(lane(pair[1], false), taps);
+                o[2] = average(lane(pair[0], true), taps);
+                o[3] = average(lane(pair[1], true), taps);
+            }
+        }
+    });
 }
 
 /// float32 average pooling (TFLite `reference_ops::AveragePool`).
