@@ -267,14 +267,9 @@ fn im2col_matches_direct_conv() {
     let bias = [1000i32, -777];
     let mult = [1_300_000_000i32, 1_100_000_000];
     let shift = [-8i32, -9];
-    let q =
-        Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
     let win = Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 1, ..UNIT };
-    let mut want = [0i8; 3 * 4 * 2];
-    conv2d_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
-    let folded: Vec<i32> = (0..2)
-        .map(|c| bias[c] + q.input_offset * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>())
-        .collect();
+    let folded: Vec<i32> =
+        (0..2).map(|c| bias[c] + 37 * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>()).collect();
     let mut packed = [0i8; 2 * 28];
     tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
     let mut wide = [0u32; 2 * 14];
@@ -282,8 +277,20 @@ fn im2col_matches_direct_conv() {
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     // The short form of the same scales (both multipliers below 1/2).
     let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
-    for scales in [Scales::Any(&scales), Scales::Down(&down)] {
-        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min: -128, act_max: 127 };
+    // The whole int8 range (the short form's requantization fused into
+    // the dot products) and a clamped one.
+    let cases = [
+        (-128, Scales::Any(&scales)),
+        (-128, Scales::Down(&down)),
+        (-90, Scales::Any(&scales)),
+        (-90, Scales::Down(&down)),
+    ];
+    for (act_min, scales) in cases {
+        let q =
+            Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
+        let mut want = [0i8; 3 * 4 * 2];
+        conv2d_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
         // Weight rows as bytes, and widened at compile time (small layers).
         for widened in [false, true] {
             let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
@@ -491,15 +498,23 @@ fn depthwise_m1_matches_direct() {
     let bias: Vec<i32> = (0..C as i32).map(|c| c * 300 - 700).collect();
     let mult: Vec<i32> = (0..C as i32).map(|c| 1_100_000_000 + c * 37_000_000).collect();
     let shift: Vec<i32> = (0..C as i32).map(|c| -7 - c % 3).collect();
-    let q =
-        Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -100, act_max: 127 };
     let folded: Vec<i32> =
-        (0..C).map(|c| bias[c] + q.input_offset * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
+        (0..C).map(|c| bias[c] + 37 * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
     let packed: Vec<u32> = pack_depthwise(&filter, 9, C).collect();
     let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
     let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
-    for scales in [Scales::Any(&any), Scales::Down(&down)] {
-        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min: -100, act_max: 127 };
+    // A clamped range, and the whole int8 range (where the short form's
+    // requantization is fused into the kernel).
+    let cases = [
+        (-100, Scales::Any(&any)),
+        (-100, Scales::Down(&down)),
+        (-128, Scales::Any(&any)),
+        (-128, Scales::Down(&down)),
+    ];
+    for (act_min, scales) in cases {
+        let q =
+            Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
+        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
         // SAME padding, stride 1.
         let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
         let (mut want, mut got) = ([0i8; 5 * 4 * C], [0i8; 5 * 4 * C]);

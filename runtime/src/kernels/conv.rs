@@ -534,6 +534,7 @@ pub fn conv2d_im2col_s8<
     let mut acc = [0i32; super::dot::CHUNK];
     let mut pending = Pending::default();
     let batch = const { Pending::batch(OC) };
+    let fused = super::dot::fused_scales(q);
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         for ky in 0..KH {
@@ -571,6 +572,18 @@ pub fn conv2d_im2col_s8<
                     dst.fill(pad);
                 }
             }
+        }
+        if let Some(scales) = fused {
+            // The common requantization: fused into the dot products, each
+            // block of sums written out as soon as it is done (a pixel's
+            // output never covers input it reads, in place too).
+            if pointwise {
+                let (x, out) = io.split(pixel..pixel + IC, index * OC..(index + 1) * OC);
+                packed.dots_down::<IC>(x, 0, bias, scales, out);
+            } else {
+                packed.dots_down::<D4>(patch, 0, bias, scales, io.out_run(index * OC, OC));
+            }
+            return;
         }
         if batch > 1 {
             // Few channels: this pixel's sums join the pending ones and

@@ -103,8 +103,59 @@ pub fn depthwise_m1_s8<
     // Few channels: several pixels' sums per requantization call.
     let mut pending = Pending::default();
     let batch = const { Pending::batch(C) };
+    let fused = super::dot::fused_scales(q);
+    let (row_step, tap_step) = (win.dilation_h * IW * C, win.dilation_w * C);
+    // Whole groups of 4 channels, then a partial one.
+    let full = C / 4 * 4;
+    let (whole, part) = packed.split_at(C / 4 * taps * 2);
+    // Beyond 4 groups their count is made opaque to the optimizer: known,
+    // it unrolls the group loop, a copy of the unrolled taps per group (6
+    // KB of flash for 64 channels, for 4 instructions per group).
+    let whole = if C > 16 { core::hint::black_box(whole) } else { whole };
+    // The partial group's sums (channels `full..C`), its inputs padded
+    // with the zero point.
+    let partial = |rows: &[[&[i8; C]; KW]; KH]| {
+        let mut acc = [0i32; 4];
+        acc[..C - full].copy_from_slice(&bias[full..]);
+        for (row, w) in rows.iter().flatten().zip(part.chunks_exact(2)) {
+            let mut v = [zp as u8; 4];
+            for (k, &x) in row[full..].iter().enumerate() {
+                v[k] = x as u8;
+            }
+            acc = mac4(acc, u32::from_le_bytes(v), w[0], w[1]);
+        }
+        acc
+    };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        let out_base = index * C;
+        // The taps inside the image span one run of the input, from the
+        // first to the last; every tap's input pixel (all C channels) is
+        // looked up in it once per pixel, so the group loop has no
+        // per-tap checks, border pixels included.
+        let span = if ys.is_empty() || xs.is_empty() {
+            0..0
+        } else {
+            let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
+            let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
+            let first = ((b * IH + iy) * IW + ix) * C;
+            first..first + (ys.len() - 1) * row_step + (xs.len() - 1) * tap_step + C
+        };
+        let steps = (row_step, tap_step);
+        if let Some(scales) = fused {
+            // The common requantization: each group's sums written out as
+            // soon as they are done (a pixel's output never covers input
+            // it reads, in place too).
+            let (input, out) = io.split(span, index * C..(index + 1) * C);
+            let rows = tap_table::<C, KW, KH>(input, &zp_row, (&ys, &xs), steps);
+            let groups = whole.chunks_exact(taps * 2).zip(bias[..full].chunks_exact(4));
+            for (g, ((weights, b4), out)) in groups.zip(out[..full].chunks_exact_mut(4)).enumerate() {
+                let sums = taps4(&rows, 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]);
+                super::dot::requantize_block(&sums, &scales[4 * g..], out);
+            }
+            if full < C {
+                super::dot::requantize_block(&partial(&rows)[..C - full], &scales[full..], &mut out[full..]);
+            }
+            return;
+        }
         if batch > 1 && pending.len > 0 && index != pending.first + pending.len {
             pending.flush::<C>(&acc_buf, q, &mut io);
         }
@@ -114,79 +165,20 @@ pub fn depthwise_m1_s8<
         for c_chunk in (0..C).step_by(super::dot::CHUNK) {
             let n = (C - c_chunk).min(super::dot::CHUNK);
             {
-                // Every tap's input pixel (all C channels), looked up once
-                // per pixel: the group loop below then has no per-tap
-                // checks, border pixels included.
-                let mut rows: [[&[i8; C]; KW]; KH] = [[&zp_row; KW]; KH];
-                if ys.len() == KH && xs.len() == KW {
-                    // A window inside the image: one run covers it, the
-                    // taps are fixed steps into it.
-                    let (row_step, tap_step) = (win.dilation_h * IW * C, win.dilation_w * C);
-                    let first = ((b * IH + y0 as usize) * IW + x0 as usize) * C;
-                    let span = io.run(first, (KH - 1) * row_step + (KW - 1) * tap_step + C);
-                    for (ky, rows) in rows.iter_mut().enumerate() {
-                        for (kx, row) in rows.iter_mut().enumerate() {
-                            let Some(tap) = span[ky * row_step + kx * tap_step..].first_chunk::<C>() else {
-                                unreachable!("the span covers the window")
-                            };
-                            *row = tap;
-                        }
-                    }
-                }
-                for ky in ys.clone() {
-                    if ys.len() == KH && xs.len() == KW {
-                        break;
-                    }
-                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                    for kx in xs.clone() {
-                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                        let Some(row) = io.run(((b * IH + iy) * IW + ix) * C, C).first_chunk::<C>() else {
-                            unreachable!("io.run returns C values")
-                        };
-                        rows[ky][kx] = row;
-                    }
-                }
-                let groups = &packed[c_chunk / 4 * taps * 2..(c_chunk + n).div_ceil(4) * taps * 2];
-                let (whole, part) = groups.split_at(n / 4 * taps * 2);
-                // The whole groups of 4 channels. Beyond 4 groups their
-                // count is made opaque to the optimizer: known, it unrolls
-                // the loop, a copy of the unrolled taps per group (6 KB of
-                // flash for 64 channels, for 4 instructions per group).
-                let full = n / 4 * 4;
-                let whole = if C > 16 { core::hint::black_box(whole) } else { whole };
-                let runs = whole
-                    .chunks_exact(taps * 2)
-                    .zip(bias[c_chunk..c_chunk + full].chunks_exact(4))
-                    .zip(acc_buf[at..at + full].chunks_exact_mut(4));
-                for (g, ((weights, b4), out)) in runs.enumerate() {
-                    let b4 = [b4[0], b4[1], b4[2], b4[3]];
+                let rows = tap_table::<C, KW, KH>(io.run(span.start, span.len()), &zp_row, (&ys, &xs), steps);
+                let (g0, groups) = (c_chunk / 4, n.div_ceil(4).min((full - c_chunk.min(full)) / 4));
+                let sums = acc_buf[at..at + 4 * groups].chunks_exact_mut(4);
+                let chunk = whole[g0 * taps * 2..(g0 + groups) * taps * 2].chunks_exact(taps * 2);
+                for (g, ((weights, b4), out)) in chunk.zip(bias[c_chunk..].chunks_exact(4)).zip(sums).enumerate() {
                     // A fixed-length copy: registers, not a `memcpy` call.
-                    out.copy_from_slice(&taps4(&rows, c_chunk + 4 * g, weights, b4));
+                    out.copy_from_slice(&taps4(&rows, c_chunk + 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]));
                 }
-                // The last, partial group of a channel count that is not a
-                // multiple of 4.
-                if !part.is_empty() {
-                    let c0 = c_chunk + n / 4 * 4;
-                    let width = n % 4;
-                    let mut acc = [0i32; 4];
-                    acc[..width].copy_from_slice(&bias[c0..c0 + width]);
-                    let mut w = part.chunks_exact(2);
-                    for rows in &rows {
-                        for row in rows {
-                            let mut v = [zp as u8; 4];
-                            for (k, &x) in row[c0..c0 + width].iter().enumerate() {
-                                v[k] = x as u8;
-                            }
-                            if let Some(&[w02, w13]) = w.next() {
-                                acc = mac4(acc, u32::from_le_bytes(v), w02, w13);
-                            }
-                        }
-                    }
-                    acc_buf[at + n / 4 * 4..at + n].copy_from_slice(&acc[..width]);
+                if full < c_chunk + n {
+                    acc_buf[at + full - c_chunk..at + n].copy_from_slice(&partial(&rows)[..C - full]);
                 }
             }
             if batch == 1 {
-                super::dot::requantize(&acc_buf[..n], q, c_chunk, io.out_run(out_base + c_chunk, n));
+                super::dot::requantize(&acc_buf[..n], q, c_chunk, io.out_run(index * C + c_chunk, n));
             }
         }
         if batch > 1 {
@@ -200,6 +192,39 @@ pub fn depthwise_m1_s8<
         }
     });
     pending.flush::<C>(&acc_buf, q, &mut io);
+}
+
+/// Every tap's input pixel (all `C` channels): taps in rows `ys` and
+/// columns `xs` from `input` (which starts at the first of them, `steps`
+/// apart), the others the row of zero points.
+#[inline(always)]
+fn tap_table<'a, const C: usize, const KW: usize, const KH: usize>(
+    input: &'a [i8],
+    zp_row: &'a [i8; C],
+    (ys, xs): (&core::ops::Range<usize>, &core::ops::Range<usize>),
+    (row_step, tap_step): (usize, usize),
+) -> [[&'a [i8; C]; KW]; KH] {
+    let mut rows = [[zp_row; KW]; KH];
+    if ys.len() == KH && xs.len() == KW {
+        // A window inside the image: fixed steps, constant trip counts.
+        for (ky, rows) in rows.iter_mut().enumerate() {
+            for (kx, row) in rows.iter_mut().enumerate() {
+                let Some(tap) = input[ky * row_step + kx * tap_step..].first_chunk::<C>() else {
+                    unreachable!("the span covers the window")
+                };
+                *row = tap;
+            }
+        }
+        return rows;
+    }
+    for ky in ys.clone() {
+        for kx in xs.clone() {
+            let at = (ky - ys.start) * row_step + (kx - xs.start) * tap_step;
+            let Some(tap) = input[at..].first_chunk::<C>() else { unreachable!("the span covers the taps") };
+            rows[ky][kx] = tap;
+        }
+    }
+    rows
 }
 
 /// float32 depthwise (multiplier 1) of 8 channels over a `kh x kw` block

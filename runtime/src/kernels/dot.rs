@@ -10,7 +10,7 @@
 //! integer sums do not depend on the order, so all give TFLite's bits.
 
 use super::pack::depth4;
-use super::{PackedRows, Rescale, Scales, clamp_i32, rescale, rescale_down};
+use super::{DownScale, PackedRows, Rescale, Scales, clamp_i32, rescale, rescale_down};
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
 /// of 4 so the packed blocks split evenly).
@@ -213,9 +213,31 @@ fn requantize_with(
 /// still a constant inside it.
 #[inline(never)]
 pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], acc: &mut [i32]) {
+    dot_blocks::<DEPTH>(x, packed, bias, acc.len(), |c, a| acc[c..c + a.len()].copy_from_slice(a));
+}
+
+/// [`dots`] with each block of sums requantized as soon as it is done
+/// ([`requantize_block`]), straight into `out` (one output per row): the
+/// sums never go through memory. For the short-form scales and the whole
+/// int8 range ([`fused_scales`]).
+#[inline(never)]
+pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let scales = &scales[..out.len()];
+    dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| requantize_block(a, &scales[c..], &mut out[c..]));
+}
+
+/// The walk of [`dots`]: blocks of 4 rows, then 2, then 1, each block's
+/// sums (from the bias) handed to `sink` with its first row.
+#[inline(always)]
+fn dot_blocks<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[i8],
+    bias: &[i32],
+    channels: usize,
+    mut sink: impl FnMut(usize, &[i32]),
+) {
     let x = &x[..DEPTH];
     let d4 = depth4(DEPTH);
-    let channels = acc.len();
     let bias = &bias[..channels];
     let mut c = 0;
     let mut off = 0;
@@ -229,25 +251,77 @@ pub fn dots<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], acc: &mut
         while channels - c >= 4 {
             let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
             let a = dot_block_with(x, &packed[off..off + 4 * d4], a, |_, block, a| dot_quads_wide(wide, block, a));
-            acc[c..c + 4].copy_from_slice(&a);
+            sink(c, &a);
             c += 4;
             off += 4 * d4;
         }
     }
     while channels - c >= 4 {
         let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
-        acc[c..c + 4].copy_from_slice(&dot_block::<4>(x, &packed[off..off + 4 * d4], a));
+        sink(c, &dot_block::<4>(x, &packed[off..off + 4 * d4], a));
         c += 4;
         off += 4 * d4;
     }
     if channels - c >= 2 {
-        let a = dot_block::<2>(x, &packed[off..off + 2 * d4], [bias[c], bias[c + 1]]);
-        acc[c..c + 2].copy_from_slice(&a);
+        sink(c, &dot_block::<2>(x, &packed[off..off + 2 * d4], [bias[c], bias[c + 1]]));
         c += 2;
         off += 2 * d4;
     }
     if channels - c == 1 {
-        acc[c] = dot_block::<1>(x, &packed[off..off + d4], [bias[c]])[0];
+        sink(c, &dot_block::<1>(x, &packed[off..off + d4], [bias[c]]));
+    }
+}
+
+/// The scales for fused requantization ([`dots_down`], the depthwise
+/// kernel's): short-form scales and an activation range that is the whole
+/// int8 range, the common case; `None` otherwise.
+#[inline(always)]
+pub fn fused_scales<'a>(q: &Rescale<'a>) -> Option<&'a [DownScale]> {
+    match q.scales {
+        Scales::Down(s) if q.act_min <= i8::MIN as i32 && q.act_max >= i8::MAX as i32 => Some(s),
+        _ => None,
+    }
+}
+
+/// `out[k] = saturate(rescale_down(sums[k], scales[k]))` for a block of
+/// sums still in registers. On ARMv7-M per output: one `LDM` of its scale,
+/// `SMLAL`, `LSR`, `SMLAL`, `ASR`, `SSAT` and a byte store (7).
+#[inline(always)]
+pub fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let n = sums.len();
+    let (scales, out) = (&scales[..n], &mut out[..n]);
+    #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+    {
+        let (mut ps, mut po) = (scales.as_ptr(), out.as_mut_ptr());
+        for &a in sums {
+            // SAFETY: `ps` and `po` step through `scales` and `out`, both
+            // `n` long (sliced above), one element per sum; register
+            // arithmetic otherwise (ARMv7-M base).
+            unsafe {
+                core::arch::asm!(
+                    "ldm {ps}!, {{r2, r3, r4, r5}}",
+                    "smlal r4, r5, {a}, r2",
+                    "lsr {a}, {a}, #31",
+                    "smlal r4, r5, {a}, {min}",
+                    "asr r5, r5, r3",
+                    "ssat r5, #8, r5",
+                    "strb r5, [{po}], #1",
+                    ps = inout(reg) ps,
+                    po = inout(reg) po,
+                    a = inout(reg) a => _,
+                    min = in(reg) i32::MIN,
+                    out("r2") _,
+                    out("r3") _,
+                    out("r4") _,
+                    out("r5") _,
+                    options(nostack),
+                );
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "arm", target_feature = "thumb2")))]
+    for ((o, &a), s) in out.iter_mut().zip(sums).zip(scales) {
+        *o = saturate_i8(rescale_down(a, s));
     }
 }
 

@@ -7,6 +7,7 @@
 //! eight `SMLAD` (0.94 instructions per MAC, against 1.31 for bytes).
 //! Elsewhere plain Rust (SSE2 on x86-64) computes the same wrapping sums.
 
+use super::DownScale;
 use super::pack::depth4;
 
 /// Weight rows packed for the blocked dot products, in either layout:
@@ -15,6 +16,10 @@ pub trait PackedRows: Copy {
     /// `acc[k] = bias[k] + row_(first + k) . x` for the `acc.len()` rows
     /// from `first` (a multiple of 4, so the blocks line up).
     fn dots<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], acc: &mut [i32]);
+    /// The same rows requantized straight into `out` (one per row from
+    /// `first`), for the short-form scales and the whole int8 range
+    /// (`dot::fused_scales`); `scales` and `bias` start at row `first`.
+    fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]);
 }
 
 impl PackedRows for &[i8] {
@@ -22,6 +27,11 @@ impl PackedRows for &[i8] {
     fn dots<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], acc: &mut [i32]) {
         let d4 = depth4(DEPTH);
         super::dot::dots::<DEPTH>(x, &self[first * d4..(first + acc.len()) * d4], bias, acc);
+    }
+    #[inline(always)]
+    fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        let d4 = depth4(DEPTH);
+        super::dot::dots_down::<DEPTH>(x, &self[first * d4..(first + out.len()) * d4], bias, scales, out);
     }
 }
 
@@ -31,29 +41,61 @@ impl PackedRows for &[u32] {
         let w = depth4(DEPTH) / 2;
         dots_wide::<DEPTH>(x, &self[first * w..(first + acc.len()) * w], bias, acc);
     }
+    #[inline(always)]
+    fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        let w = depth4(DEPTH) / 2;
+        dots_wide_down::<DEPTH>(x, &self[first * w..(first + out.len()) * w], bias, scales, out);
+    }
 }
 
 /// `acc[c] = bias[c] + row_c . x` over widened rows (`DEPTH` values each,
 /// the first `DEPTH` of `x`). One instance per depth, never inlined.
 #[inline(never)]
 pub fn dots_wide<const DEPTH: usize>(x: &[i8], packed: &[u32], bias: &[i32], acc: &mut [i32]) {
+    wide_blocks::<DEPTH>(x, packed, bias, acc.len(), |c, a| acc[c..c + a.len()].copy_from_slice(a));
+}
+
+/// [`dots_wide`] with each block requantized straight into `out`
+/// (`dot::dots_down`'s twin).
+#[inline(never)]
+pub fn dots_wide_down<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[u32],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let scales = &scales[..out.len()];
+    wide_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| {
+        super::dot::requantize_block(a, &scales[c..], &mut out[c..])
+    });
+}
+
+/// The walk of [`dots_wide`]: blocks of 4 rows, then 2, then 1, each
+/// block's sums (from the bias) handed to `sink` with its first row.
+#[inline(always)]
+fn wide_blocks<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[u32],
+    bias: &[i32],
+    channels: usize,
+    mut sink: impl FnMut(usize, &[i32]),
+) {
     let x = &x[..DEPTH];
     let w = depth4(DEPTH) / 2;
-    let channels = acc.len();
     let bias = &bias[..channels];
     let mut c = 0;
     while channels - c >= 4 {
         let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
-        acc[c..c + 4].copy_from_slice(&block::<4>(x, &packed[c * w..(c + 4) * w], a));
+        sink(c, &block::<4>(x, &packed[c * w..(c + 4) * w], a));
         c += 4;
     }
     if channels - c >= 2 {
-        let a = block::<2>(x, &packed[c * w..(c + 2) * w], [bias[c], bias[c + 1]]);
-        acc[c..c + 2].copy_from_slice(&a);
+        sink(c, &block::<2>(x, &packed[c * w..(c + 2) * w], [bias[c], bias[c + 1]]));
         c += 2;
     }
     if channels - c == 1 {
-        acc[c] = block::<1>(x, &packed[c * w..(c + 1) * w], [bias[c]])[0];
+        sink(c, &block::<1>(x, &packed[c * w..(c + 1) * w], [bias[c]]));
     }
 }
 

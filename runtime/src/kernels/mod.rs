@@ -40,7 +40,15 @@ pub trait Io<I: Copy, O: Copy = I> {
     /// `len` consecutive input elements from `start`, as a slice (so inner
     /// loops run without a bounds check per element).
     fn run(&self, start: usize, len: usize) -> &[I];
+    /// Input elements `input` and output elements `output` at once, for a
+    /// kernel that writes part of a pixel's output while still reading
+    /// its input. In place the two must not overlap (the planner's slack
+    /// guarantees it for window kernels: a pixel's output never covers
+    /// input it reads); overlapping ranges panic.
+    fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[I], &mut [O]);
 }
+
+use core::ops::Range;
 
 /// Input and output in disjoint buffers.
 pub struct Separate<'a, I, O = I> {
@@ -70,6 +78,10 @@ impl<I: Copy, O: Copy> Io<I, O> for Separate<'_, I, O> {
     #[inline(always)]
     fn out_run(&mut self, start: usize, len: usize) -> &mut [O] {
         &mut self.output[start..start + len]
+    }
+    #[inline(always)]
+    fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[I], &mut [O]) {
+        (&self.input[input], &mut self.output[output])
     }
 }
 
@@ -103,6 +115,19 @@ impl<T: Copy> Io<T> for InPlace<'_, T> {
     #[inline(always)]
     fn out_run(&mut self, start: usize, len: usize) -> &mut [T] {
         &mut self.buf[self.output + start..self.output + start + len]
+    }
+    #[inline(always)]
+    fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[T], &mut [T]) {
+        let (i, o) =
+            (self.input + input.start..self.input + input.end, self.output + output.start..self.output + output.end);
+        if o.end <= i.start {
+            let (head, tail) = self.buf.split_at_mut(i.start);
+            (&tail[..i.end - i.start], &mut head[o])
+        } else {
+            assert!(i.end <= o.start, "an in-place output range overlaps the input it reads");
+            let (head, tail) = self.buf.split_at_mut(o.start);
+            (&head[i], &mut tail[..o.end - o.start])
+        }
     }
 }
 
