@@ -380,31 +380,10 @@ fn mac_window8<const KW: usize, const IC: usize>(
             // `KW - kw` taps skipped per row), and the 8 floats of `sums`;
             // all 4-aligned. The FP registers used are saved and restored.
             unsafe {
-                core::arch::asm!(
-                    "vpush {{s4-s31}}",
-                    "vldmia {s}, {{s24-s31}}",
-                    "1:",
-                    "mov {r}, {p}",
-                    "mov {k}, {passes}",
-                    "2:",
-                    $($inner)*,
-                    "subs {k}, {k}, #1",
-                    "bne 2b",
-                    "add {w}, {w}, {skip}",
-                    "add {p}, {p}, {row}",
-                    "subs {ky}, {ky}, #1",
-                    "bne 1b",
-                    "vstmia {s}, {{s24-s31}}",
-                    "vpop {{s4-s31}}",
-                    p = inout(reg) window.as_ptr() => _,
-                    w = inout(reg) w.as_ptr() => _,
-                    ky = inout(reg) kh => _,
-                    passes = in(reg) kw * IC / per_pass,
-                    skip = in(reg) (KW - kw) * IC * 8 * 4,
-                    row = in(reg) row_step,
-                    s = in(reg) sums.as_mut_ptr(),
-                    r = out(reg) _,
-                    k = out(reg) _,
+                vfp_rows_loop!(
+                    save: "s4-s31", window: window.as_ptr(), weights: w.as_ptr(), rows: kh,
+                    passes: kw * IC / per_pass, skip: (KW - kw) * IC * 8 * 4, row: row_step,
+                    sums: sums.as_mut_ptr(), inner: [$($inner)*],
                 );
             }
         };
@@ -517,7 +496,10 @@ pub fn conv2d_im2col_s8<
     patch: &mut [i8],
 ) {
     let depth = KH * KW * IC;
-    let bias = &bias[..OC];
+    // Opaque, so the biases are loaded (two to four per instruction)
+    // rather than rebuilt from the constant array as immediates (two
+    // instructions each).
+    let bias = &core::hint::black_box(bias)[..OC];
     let pad = (-q.input_offset) as i8;
     // The compiler passes the padded depth as a constant (one shared dot
     // product instance per depth).
@@ -535,10 +517,20 @@ pub fn conv2d_im2col_s8<
     let mut pending = Pending::default();
     let batch = const { Pending::batch(OC) };
     let fused = super::dot::fused_scales(q);
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, xs, index, .. }| {
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+        let inside = !pointwise && ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
+        if inside {
+            // The whole window inside the image: its rows from one run of
+            // the input, fixed steps apart (one bounds check for all).
+            let row_step = win.dilation_h * IW * IC;
+            let span = io.run(pixel, (KH - 1) * row_step + KW * IC);
+            for (ky, dst) in patch[..KH * KW * IC].chunks_exact_mut(KW * IC).enumerate() {
+                copy_row(dst, &span[ky * row_step..ky * row_step + KW * IC]);
+            }
+        }
         for ky in 0..KH {
-            if pointwise {
+            if pointwise || inside {
                 break;
             }
             let iy = y0 + (ky * win.dilation_h) as isize;

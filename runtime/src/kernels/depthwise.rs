@@ -94,7 +94,10 @@ pub fn depthwise_m1_s8<
 ) {
     let taps = KH * KW;
     let packed = &packed[..C.div_ceil(4) * taps * 2];
-    let bias = &bias[..C];
+    // Opaque, so the biases are loaded (two to four per instruction)
+    // rather than rebuilt from the constant array as immediates (two
+    // instructions each).
+    let bias = &core::hint::black_box(bias)[..C];
     let zp = (-q.input_offset) as i8;
     // The taps outside the image read this row of zero points: their
     // products `zero_point * w` are what the folded bias cancels.
@@ -255,43 +258,24 @@ fn depthwise_window8<const KW: usize, const C: usize>(
     // address the loops form) and the 8 floats of `sums`, all 4-aligned;
     // the FP registers used are saved and restored.
     unsafe {
-        core::arch::asm!(
-            "vpush {{s8-s31}}",
-            "vldmia {s}, {{s24-s31}}",
-            "1:",
-            "mov {q}, {p}",
-            "mov {kx}, {kw}",
-            "2:",
-            "vldmia {q}, {{s8-s15}}",
-            "vldmia {w}, {{s16-s23}}",
-            "add {w}, {w}, #{fstep}",
-            "vmla.f32 s24, s16, s8",
-            "vmla.f32 s25, s17, s9",
-            "vmla.f32 s26, s18, s10",
-            "vmla.f32 s27, s19, s11",
-            "vmla.f32 s28, s20, s12",
-            "vmla.f32 s29, s21, s13",
-            "vmla.f32 s30, s22, s14",
-            "vmla.f32 s31, s23, s15",
-            "add {q}, {q}, {tap}",
-            "subs {kx}, {kx}, #1",
-            "bne 2b",
-            "add {w}, {w}, {skip}",
-            "add {p}, {p}, {row}",
-            "subs {ky}, {ky}, #1",
-            "bne 1b",
-            "vstmia {s}, {{s24-s31}}",
-            "vpop {{s8-s31}}",
-            p = inout(reg) window.as_ptr() => _,
-            w = inout(reg) filter.as_ptr() => _,
-            ky = inout(reg) kh => _,
-            kw = in(reg) kw,
-            skip = in(reg) (KW - kw) * 4 * C,
-            row = in(reg) row_step,
+        vfp_rows_loop!(
+            save: "s8-s31", window: window.as_ptr(), weights: filter.as_ptr(), rows: kh, passes: kw,
+            skip: (KW - kw) * 4 * C, row: row_step, sums: sums.as_mut_ptr(),
+            inner: [
+                "vldmia {r}, {{s8-s15}}",
+                "vldmia {w}, {{s16-s23}}",
+                "add {w}, {w}, #{fstep}",
+                "vmla.f32 s24, s16, s8",
+                "vmla.f32 s25, s17, s9",
+                "vmla.f32 s26, s18, s10",
+                "vmla.f32 s27, s19, s11",
+                "vmla.f32 s28, s20, s12",
+                "vmla.f32 s29, s21, s13",
+                "vmla.f32 s30, s22, s14",
+                "vmla.f32 s31, s23, s15",
+                "add {r}, {r}, {tap}"
+            ],
             tap = in(reg) tap_step,
-            s = in(reg) sums.as_mut_ptr(),
-            q = out(reg) _,
-            kx = out(reg) _,
             fstep = const 4 * C,
         );
     }

@@ -76,6 +76,26 @@ pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usiz
     }
 }
 
+/// Assembly: one output of the short-form requantization, whole int8
+/// range: its scale (`LDM` from `{ps}`, advanced), `SMLAL`, `LSR`,
+/// `SMLAL`, `ASR`, `SSAT` and a byte store (to `{po}`, advanced); `$a`
+/// names the accumulator's register (clobbered), `{min}` holds `i32::MIN`.
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+#[rustfmt::skip]
+macro_rules! down_one {
+    ($a:literal) => {
+        concat!(
+            "ldm {ps}!, {{r2, r3, r4, r5}}\n",
+            "smlal r4, r5, ", $a, ", r2\n",
+            "lsr ", $a, ", ", $a, ", #31\n",
+            "smlal r4, r5, ", $a, ", {min}\n",
+            "asr r5, r5, r3\n",
+            "ssat r5, #8, r5\n",
+            "strb r5, [{po}], #1"
+        )
+    };
+}
+
 /// The common case of [`requantize_pixels`] on ARMv7-M as one assembly
 /// loop per pixel: short-form scales, the whole int8 range. Per two
 /// outputs: one `LDRD` of the accumulators, and for each one `LDM` of its
@@ -119,31 +139,13 @@ unsafe fn requantize_down_run(pa: &mut *const i32, ps: *const [i32; 4], n: usize
             "tst {n}, #1",
             "beq 3f",
             "ldr {a}, [{pa}], #4",
-            "ldm {ps}!, {{r2, r3, r4, r5}}",
-            "smlal r4, r5, {a}, r2",
-            "lsr {a}, {a}, #31",
-            "smlal r4, r5, {a}, {min}",
-            "asr r5, r5, r3",
-            "ssat r5, #8, r5",
-            "strb r5, [{po}], #1",
+            down_one!("{a}"),
             "subs {n}, {n}, #1",
             "beq 4f",
             "3:",
             "ldrd {a}, {b}, [{pa}], #8",
-            "ldm {ps}!, {{r2, r3, r4, r5}}",
-            "smlal r4, r5, {a}, r2",
-            "lsr {a}, {a}, #31",
-            "smlal r4, r5, {a}, {min}",
-            "asr r5, r5, r3",
-            "ssat r5, #8, r5",
-            "strb r5, [{po}], #1",
-            "ldm {ps}!, {{r2, r3, r4, r5}}",
-            "smlal r4, r5, {b}, r2",
-            "lsr {b}, {b}, #31",
-            "smlal r4, r5, {b}, {min}",
-            "asr r5, r5, r3",
-            "ssat r5, #8, r5",
-            "strb r5, [{po}], #1",
+            down_one!("{a}"),
+            down_one!("{b}"),
             "subs {n}, {n}, #2",
             "bne 3b",
             "4:",
@@ -299,13 +301,7 @@ pub fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8]) {
             // arithmetic otherwise (ARMv7-M base).
             unsafe {
                 core::arch::asm!(
-                    "ldm {ps}!, {{r2, r3, r4, r5}}",
-                    "smlal r4, r5, {a}, r2",
-                    "lsr {a}, {a}, #31",
-                    "smlal r4, r5, {a}, {min}",
-                    "asr r5, r5, r3",
-                    "ssat r5, #8, r5",
-                    "strb r5, [{po}], #1",
+                    down_one!("{a}"),
                     ps = inout(reg) ps,
                     po = inout(reg) po,
                     a = inout(reg) a => _,

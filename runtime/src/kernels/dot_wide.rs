@@ -218,33 +218,49 @@ macro_rules! wide_group {
     };
 }
 
+/// Assembly over widened rows: `template`, with the input pointer `{p}`,
+/// the weights pointer `{w}`, the named accumulators and the scratch
+/// registers of [`wide_group`]; `extra` are further operands.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+macro_rules! wide_asm {
+    ($x:expr, $w:expr, [$($a:ident),+], [$($template:tt)*], $($extra:tt)*) => {
+        core::arch::asm!(
+            $($template)*,
+            p = inout(reg) $x => _,
+            w = inout(reg) $w => _,
+            $($a = inout(reg) $a,)+
+            x02 = out(reg) _,
+            x13 = out(reg) _,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            $($extra)*
+        )
+    };
+}
+
 /// Assembly loop over `$n` groups for the named accumulators (an odd
 /// group first, then two per pass). Unsafe: the caller vouches for the
 /// reads from `$x` and `$w`.
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 macro_rules! wide_loop {
     ($x:expr, $w:expr, $n:expr, $($a:ident),+) => {
-        core::arch::asm!(
-            "tst {n}, #1",
-            "beq 3f",
-            wide_group!($($a),+),
-            "3:",
-            "lsrs {n}, {n}, #1",
-            "beq 4f",
-            "2:",
-            wide_group!($($a),+),
-            wide_group!($($a),+),
-            "subs {n}, {n}, #1",
-            "bne 2b",
-            "4:",
-            p = inout(reg) $x => _,
-            w = inout(reg) $w => _,
+        wide_asm!(
+            $x, $w, [$($a),+],
+            [
+                "tst {n}, #1",
+                "beq 3f",
+                wide_group!($($a),+),
+                "3:",
+                "lsrs {n}, {n}, #1",
+                "beq 4f",
+                "2:",
+                wide_group!($($a),+),
+                wide_group!($($a),+),
+                "subs {n}, {n}, #1",
+                "bne 2b",
+                "4:"
+            ],
             n = inout(reg) $n => _,
-            $($a = inout(reg) $a,)+
-            x02 = out(reg) _,
-            x13 = out(reg) _,
-            wa = out(reg) _,
-            wb = out(reg) _,
             options(nostack, readonly),
         )
     };
@@ -255,18 +271,10 @@ macro_rules! wide_loop {
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 macro_rules! wide_straight {
     ($x:expr, $w:expr, $k:literal, $($a:ident),+) => {
-        core::arch::asm!(
-            ".rept {k}",
-            wide_group!($($a),+),
-            ".endr",
+        wide_asm!(
+            $x, $w, [$($a),+],
+            [".rept {k}", wide_group!($($a),+), ".endr"],
             k = const $k,
-            p = inout(reg) $x => _,
-            w = inout(reg) $w => _,
-            $($a = inout(reg) $a,)+
-            x02 = out(reg) _,
-            x13 = out(reg) _,
-            wa = out(reg) _,
-            wb = out(reg) _,
             options(nostack, readonly, preserves_flags),
         )
     };

@@ -6,6 +6,47 @@
 //! kernels keep the reference summation order, so results agree with TFLM's
 //! to the last rounding.
 
+/// Assembly (hard-float Arm): the rows of a float window. Per row `{k}`
+/// passes of `inner`, `{r}` starting at the row's first input; then the
+/// weights pointer `{w}` skips `skip` bytes (a clipped row's taps) and
+/// the window pointer steps `row` bytes. The 8 sums live in `s24`-`s31`
+/// (loaded from and stored back to `sums`); the FP registers `save` are
+/// pushed first and popped last. `extra` are the operands `inner` names
+/// beyond these.
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+macro_rules! vfp_rows_loop {
+    (save: $save:literal, window: $p:expr, weights: $w:expr, rows: $kh:expr, passes: $passes:expr,
+     skip: $skip:expr, row: $row:expr, sums: $s:expr, inner: [$($inner:tt)*], $($extra:tt)*) => {
+        core::arch::asm!(
+            concat!("vpush {{", $save, "}}"),
+            "vldmia {s}, {{s24-s31}}",
+            "1:",
+            "mov {r}, {p}",
+            "mov {k}, {passes}",
+            "2:",
+            $($inner)*,
+            "subs {k}, {k}, #1",
+            "bne 2b",
+            "add {w}, {w}, {skip}",
+            "add {p}, {p}, {row}",
+            "subs {ky}, {ky}, #1",
+            "bne 1b",
+            "vstmia {s}, {{s24-s31}}",
+            concat!("vpop {{", $save, "}}"),
+            p = inout(reg) $p => _,
+            w = inout(reg) $w => _,
+            ky = inout(reg) $kh => _,
+            passes = in(reg) $passes,
+            skip = in(reg) $skip,
+            row = in(reg) $row,
+            s = in(reg) $s,
+            r = out(reg) _,
+            k = out(reg) _,
+            $($extra)*
+        )
+    };
+}
+
 pub mod binary;
 pub mod conv;
 pub mod depthwise;
