@@ -4,6 +4,7 @@
 use tinyaot::kernels::binary::{AddQuant, binary, binary_broadcast};
 use tinyaot::kernels::conv::{Window, conv2d_f32, conv2d_s8};
 use tinyaot::kernels::depthwise::depthwise_s8;
+use tinyaot::kernels::dot::fused_scales;
 use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
 use tinyaot::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::kernels::reduce::{Reduction, mean_f32};
@@ -291,16 +292,50 @@ fn im2col_matches_direct_conv() {
         let mut want = [0i8; 3 * 4 * 2];
         conv2d_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
-        // Weight rows as bytes, and widened at compile time (small layers).
-        for widened in [false, true] {
+        // Weight rows as bytes, and widened at compile time (small layers);
+        // requantization fused where it can be, and not.
+        let fusable = fused_scales(&r).is_some();
+        for (widened, fuse) in [(false, false), (true, false), (false, true), (true, true)] {
+            if fuse && !fusable {
+                continue;
+            }
             let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
             let io = sep(&input, &mut got);
-            if widened {
-                conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(io, &wide[..], &folded, &win, &r, &mut patch);
-            } else {
-                conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(io, &packed[..], &folded, &win, &r, &mut patch);
+            match (widened, fuse) {
+                (true, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
+                    io,
+                    &wide[..],
+                    &folded,
+                    &win,
+                    &r,
+                    &mut patch,
+                ),
+                (true, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
+                    io,
+                    &wide[..],
+                    &folded,
+                    &win,
+                    &r,
+                    &mut patch,
+                ),
+                (false, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
+                    io,
+                    &packed[..],
+                    &folded,
+                    &win,
+                    &r,
+                    &mut patch,
+                ),
+                (false, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
+                    io,
+                    &packed[..],
+                    &folded,
+                    &win,
+                    &r,
+                    &mut patch,
+                ),
             }
-            assert_eq!(got, want, "widened rows: {widened}");
+            assert_eq!(got, want, "widened rows: {widened}, fused: {fuse}");
         }
     }
 }
@@ -517,16 +552,28 @@ fn depthwise_m1_matches_direct() {
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
         // SAME padding, stride 1.
         let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+        // Requantization fused where it can be, and not.
+        let fusable = fused_scales(&r).is_some();
         let (mut want, mut got) = ([0i8; 5 * 4 * C], [0i8; 5 * 4 * C]);
         depthwise_s8::<1, 5, 4, C, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
-        depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+        depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
         assert_eq!(got, want);
+        if fusable {
+            got.fill(0);
+            depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, true, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+            assert_eq!(got, want);
+        }
         // Stride 2 and dilation 2 with padding.
         let win = Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT };
         let (mut want, mut got) = ([0i8; 3 * 3 * C], [0i8; 3 * 3 * C]);
         depthwise_s8::<1, 5, 4, C, 3, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
-        depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+        depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
         assert_eq!(got, want);
+        if fusable {
+            got.fill(0);
+            depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, true, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
+            assert_eq!(got, want);
+        }
     }
 }
 

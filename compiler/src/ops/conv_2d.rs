@@ -179,10 +179,11 @@ impl Operator for Conv2d {
                 let depth = kh * kw * ic;
                 let packed = PackedRows::new(weights, oc, depth).emit(cx);
                 let folded = cx.i32s(folded);
+                let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
                 let d4 = crate::pack::depth4(depth);
-                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
+                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {

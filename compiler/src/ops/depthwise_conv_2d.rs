@@ -114,11 +114,12 @@ impl Operator for DepthwiseConv2d {
                 let packed = PackedRows::new(&rows, oc, taps).emit(cx);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
+                let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
                 let d4 = crate::pack::depth4(taps);
                 return Ok(
-                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, _>(
+                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);),
                 );
             }
@@ -127,9 +128,10 @@ impl Operator for DepthwiseConv2d {
                 let packed = cx.bytes(&words);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
+                let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 return Ok(
-                    quote!(::tinyaot::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
+                    quote!(::tinyaot::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, _>(
                     #io, #packed.cast::<u32>(), #folded, #win, #q);),
                 );
             }

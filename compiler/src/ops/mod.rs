@@ -682,6 +682,17 @@ impl Requant {
         }))
     }
 
+    /// Whether the kernels fuse this requantization into their sums (the
+    /// runtime's `dot::fused_scales`): every multiplier in the short form
+    /// and an activation range that is the whole int8 range. A constant of
+    /// the kernel, so only the path it takes is compiled.
+    pub fn fused(&self) -> bool {
+        use crate::fixedpoint::down_scale_of;
+        self.act_min <= i8::MIN as i32
+            && self.act_max >= i8::MAX as i32
+            && self.multiplier.iter().zip(&self.shift).all(|(&m, &s)| down_scale_of(m, s, self.output_offset).is_some())
+    }
+
     /// `&::tinyaot::kernels::Requant { .. }` with the tables in flash.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;

@@ -95,7 +95,10 @@ impl Operator for Pool2d {
         let pool = quote!(&::tinyaot::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
         Ok(match self.arith {
             Arith::Int8((lo, hi)) => {
-                let f = format_ident!("{prefix}_q");
+                // int8 averages over more than 256 taps overflow the DSP
+                // kernel's 16-bit lanes: the int32 one.
+                let wide = self.kind == Kind::Average && self.int_type == "i8" && fh * fw > 256;
+                let f = format_ident!("{prefix}_q{}", if wide { "_wide" } else { "" });
                 let t = format_ident!("{}", self.int_type);
                 quote!(::tinyaot::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }

@@ -486,6 +486,7 @@ pub fn conv2d_im2col_s8<
     const KH: usize,
     const KW: usize,
     const D4: usize,
+    const FUSE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -516,7 +517,9 @@ pub fn conv2d_im2col_s8<
     let mut acc = [0i32; super::dot::CHUNK];
     let mut pending = Pending::default();
     let batch = const { Pending::batch(OC) };
-    let fused = super::dot::fused_scales(q);
+    // Fused requantization, chosen by the compiler (a constant, so only
+    // one of the two paths is compiled into the kernel).
+    let fused = if FUSE { fused_or_bug(q) } else { None };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         let inside = !pointwise && ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
@@ -565,7 +568,7 @@ pub fn conv2d_im2col_s8<
                 }
             }
         }
-        if let Some(scales) = fused {
+        if let (true, Some(scales)) = (FUSE, fused) {
             // The common requantization: fused into the dot products, each
             // block of sums written out as soon as it is done (a pixel's
             // output never covers input it reads, in place too).
@@ -613,6 +616,17 @@ pub fn conv2d_im2col_s8<
         }
     });
     pending.flush::<OC>(&acc, q, &mut io);
+}
+
+/// The fused scales of a kernel the compiler told to fuse (`FUSE`): it
+/// does so only for the short form over the whole int8 range, so the
+/// other case is a compiler bug.
+#[inline(always)]
+pub(crate) fn fused_or_bug<'a>(q: &Rescale<'a>) -> Option<&'a [super::DownScale]> {
+    match super::dot::fused_scales(q) {
+        Some(s) => Some(s),
+        None => unreachable!("fused requantization needs short-form scales and the whole int8 range"),
+    }
 }
 
 /// Output pixels whose sums wait in a kernel's accumulator buffer for one

@@ -84,6 +84,7 @@ pub fn depthwise_m1_s8<
     const OW: usize,
     const KH: usize,
     const KW: usize,
+    const FUSE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -106,7 +107,9 @@ pub fn depthwise_m1_s8<
     // Few channels: several pixels' sums per requantization call.
     let mut pending = Pending::default();
     let batch = const { Pending::batch(C) };
-    let fused = super::dot::fused_scales(q);
+    // Fused requantization, chosen by the compiler (a constant, so only
+    // one of the two paths is compiled into the kernel).
+    let fused = if FUSE { super::conv::fused_or_bug(q) } else { None };
     let (row_step, tap_step) = (win.dilation_h * IW * C, win.dilation_w * C);
     // Whole groups of 4 channels, then a partial one.
     let full = C / 4 * 4;
@@ -143,7 +146,7 @@ pub fn depthwise_m1_s8<
             first..first + (ys.len() - 1) * row_step + (xs.len() - 1) * tap_step + C
         };
         let steps = (row_step, tap_step);
-        if let Some(scales) = fused {
+        if let (true, Some(scales)) = (FUSE, fused) {
             // The common requantization: each group's sums written out as
             // soon as they are done (a pixel's output never covers input
             // it reads, in place too).

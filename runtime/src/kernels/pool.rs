@@ -193,11 +193,35 @@ pub fn avg_pool_q<
     act_min: i32,
     act_max: i32,
 ) {
-    let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
     #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    if T::BYTES == 1 && C % 4 == 0 && p.filter_h * p.filter_w <= 256 {
+    if T::BYTES == 1 && C % 4 == 0 {
+        assert!(p.filter_h * p.filter_w <= 256, "windows of over 256 taps take avg_pool_q_wide");
+        let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
         return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, average);
     }
+    avg_pool_q_wide::<T, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
+}
+
+/// [`avg_pool_q`] for any window: int32 sums per channel. The compiler
+/// calls it for int8 windows of more than 256 taps (too many for the
+/// 16-bit lanes of [`avg_pool_q`] on DSP cores).
+#[inline(never)]
+pub fn avg_pool_q_wide<
+    T: Narrow,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    IO: Io<T>,
+>(
+    io: IO,
+    p: &Pool,
+    act_min: i32,
+    act_max: i32,
+) {
+    let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
     pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(io, p, 0, |acc, v| acc + v.widen(), average);
 }
 
