@@ -213,7 +213,7 @@ pub fn prelu_f32(x: f32, alpha: f32) -> f32 {
 /// `io_first` says whether `io`'s operand is the op's first. `f` gets the
 /// operands in the op's order.
 ///
-/// Runs of [`BINARY_RUN`] elements: one bounds check per run, and the
+/// Runs of 4 elements: one bounds check per run, and the
 /// run's operands read before its outputs are written, which an output
 /// starting at or before its input (the planner's in-place slack 0)
 /// allows.
