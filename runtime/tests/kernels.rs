@@ -618,3 +618,56 @@ fn float_fast_paths_match_reference_order() {
     depthwise_f32::<1, 5, 4, C, 5, 2, 1, 3, 3, _>(sep(&input, &mut got), &dw, Some(&bias), &win, f32::MIN, f32::MAX);
     assert_eq!(bits(&got), bits(&want));
 }
+
+/// The fused kernels in place (output before input by the planner's kind
+/// of slack): the same bytes as with separate buffers. A pixel's output is
+/// written while its input is still read (`Io::split`), which in place
+/// must never overlap.
+#[test]
+fn fused_kernels_in_place_match_separate() {
+    use tinyaot::kernels::conv::conv2d_im2col_s8;
+    use tinyaot::kernels::depthwise::depthwise_m1_s8;
+    use tinyaot::kernels::pack::{pack_depthwise, pack_rows_wide};
+    const C: usize = 8;
+    const PIXELS: usize = 4 * 5;
+    let input: Vec<i8> = (0..PIXELS * C).map(|i| ((i * 89 + 7) % 256) as u8 as i8).collect();
+    let bias: Vec<i32> = (0..C as i32).map(|c| c * 211 - 900).collect();
+    let down: Vec<[i32; 4]> =
+        (0..C as i32).map(|c| down_scale_of(1_200_000_000 + c * 9_000_000, -8 - c % 2, 3).unwrap()).collect();
+    let r = Rescale { input_offset: 11, output_offset: 3, scales: Scales::Down(&down), act_min: -128, act_max: 127 };
+    assert!(fused_scales(&r).is_some());
+    // Writes `input` at `at` in a buffer, runs `kernel` in place with the
+    // output at 0, returns the output.
+    let in_place = |at: usize, kernel: &dyn Fn(InPlace<'_, i8>)| {
+        let mut buf = vec![0i8; at + PIXELS * C];
+        buf[at..].copy_from_slice(&input);
+        kernel(InPlace { buf: &mut buf, input: at, output: 0 });
+        buf[..PIXELS * C].to_vec()
+    };
+
+    // Pointwise convolution, C -> C channels: the output starts one pixel
+    // before the input (the planner's slack; starting at the input itself
+    // would overlap the pixel it reads, which `split` refuses).
+    let filter: Vec<i8> = (0..C * C).map(|i| ((i * 37 + 3) % 255) as u8 as i8).collect();
+    let mut wide = vec![0u32; C * C / 2];
+    pack_rows_wide(&filter, C, C, &mut wide);
+    let mut want = vec![0i8; PIXELS * C];
+    let io = Separate { input: &input[..], output: &mut want[..] };
+    conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);
+    let got = in_place(C, &|io| {
+        conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut [])
+    });
+    assert_eq!(got, want);
+
+    // Depthwise 3x3, SAME padding: the output starts (IW + 2) pixels before
+    // the input (a pixel's output then lies before every input it reads).
+    let dw: Vec<i8> = (0..9 * C).map(|i| ((i * 53 + 17) % 255) as u8 as i8).collect();
+    let packed: Vec<u32> = pack_depthwise(&dw, 9, C).collect();
+    let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+    let mut want = vec![0i8; PIXELS * C];
+    let io = Separate { input: &input[..], output: &mut want[..] };
+    depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, _>(io, &packed, &bias, &win, &r);
+    let got =
+        in_place((5 + 2) * C, &|io| depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, _>(io, &packed, &bias, &win, &r));
+    assert_eq!(got, want);
+}
