@@ -304,7 +304,16 @@ def add_sub_large(s):
     return tf.keras.Model([a, b], [a - b, L.ReLU()(b + wide), b - wide, wide + a])
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large]
+def pool_wide(s):
+    """AVERAGE_POOL_2D over 256 taps (the most the 16-bit lane sums of the
+    DSP kernel take) and over 289 (the int32 kernel)."""
+    x = i = L.Input((17, 17, 4), batch_size=1)
+    a = L.AveragePooling2D(16, strides=1, padding='valid')(x)
+    b = L.AveragePooling2D(17, strides=1, padding='valid')(x)
+    return tf.keras.Model(i, [a, b])
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide]
 
 
 def set_softmax_beta(data, beta):
