@@ -582,25 +582,15 @@ pub fn conv2d_im2col_s8<
         }
         if batch > 1 {
             // Few channels: this pixel's sums join the pending ones and
-            // are requantized `BATCH` pixels at a time (an output written
-            // later than its pixel never breaks the in-place order, which
-            // only bounds how early outputs may be written).
-            if pending.len > 0 && index != pending.first + pending.len {
-                pending.flush::<OC>(&acc, q, &mut io);
-            }
-            if pending.len == 0 {
-                pending.first = index;
-            }
-            let sums = &mut acc[pending.len * OC..(pending.len + 1) * OC];
+            // are requantized `batch` pixels at a time.
+            let at = pending.slot::<OC>(index, &acc, q, &mut io);
+            let sums = &mut acc[at..at + OC];
             if pointwise {
                 packed.dots::<IC>(io.run(pixel, IC), 0, bias, sums);
             } else {
                 packed.dots::<D4>(patch, 0, bias, sums);
             }
-            pending.len += 1;
-            if pending.len == batch {
-                pending.flush::<OC>(&acc, q, &mut io);
-            }
+            pending.push::<OC>(batch, &acc, q, &mut io);
             return;
         }
         let out_base = index * OC;
@@ -631,7 +621,9 @@ pub(crate) fn fused_or_bug<'a>(q: &Rescale<'a>) -> Option<&'a [super::DownScale]
 
 /// Output pixels whose sums wait in a kernel's accumulator buffer for one
 /// requantization call: `len` consecutive pixels from `first`, all
-/// channels of each, in order.
+/// channels of each, in order. Writing an output later than its pixel
+/// never breaks the in-place order, which only bounds how early outputs
+/// may be written.
 #[derive(Default)]
 pub(crate) struct Pending {
     pub first: usize,
@@ -643,6 +635,29 @@ impl Pending {
     /// the buffer holds (1 when a pixel needs the buffer alone).
     pub const fn batch(channels: usize) -> usize {
         if channels == 0 || channels > super::dot::CHUNK / 2 { 1 } else { super::dot::CHUNK / channels }
+    }
+
+    /// Where pixel `index`'s sums go in the buffer: after the pending
+    /// ones, which are written out first if `index` does not continue them.
+    #[inline(always)]
+    pub fn slot<const C: usize>(&mut self, index: usize, acc: &[i32], q: &Rescale<'_>, io: &mut impl Io<i8>) -> usize {
+        if self.len > 0 && index != self.first + self.len {
+            self.flush::<C>(acc, q, io);
+        }
+        if self.len == 0 {
+            self.first = index;
+        }
+        self.len * C
+    }
+
+    /// Counts the pixel whose sums were just put in its [`Pending::slot`];
+    /// writes the pending pixels out once there are `batch` of them.
+    #[inline(always)]
+    pub fn push<const C: usize>(&mut self, batch: usize, acc: &[i32], q: &Rescale<'_>, io: &mut impl Io<i8>) {
+        self.len += 1;
+        if self.len == batch {
+            self.flush::<C>(acc, q, io);
+        }
     }
 
     /// Requantizes and writes the pending pixels (`C` channels each).

@@ -162,11 +162,8 @@ pub fn depthwise_m1_s8<
             }
             return;
         }
-        if batch > 1 && pending.len > 0 && index != pending.first + pending.len {
-            pending.flush::<C>(&acc_buf, q, &mut io);
-        }
         // Where this pixel's sums go in `acc_buf`.
-        let at = if batch > 1 { pending.len * C } else { 0 };
+        let at = if batch > 1 { pending.slot::<C>(index, &acc_buf, q, &mut io) } else { 0 };
         // A chunk of channels' sums, then one requantization call for them.
         for c_chunk in (0..C).step_by(super::dot::CHUNK) {
             let n = (C - c_chunk).min(super::dot::CHUNK);
@@ -188,13 +185,7 @@ pub fn depthwise_m1_s8<
             }
         }
         if batch > 1 {
-            if pending.len == 0 {
-                pending.first = index;
-            }
-            pending.len += 1;
-            if pending.len == batch {
-                pending.flush::<C>(&acc_buf, q, &mut io);
-            }
+            pending.push::<C>(batch, &acc_buf, q, &mut io);
         }
     });
     pending.flush::<C>(&acc_buf, q, &mut io);

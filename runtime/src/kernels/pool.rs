@@ -196,8 +196,9 @@ pub fn avg_pool_q<
     #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
     if T::BYTES == 1 && C % 4 == 0 {
         assert!(p.filter_h * p.filter_w <= 256, "windows of over 256 taps take avg_pool_q_wide");
-        let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
-        return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, average);
+        return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, |acc, taps| {
+            rounded_average(acc, taps, act_min, act_max)
+        });
     }
     avg_pool_q_wide::<T, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
 }
@@ -221,18 +222,24 @@ pub fn avg_pool_q_wide<
     act_min: i32,
     act_max: i32,
 ) {
-    let average = |acc: i32, taps: usize| T::narrow(clamp_i32(rounded_average(acc, taps), act_min, act_max));
-    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(io, p, 0, |acc, v| acc + v.widen(), average);
+    pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        0,
+        |acc, v| acc + v.widen(),
+        |acc, taps| rounded_average(acc, taps, act_min, act_max),
+    );
 }
 
-/// TFLite's average: `(acc +- taps / 2) / taps`, truncating, i.e. the
-/// rounded magnitude with the sum's sign, here by an unsigned division
-/// (the compiler rejects empty windows, so taps > 0: no checks).
+/// TFLite's average, clamped to the activation range: `(acc +- taps / 2)
+/// / taps`, truncating, i.e. the rounded magnitude with the sum's sign,
+/// here by an unsigned division (the compiler rejects empty windows, so
+/// taps > 0: no checks).
 #[inline(always)]
-fn rounded_average(acc: i32, taps: usize) -> i32 {
+fn rounded_average<T: Narrow>(acc: i32, taps: usize, act_min: i32, act_max: i32) -> T {
     let count = core::num::NonZeroU32::new(taps as u32).unwrap_or(core::num::NonZeroU32::MIN);
     let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
-    if acc > 0 { magnitude } else { -magnitude }
+    T::narrow(clamp_i32(if acc > 0 { magnitude } else { -magnitude }, act_min, act_max))
 }
 
 /// int8 average pooling on DSP cores: 4 channels per word, summed as two
