@@ -9,7 +9,7 @@ use super::{
 };
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::pack::pack_depthwise;
+use crate::pack::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -28,8 +28,10 @@ struct DepthwiseConv2d {
     weights: Option<Vec<i8>>,
 }
 
-/// Index of the im2col variant (input depth 1: a convolution).
-const IM2COL: usize = 1;
+/// Name of the im2col variant (input depth 1: a convolution).
+const IM2COL: &str = "im2col";
+/// Name of the widened-rows variant (multiplier 1, dilation 1).
+const ROWS: &str = "rows";
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
@@ -106,7 +108,8 @@ impl Operator for DepthwiseConv2d {
         if let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) {
             let [kh, kw] = self.geo.kernel;
             let oc = self.geo.output[3];
-            if cx.variant() == IM2COL {
+            let variant = self.variants()[cx.variant()].name;
+            if variant == IM2COL {
                 // Input depth 1: a convolution whose rows are the filter's columns.
                 let taps = kh * kw;
                 let rows: Vec<i8> =
@@ -122,6 +125,21 @@ impl Operator for DepthwiseConv2d {
                     quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);),
                 );
+            }
+            if variant == ROWS {
+                let sw = self.geo.stride[1];
+                let rw = row_width(&self.geo);
+                let folded = self.folded_bias(cx, weights, q.input_offset);
+                let scales = q.down_scales().unwrap_or_default();
+                let words: Vec<u8> =
+                    pack_depthwise_rows(weights, &folded, &scales, (kh, kw), oc).flat_map(u32::to_le_bytes).collect();
+                let stream = cx.bytes(&words);
+                let fuse = q.fused();
+                let q = q.emit_rescale(cx)?;
+                let ring = cx.scratch::<i16>()?;
+                return Ok(quote!(::tinyaot::kernels::depthwise::depthwise_rows_s8::<
+                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #fuse, _>(
+                    #io, #stream.cast::<u32>(), #win, #q, #ring);));
             }
             if m == 1 {
                 let words: Vec<u8> = pack_depthwise(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect();
@@ -170,16 +188,32 @@ impl Operator for DepthwiseConv2d {
     }
 
     /// Input depth 1 (int8, constant filter): also the im2col convolution
-    /// kernel, with a `KH * KW` byte patch.
+    /// kernel, with a `KH * KW` byte patch. Multiplier 1 and dilation 1:
+    /// also the widened-rows kernel, with `KH` input rows of 16-bit values.
     fn variants(&self) -> Vec<Variant> {
         let mut v = vec![Variant { name: "direct", scratch: 0, cost: self.macs() * 12 }];
         let [kh, kw] = self.geo.kernel;
+        let [n, oh, ow, oc] = self.geo.output;
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
-            let [n, oh, ow, _] = self.geo.output;
             let pixels = (n * oh * ow) as u64;
             let scratch = crate::pack::depth4(kh * kw);
-            v.push(Variant { name: "im2col", scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
+            v.push(Variant { name: IM2COL, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
+        }
+        if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] {
+            // Each input value widened once (about 3 instructions), then
+            // about 1.2 per multiply-accumulate and 8 per output.
+            let [_, ih, iw, _] = self.geo.input;
+            let widened = (n * ih * iw * oc) as u64;
+            let outputs = (n * oh * ow * oc) as u64;
+            let scratch = kh.saturating_mul(oc).saturating_mul(row_width(&self.geo)).saturating_mul(2);
+            let cost = self.macs() * 6 / 5 + outputs * 8 + widened * 3;
+            v.push(Variant { name: ROWS, scratch, cost });
         }
         v
     }
+}
+
+/// Halfwords per channel row of the widened-rows kernel.
+fn row_width(geo: &Geometry) -> usize {
+    depthwise_row_width(geo.output[2], geo.stride[1], geo.kernel[1])
 }

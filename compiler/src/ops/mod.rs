@@ -658,10 +658,9 @@ impl Requant {
     /// zero point folded in (`kernels::down_scale_of`) when every channel's
     /// multiplier is below 1/2, else the general one (`kernels::scale_of`).
     pub fn emit_rescale(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        use crate::fixedpoint::{down_scale_of, scale_of};
+        use crate::fixedpoint::scale_of;
         let pairs = || self.multiplier.iter().zip(&self.shift);
-        let down: Option<Vec<[i32; 4]>> = pairs().map(|(&m, &s)| down_scale_of(m, s, self.output_offset)).collect();
-        let (form, scales) = match down {
+        let (form, scales) = match self.down_scales() {
             Some(down) => (quote::quote!(Down), down),
             None => {
                 let any = pairs().map(|(&m, &s)| {
@@ -682,15 +681,19 @@ impl Requant {
         }))
     }
 
+    /// Every channel's short-form scale (`kernels::down_scale_of`), if
+    /// every channel has one.
+    pub fn down_scales(&self) -> Option<Vec<[i32; 4]>> {
+        use crate::fixedpoint::down_scale_of;
+        self.multiplier.iter().zip(&self.shift).map(|(&m, &s)| down_scale_of(m, s, self.output_offset)).collect()
+    }
+
     /// Whether the kernels fuse this requantization into their sums (the
     /// runtime's `dot::fused_scales`): every multiplier in the short form
     /// and an activation range that is the whole int8 range. A constant of
     /// the kernel, so only the path it takes is compiled.
     pub fn fused(&self) -> bool {
-        use crate::fixedpoint::down_scale_of;
-        self.act_min <= i8::MIN as i32
-            && self.act_max >= i8::MAX as i32
-            && self.multiplier.iter().zip(&self.shift).all(|(&m, &s)| down_scale_of(m, s, self.output_offset).is_some())
+        self.act_min <= i8::MIN as i32 && self.act_max >= i8::MAX as i32 && self.down_scales().is_some()
     }
 
     /// `&::tinyaot::kernels::Requant { .. }` with the tables in flash.

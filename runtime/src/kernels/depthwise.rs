@@ -191,6 +191,304 @@ pub fn depthwise_m1_s8<
     pending.flush::<C>(&acc_buf, q, &mut io);
 }
 
+/// int8 depthwise convolution with depth multiplier 1 and dilation 1 over
+/// widened input rows, the fastest int8 kernel where its scratch fits:
+/// each input row is widened once to 16-bit values, channel by channel
+/// (`ring`: for each channel the last `KH` input rows, `RW` halfwords
+/// each, zero points in the padding columns and in rows outside the
+/// image), so two horizontally adjacent taps of a channel are one word
+/// and one `SMLAD`; two outputs per pass share the loads (with stride 1,
+/// `KW` words and `KW + 1` multiplies per filter row). `stream` is
+/// `pack::pack_depthwise_rows` (per channel the folded bias of
+/// [`depthwise_m1_s8`] and the short-form scale, then the tap pairs), `RW` is
+/// `pack::depthwise_row_width(OW, SW, KW)`.
+///
+/// In place it keeps the pixel-order kernels' rule: each input row is
+/// read once, before any output of the first output row whose window
+/// covers it is written, so no later than they first read it.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_rows_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const KH: usize,
+    const KW: usize,
+    const SW: usize,
+    const RW: usize,
+    const FUSE: bool,
+    IO: Io<i8>,
+>(
+    mut io: IO,
+    stream: &[u32],
+    win: &Window,
+    q: &Rescale<'_>,
+    ring: &mut [i16],
+) {
+    const { assert!(RW >= crate::kernels::pack::depthwise_row_width(OW, SW, KW) && KH > 0 && KW > 0) };
+    assert!(win.stride_w == SW && win.dilation_h == 1 && win.dilation_w == 1);
+    let per_channel = super::pack::DEPTHWISE_ROWS_HEADER + KH * KW.div_ceil(2);
+    let stream = &stream[..C * per_channel];
+    let zp = (-q.input_offset) as i16;
+    let ring = &mut ring[..C * KH * RW];
+    // Columns left and right of the widened input (or a right padding no
+    // window reaches): zero points, for the whole call.
+    let left = win.pad_left.min(RW);
+    let cols = IW.min(RW - left);
+    for row in ring.as_chunks_mut::<RW>().0 {
+        row[..left].fill(zp);
+        row[left + cols..].fill(zp);
+    }
+    let fused = if FUSE { super::conv::fused_or_bug(q) } else { None };
+    for b in 0..N {
+        // Rows (padding rows above the image counted, from -pad_top) up to
+        // `next` are in the ring or never read.
+        let mut next = -(win.pad_top as isize);
+        for oy in 0..OH {
+            let y0 = (oy * win.stride_h) as isize - win.pad_top as isize;
+            for iy in y0.max(next)..y0 + KH as isize {
+                let slot = iy.rem_euclid(KH as isize) as usize;
+                let rows = ring.as_chunks_mut::<RW>().0.iter_mut().skip(slot).step_by(KH);
+                if (0..IH as isize).contains(&iy) {
+                    let src = io.run((b * IH + iy as usize) * IW * C, IW * C);
+                    let pixels = &src.as_chunks::<C>().0[..cols];
+                    for (c, row) in rows.enumerate() {
+                        for (x, pixel) in row[left..left + cols].iter_mut().zip(pixels) {
+                            *x = pixel[c] as i16;
+                        }
+                    }
+                } else {
+                    for row in rows {
+                        row[left..left + cols].fill(zp);
+                    }
+                }
+            }
+            next = next.max(y0 + KH as isize);
+            let phase = y0.rem_euclid(KH as isize) as usize;
+            let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
+            #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+            if fused.is_some() && rows_fast(KH, KW, SW, RW, C) {
+                rows_fused_asm::<KH, C, OW, SW, RW>(phase, ring, stream, out);
+                continue;
+            }
+            for (c, (rows, stream)) in
+                ring.as_chunks::<RW>().0.chunks_exact(KH).zip(stream.chunks_exact(per_channel)).enumerate()
+            {
+                let rows: [&[i16; RW]; KH] = core::array::from_fn(|ky| &rows[(phase + ky) % KH]);
+                let put = |out: &mut [[i8; C]], ox: usize, v: i8| out[ox][c] = v;
+                match fused {
+                    Some(scales) if FUSE => {
+                        let s = scales[c];
+                        channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
+                            put(out, ox, super::dot::saturate_i8(super::rescale_down(acc, &s)))
+                        });
+                    }
+                    _ => {
+                        channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| put(out, ox, q.apply(acc, c) as i8))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether `depthwise_rows_s8` has its assembly loop for a shape (on DSP
+/// cores, with fused requantization): 3 taps wide, stride 1 or 2, at most
+/// 5 rows, channel rows within reach of immediate offsets.
+pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, channels: usize) -> bool {
+    kw == 3 && stride_w <= 2 && kh <= 5 && kh * row_width * 2 <= 4000 && channels <= 255
+}
+
+/// One output row, every channel, in one assembly loop (DSP cores, fused
+/// requantization, `KW` = 3): per channel, pairs of outputs, then an odd
+/// last one; each output's sum requantized in registers (`SMLAL`, the
+/// sign nudge as a 64-bit add, `ASR`, `SSAT`) and stored `C` bytes after
+/// the previous one. `phase` is which ring slot holds the window's first
+/// row.
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+#[inline(always)]
+fn rows_fused_asm<const KH: usize, const C: usize, const OW: usize, const SW: usize, const RW: usize>(
+    phase: usize,
+    ring: &[i16],
+    stream: &[u32],
+    out: &mut [[i8; C]],
+) {
+    macro_rules! phases {
+        ($($p:literal)*) => {
+            match phase {
+                $($p if $p < KH => rows_fused_phase::<$p, KH, C, OW, SW, RW>(ring, stream, out),)*
+                _ => unreachable!("the phase is below KH <= 5"),
+            }
+        };
+    }
+    phases!(0 1 2 3 4)
+}
+
+/// [`rows_fused_asm`] for one phase (the slots' order is in the
+/// immediate offsets).
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+#[inline(always)]
+fn rows_fused_phase<
+    const PHASE: usize,
+    const KH: usize,
+    const C: usize,
+    const OW: usize,
+    const SW: usize,
+    const RW: usize,
+>(
+    ring: &[i16],
+    stream: &[u32],
+    out: &mut [[i8; C]],
+) {
+    use super::pack::DEPTHWISE_ROWS_HEADER as HEADER;
+    // Constants (folded): the caller checks `rows_fast`, the rest holds by
+    // the layouts.
+    assert!(rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 5);
+    assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + 2 * KH) && out.len() >= OW);
+    // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
+    // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
+    // offsets below `RW` (the outputs' windows, `depthwise_row_width`) and
+    // the channel's `5 + 2 * KH` stream words, and writes output byte `ox
+    // * C + c` for `ox < OW`: all inside the slices (the asserts). Ring
+    // loads are unaligned word loads (ARMv7-M allows them), `LDRD` reads
+    // the 4-aligned `u32` stream. Register arithmetic of the DSP extension
+    // otherwise; no stack.
+    unsafe {
+        core::arch::asm!(
+            // Requantize `a` (the channel's short-form scale: `k` at
+            // stream words 1-2, multiplier `m`, shift `sh`), store, step.
+            ".macro tinyaot_requant a",
+            "ldrd {x}, {y}, [{wp}, #4]",
+            "smlal {x}, {y}, \\a, {m}",
+            "asr {t}, \\a, #31",
+            "adds {x}, {x}, {t}, lsl #31",
+            "adc {y}, {y}, {t}",
+            "asr {y}, {y}, {sh}",
+            "ssat {y}, #8, {y}",
+            "strb {y}, [{out}], #{c}",
+            ".endm",
+            // One filter row's taps (`row`: the slot's byte offset) for
+            // output `a0`, and with `two` for the next one in `a1`.
+            ".macro tinyaot_taps ky, row, two",
+            "ldrd {x}, {y}, [{wp}, #(20 + 8 * \\ky)]",
+            "ldr {t}, [{p}, #(\\row)]",
+            "smlad {a0}, {t}, {x}, {a0}",
+            ".if \\two",
+            "ldr {t}, [{p}, #(\\row + 2 * {sw})]",
+            "smlad {a1}, {t}, {x}, {a1}",
+            ".endif",
+            "ldr {t}, [{p}, #(\\row + 4)]",
+            "smlabb {a0}, {t}, {y}, {a0}",
+            ".if \\two",
+            ".if {sw} == 1",
+            "smlatb {a1}, {t}, {y}, {a1}",
+            ".else",
+            "ldr {t}, [{p}, #(\\row + 8)]",
+            "smlabb {a1}, {t}, {y}, {a1}",
+            ".endif",
+            ".endif",
+            ".endm",
+            "1:",
+            "ldrd {m}, {sh}, [{wp}, #12]",
+            ".if {pairs}",
+            "mov {cnt}, #{pairs}",
+            "2:",
+            "ldr {a0}, [{wp}]",
+            "mov {a1}, {a0}",
+            ".set tinyaot_ky, 0",
+            ".rept {kh}",
+            "tinyaot_taps tinyaot_ky, (((({phase} + tinyaot_ky) % {kh}) * {rb})), 1",
+            ".set tinyaot_ky, tinyaot_ky + 1",
+            ".endr",
+            "add {p}, {p}, #(4 * {sw})",
+            "tinyaot_requant {a0}",
+            "tinyaot_requant {a1}",
+            "subs {cnt}, {cnt}, #1",
+            "bne 2b",
+            ".endif",
+            ".if {odd}",
+            "ldr {a0}, [{wp}]",
+            ".set tinyaot_ky, 0",
+            ".rept {kh}",
+            "tinyaot_taps tinyaot_ky, (((({phase} + tinyaot_ky) % {kh}) * {rb})), 0",
+            ".set tinyaot_ky, tinyaot_ky + 1",
+            ".endr",
+            "tinyaot_requant {a0}",
+            ".endif",
+            // Next channel: its ring rows, stream words, first output.
+            "add {p}, {p}, #({kh} * {rb} - {pairs} * 4 * {sw})",
+            "add {wp}, {wp}, #(4 * (5 + 2 * {kh}))",
+            ".if {ow} * {c} - 1 < 4096",
+            "sub {out}, {out}, #({ow} * {c} - 1)",
+            ".else",
+            "movw {t}, #(({ow} * {c} - 1) & 0xffff)",
+            "movt {t}, #(({ow} * {c} - 1) >> 16)",
+            "sub {out}, {out}, {t}",
+            ".endif",
+            "subs {ch}, {ch}, #1",
+            "bne 1b",
+            ".purgem tinyaot_requant",
+            ".purgem tinyaot_taps",
+            p = inout(reg) ring.as_ptr() => _,
+            wp = inout(reg) stream.as_ptr() => _,
+            out = inout(reg) out.as_mut_ptr() => _,
+            ch = inout(reg) C => _,
+            cnt = out(reg) _,
+            t = out(reg) _,
+            x = out(reg) _,
+            y = out(reg) _,
+            a0 = out(reg) _,
+            a1 = out(reg) _,
+            m = out(reg) _,
+            sh = out(reg) _,
+            pairs = const OW / 2,
+            odd = const OW % 2,
+            kh = const KH,
+            rb = const RW * 2,
+            sw = const SW,
+            c = const C,
+            ow = const OW,
+            phase = const PHASE,
+            options(nostack),
+        );
+    }
+}
+
+/// One channel's outputs along an output row (the portable loop):
+/// `rows` are its `KH` widened input rows (the window of output `ox`
+/// starts at column `ox * SW`), `stream` its folded bias and `KH *
+/// KW.div_ceil(2)` tap pairs; `put(ox, sum)` gets each output's sum.
+#[inline(always)]
+fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usize, const RW: usize>(
+    rows: &[&[i16; RW]; KH],
+    stream: &[u32],
+    mut put: impl FnMut(usize, i32),
+) {
+    let kp = KW.div_ceil(2);
+    let header = super::pack::DEPTHWISE_ROWS_HEADER;
+    let (bias, weights) = (stream[0] as i32, &stream[header..header + KH * kp]);
+    for ox in 0..OW {
+        let mut a = bias;
+        for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
+            for (p, &w) in w.iter().enumerate() {
+                // An odd last tap's pair has a zero high half.
+                a = smlad(pair(row, ox * SW + 2 * p), w, a);
+            }
+        }
+        put(ox, a);
+    }
+}
+
+/// Widened inputs `i` and `i + 1` of a row as one word (low half: `i`).
+#[inline(always)]
+fn pair<const RW: usize>(row: &[i16; RW], i: usize) -> u32 {
+    let v = &row[i..i + 2];
+    (v[0] as u16 as u32) | ((v[1] as u16 as u32) << 16)
+}
+
 /// Every tap's input pixel (all `C` channels): taps in rows `ys` and
 /// columns `xs` from `input` (which starts at the first of them, `steps`
 /// apart), the others the row of zero points.
@@ -389,19 +687,60 @@ fn sxtb16(x: u32) -> u32 {
     (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
 }
 
-/// `SMLABB` (portable): `acc + bottom16(a) * bottom16(b)`, signed halves.
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+/// The low (`false`) or high (`true`) signed half of a word.
 #[inline(always)]
-fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
-    acc.wrapping_add(a as u16 as i16 as i32 * b as u16 as i16 as i32)
+fn half(x: u32, high: bool) -> i32 {
+    (if high { x >> 16 } else { x }) as u16 as i16 as i32
 }
 
-/// `SMLATT` (portable): `acc + top16(a) * top16(b)`, signed halves.
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-#[inline(always)]
-fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
-    acc.wrapping_add((a >> 16) as u16 as i16 as i32 * (b >> 16) as u16 as i16 as i32)
+/// One DSP multiply-accumulate of 16-bit halves as a single instruction
+/// (`$op acc_out, a, b, acc`) on DSP cores, its definition elsewhere.
+macro_rules! dsp_mac {
+    ($(#[$doc:meta])* $name:ident, $op:literal, |$a:ident, $b:ident| $portable:expr) => {
+        $(#[$doc])*
+        #[inline(always)]
+        fn $name($a: u32, $b: u32, acc: i32) -> i32 {
+            #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+            {
+                let out;
+                // SAFETY: register arithmetic of the DSP extension (this
+                // cfg); no memory, no stack.
+                unsafe {
+                    core::arch::asm!(
+                        concat!($op, " {out}, {a}, {b}, {acc}"),
+                        out = lateout(reg) out,
+                        a = in(reg) $a,
+                        b = in(reg) $b,
+                        acc = in(reg) acc,
+                        options(pure, nomem, nostack),
+                    )
+                };
+                out
+            }
+            #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+            {
+                acc.wrapping_add($portable)
+            }
+        }
+    };
 }
+
+dsp_mac!(
+    /// `SMLABB`: `acc + low(a) * low(b)` (as `smlatt`).
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    smlabb, "smlabb", |a, b| half(a, false) * half(b, false)
+);
+dsp_mac!(
+    /// `SMLATT`: `acc + high(a) * high(b)` (the DSP path of `mac4` has
+    /// its own).
+    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
+    smlatt, "smlatt", |a, b| half(a, true) * half(b, true)
+);
+dsp_mac!(
+    /// `SMLAD`: `acc + low(a) * low(b) + high(a) * high(b)` (wrapping,
+    /// as the instruction; the sums here never reach the limits).
+    smlad, "smlad", |a, b| (half(a, false) * half(b, false)).wrapping_add(half(a, true) * half(b, true))
+);
 
 /// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).
 #[allow(clippy::too_many_arguments)]

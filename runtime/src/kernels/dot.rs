@@ -169,7 +169,7 @@ unsafe fn requantize_down_run(pa: &mut *const i32, ps: *const [i32; 4], n: usize
 /// SSE2 saturating packs, where the compiler would otherwise branch, and
 /// mispredict on ReLU outputs).
 #[inline(always)]
-fn saturate_i8(v: i32) -> i8 {
+pub(crate) fn saturate_i8(v: i32) -> i8 {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::*;

@@ -65,6 +65,49 @@ pub fn pack_depthwise(filter: &[i8], taps: usize, channels: usize) -> impl Itera
     })
 }
 
+/// Halfwords per channel row of the widened input rows that
+/// `depthwise::depthwise_rows_s8` reads (its scratch holds `kh * channels`
+/// of them): every column an output's window reads, each window read as
+/// `kw.div_ceil(2)` pairs (an odd last tap's pair reaches one column
+/// past the window), rounded up to whole words.
+pub const fn depthwise_row_width(out_w: usize, stride_w: usize, kw: usize) -> usize {
+    let read = out_w.saturating_sub(1) * stride_w + 2 * kw.div_ceil(2);
+    read.div_ceil(2) * 2
+}
+
+/// Words before the tap pairs of each channel in
+/// [`pack_depthwise_rows`]: the folded bias, then the channel's
+/// short-form scale's constant (low, high word), multiplier and shift.
+pub const DEPTHWISE_ROWS_HEADER: usize = 5;
+
+/// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1), its folded
+/// bias and short-form scales (`fixedpoint::DownScale`, `[multiplier,
+/// shift, k_low, k_high]` per channel; empty: zeros) repacked for
+/// `depthwise::depthwise_rows_s8`: per channel the header
+/// ([`DEPTHWISE_ROWS_HEADER`] words: bias, `k_low`, `k_high`,
+/// multiplier, shift), then per filter row the taps as 16-bit pairs (taps
+/// 0 and 1 in the low and high half, then 2 and 3, ...; an odd last tap
+/// with a zero), the operands of `SMLAD` against two adjacent widened
+/// inputs. Returns `channels * (5 + kh * kw.div_ceil(2))` words.
+pub fn pack_depthwise_rows<'a>(
+    filter: &'a [i8],
+    bias: &'a [i32],
+    scales: &'a [[i32; 4]],
+    (kh, kw): (usize, usize),
+    channels: usize,
+) -> impl Iterator<Item = u32> + 'a {
+    let value = move |c: usize, y: usize, x: usize| {
+        if x < kw { filter[(y * kw + x) * channels + c] as i16 as u16 as u32 } else { 0 }
+    };
+    (0..channels).flat_map(move |c| {
+        let [m, shift, k_low, k_high] = scales.get(c).copied().unwrap_or_default();
+        let header = [bias[c], k_low, k_high, m, shift].map(|v| v as u32);
+        let taps = (0..kh)
+            .flat_map(move |y| (0..kw.div_ceil(2)).map(move |p| value(c, y, 2 * p) | (value(c, y, 2 * p + 1) << 16)));
+        header.into_iter().chain(taps)
+    })
+}
+
 /// Channels of a float block in `conv::conv2d_f32_oc`: 8, then 4 for the
 /// rest (padded with zero weights to a multiple of 4).
 pub const fn f32_block(channels: usize, start: usize) -> usize {
