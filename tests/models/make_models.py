@@ -313,7 +313,20 @@ def pool_wide(s):
     return tf.keras.Model(i, [a, b])
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide]
+def depthwise_rows(s):
+    """Depthwise 3x3 with stride 2 (SAME), 3x3 stride 1 VALID with an even
+    output width and 5x3 stride 1 SAME, 20 channels: the widened-rows
+    kernel's shapes (its assembly loop on DSP cores), linear so the
+    requantization is fused."""
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((13, 11, 20), batch_size=1)
+    x = L.DepthwiseConv2D(3, strides=2, padding='same', **d)(x)
+    x = L.DepthwiseConv2D(3, padding='valid', **d)(x)
+    x = L.DepthwiseConv2D((5, 3), padding='same', **d)(x)
+    return tf.keras.Model(i, x)
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows]
 
 
 def set_softmax_beta(data, beta):

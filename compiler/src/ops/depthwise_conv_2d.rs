@@ -199,7 +199,11 @@ impl Operator for DepthwiseConv2d {
             let scratch = crate::pack::depth4(kh * kw);
             v.push(Variant { name: IM2COL, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
         }
-        if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] {
+        // Where the assembly loop exists (the portable loop is only faster
+        // on cores without the DSP extension).
+        let fast = crate::pack::rows_fast(kh, kw, self.geo.stride[1], row_width(&self.geo), oc);
+        let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
+        if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused {
             // Each input value widened once (about 3 instructions), then
             // about 1.2 per multiply-accumulate and 8 per output.
             let [_, ih, iw, _] = self.geo.input;

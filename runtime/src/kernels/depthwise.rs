@@ -270,7 +270,7 @@ pub fn depthwise_rows_s8<
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-            if fused.is_some() && rows_fast(KH, KW, SW, RW, C) {
+            if fused.is_some() && super::pack::rows_fast(KH, KW, SW, RW, C) {
                 rows_fused_asm::<KH, C, OW, SW, RW>(phase, ring, stream, out);
                 continue;
             }
@@ -293,13 +293,6 @@ pub fn depthwise_rows_s8<
             }
         }
     }
-}
-
-/// Whether `depthwise_rows_s8` has its assembly loop for a shape (on DSP
-/// cores, with fused requantization): 3 taps wide, stride 1 or 2, at most
-/// 5 rows, channel rows within reach of immediate offsets.
-pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, channels: usize) -> bool {
-    kw == 3 && stride_w <= 2 && kh <= 5 && kh * row_width * 2 <= 4000 && channels <= 255
 }
 
 /// One output row, every channel, in one assembly loop (DSP cores, fused
@@ -346,7 +339,7 @@ fn rows_fused_phase<
     use super::pack::DEPTHWISE_ROWS_HEADER as HEADER;
     // Constants (folded): the caller checks `rows_fast`, the rest holds by
     // the layouts.
-    assert!(rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 5);
+    assert!(super::pack::rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 5);
     assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + 2 * KH) && out.len() >= OW);
     // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
     // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
@@ -394,7 +387,7 @@ fn rows_fused_phase<
             "1:",
             "ldrd {m}, {sh}, [{wp}, #12]",
             ".if {pairs}",
-            "mov {cnt}, #{pairs}",
+            "movw {cnt}, #{pairs}",
             "2:",
             "ldr {a0}, [{wp}]",
             "mov {a1}, {a0}",

@@ -71,8 +71,17 @@ pub fn pack_depthwise(filter: &[i8], taps: usize, channels: usize) -> impl Itera
 /// `kw.div_ceil(2)` pairs (an odd last tap's pair reaches one column
 /// past the window), rounded up to whole words.
 pub const fn depthwise_row_width(out_w: usize, stride_w: usize, kw: usize) -> usize {
-    let read = out_w.saturating_sub(1) * stride_w + 2 * kw.div_ceil(2);
-    read.div_ceil(2) * 2
+    // Saturating: the compiler also asks of hostile shapes.
+    let read = out_w.saturating_sub(1).saturating_mul(stride_w).saturating_add(kw.div_ceil(2).saturating_mul(2));
+    read.div_ceil(2).saturating_mul(2)
+}
+
+/// Whether `depthwise::depthwise_rows_s8` has its assembly loop for a
+/// shape (on DSP cores, with fused requantization): 3 taps wide, stride 1
+/// or 2, at most 5 rows, a channel's rows within reach of immediate
+/// offsets, the channel step an 8-bit immediate.
+pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, channels: usize) -> bool {
+    kw == 3 && stride_w <= 2 && kh <= 5 && row_width <= 400 && kh * row_width * 2 <= 4000 && channels <= 255
 }
 
 /// Words before the tap pairs of each channel in
