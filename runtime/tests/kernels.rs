@@ -749,7 +749,7 @@ fn depthwise_rows_in_place_matches_separate() {
     let stream: Vec<u32> = pack_depthwise_rows(&filter, &bias, &down, (3, 3), C).collect();
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let mut ring = [0i16; 3 * C * RW];
-    let mut want = vec![0i8; H * W * C];
+    let mut want = [0i8; H * W * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
     depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, _>(io, &stream, &win, &r, &mut ring);
     // SAME 3x3, stride 1: pixel k's output (bytes up to (k + 1) * C) must
