@@ -235,13 +235,17 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let direct = vec![0; ops.len()];
     let tflm_requests = schedule::schedule(&graph, &ops, &orders[0], &direct)?.tflm_requests;
 
-    // The fastest variant of every op, then, over a budget, the scratch at
-    // the peak is given up (largest first) until the plan fits.
+    let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
+    // The fastest variant of every op, then, over a budget (`arena_limit`,
+    // or else TFLM's arena for the same model: fast kernels never cost RAM
+    // over what TFLM would take), the scratch at the peak is given up
+    // (largest first) until the plan fits.
+    let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
     let mut choice: Vec<usize> =
         variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
     let mut planned = plan_orders(&graph, &ops, &orders, &choice, opts.in_place)?;
-    while let Some(limit) = opts.arena_limit {
-        if planned.plan.arena_size <= limit {
+    loop {
+        if planned.plan.arena_size <= budget {
             break;
         }
         let (_, peak) = plan::lower_bound(&planned.schedule.requests());
@@ -260,7 +264,6 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let Planned { order, schedule, plan } = planned;
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
-    let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
     let (state_offsets, state_size) = state_layout(&graph);
     Ok(Analysis {

@@ -545,11 +545,14 @@ pub fn conv2d_im2col_s8<
                 copy_row(dst, io.run(src, KW * IC));
                 continue;
             }
-            if row_in && win.dilation_w == 1 && KW * IC <= 8 && KW <= IW && !xs.is_empty() {
-                // A row of at most 8 bytes clipped on one side (a window
-                // no wider than the image never is on both): the 8 bytes
+            if row_in && win.dilation_w == 1 && KW * IC <= 4 && KW <= IW && !xs.is_empty() {
+                // A row of at most 4 bytes clipped on one side (a window
+                // no wider than the image never is on both): the 4 bytes
                 // at that edge of the input row in one word, shifted by the
-                // clipped bytes, zero points shifted in.
+                // clipped bytes, zero points shifted in. (Rows of 5 to 8
+                // bytes in a 64-bit word were slower on Cortex-M4 than the
+                // copies below: its variable 64-bit shifts take several
+                // instructions each.)
                 let row = (b * IH + iy as usize) * IW * IC;
                 clipped_row(&mut dst[..KW * IC], io.run(row, IW * IC), x0 * IC as isize, pad);
                 continue;
@@ -628,41 +631,34 @@ pub(crate) fn fused_or_bug<'a>(q: &Rescale<'a>) -> Option<&'a [super::DownScale]
     }
 }
 
-/// Fills `dst` (`N <= 8` bytes) with bytes `start..start + N` of `row`
-/// (which is at least `N` long) where they exist, `pad` where `start`
-/// reaches before or past it (on one side only): one word load of the
-/// `N` bytes at that edge of the row, shifted, zero points or'ed in; a
-/// 32-bit word for `N <= 4`.
+/// Fills `dst` (at most 4 bytes) with bytes `start..start + dst.len()`
+/// of `row` (which is at least as long) where they exist, `pad` where
+/// `start` reaches before or past it (on one side only): one word load of
+/// the bytes at that edge of the row, shifted, zero points or'ed in.
 #[inline(always)]
 fn clipped_row(dst: &mut [i8], row: &[i8], start: isize, pad: i8) {
     let n = dst.len();
-    macro_rules! shifted {
-        ($t:ty) => {{
-            const BYTES: usize = core::mem::size_of::<$t>();
-            let fill = <$t>::from_le_bytes([pad as u8; BYTES]);
-            // The low `bytes` bytes of a word (`bytes < BYTES`).
-            let low = |bytes: usize| ((1 as $t) << (8 * bytes)) - 1;
-            let mut word = [0u8; BYTES];
-            let (at, left) = if start < 0 { (0, true) } else { (row.len() - n, false) };
-            for (w, &b) in word.iter_mut().zip(&row[at..at + n]) {
-                *w = b as u8;
-            }
-            let v = <$t>::from_le_bytes(word);
-            let v = if left {
-                let k = start.unsigned_abs();
-                (v << (8 * k)) | (fill & low(k))
-            } else {
-                let k = start as usize + n - row.len();
-                let n_mask = if n == BYTES { <$t>::MAX } else { low(n) };
-                (v >> (8 * k)) | (fill & n_mask & !low(n - k))
-            };
-            for (d, b) in dst[..n].iter_mut().zip(v.to_le_bytes()) {
-                *d = b as i8;
-            }
-        }};
+    assert!(n <= 4 && n <= row.len());
+    let fill = u32::from_le_bytes([pad as u8; 4]);
+    // The low `bytes` bytes of a word (`bytes < 4`).
+    let low = |bytes: usize| (1u32 << (8 * bytes)) - 1;
+    let mut word = [0u8; 4];
+    let (at, left) = if start < 0 { (0, true) } else { (row.len() - n, false) };
+    for (w, &b) in word.iter_mut().zip(&row[at..at + n]) {
+        *w = b as u8;
     }
-    assert!(n <= 8 && n <= row.len());
-    if n <= 4 { shifted!(u32) } else { shifted!(u64) }
+    let v = u32::from_le_bytes(word);
+    let v = if left {
+        let k = start.unsigned_abs();
+        (v << (8 * k)) | (fill & low(k))
+    } else {
+        let k = start as usize + n - row.len();
+        let n_mask = if n == 4 { u32::MAX } else { low(n) };
+        (v >> (8 * k)) | (fill & n_mask & !low(n - k))
+    };
+    for (d, b) in dst.iter_mut().zip(v.to_le_bytes()) {
+        *d = b as i8;
+    }
 }
 
 /// Output pixels whose sums wait in a kernel's accumulator buffer for one
