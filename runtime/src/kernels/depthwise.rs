@@ -339,12 +339,12 @@ fn rows_fused_phase<
     use super::pack::DEPTHWISE_ROWS_HEADER as HEADER;
     // Constants (folded): the caller checks `rows_fast`, the rest holds by
     // the layouts.
-    assert!(super::pack::rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 5);
+    assert!(super::pack::rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
     assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + 2 * KH) && out.len() >= OW);
     // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
     // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
     // offsets below `RW` (the outputs' windows, `depthwise_row_width`) and
-    // the channel's `5 + 2 * KH` stream words, and writes output byte `ox
+    // the channel's `6 + 2 * KH` stream words, and writes output byte `ox
     // * C + c` for `ox < OW`: all inside the slices (the asserts). Ring
     // loads are unaligned word loads (ARMv7-M allows them), `LDRD` reads
     // the 4-aligned `u32` stream. Register arithmetic of the DSP extension
@@ -352,9 +352,9 @@ fn rows_fused_phase<
     unsafe {
         core::arch::asm!(
             // Requantize `a` (the channel's short-form scale: `k` at
-            // stream words 1-2, multiplier `m`, shift `sh`), store, step.
+            // stream words 2-3, multiplier `m`, shift `sh`), store, step.
             ".macro tinyaot_requant a",
-            "ldrd {x}, {y}, [{wp}, #4]",
+            "ldrd {x}, {y}, [{wp}, #8]",
             "smlal {x}, {y}, \\a, {m}",
             "asr {t}, \\a, #31",
             "adds {x}, {x}, {t}, lsl #31",
@@ -366,7 +366,7 @@ fn rows_fused_phase<
             // One filter row's taps (`row`: the slot's byte offset) for
             // output `a0`, and with `two` for the next one in `a1`.
             ".macro tinyaot_taps ky, row, two",
-            "ldrd {x}, {y}, [{wp}, #(20 + 8 * \\ky)]",
+            "ldrd {x}, {y}, [{wp}, #(24 + 8 * \\ky)]",
             "ldr {t}, [{p}, #(\\row)]",
             "smlad {a0}, {t}, {x}, {a0}",
             ".if \\two",
@@ -385,12 +385,11 @@ fn rows_fused_phase<
             ".endif",
             ".endm",
             "1:",
-            "ldrd {m}, {sh}, [{wp}, #12]",
+            "ldrd {m}, {sh}, [{wp}, #16]",
             ".if {pairs}",
             "movw {cnt}, #{pairs}",
             "2:",
-            "ldr {a0}, [{wp}]",
-            "mov {a1}, {a0}",
+            "ldrd {a0}, {a1}, [{wp}]",
             ".set tinyaot_ky, 0",
             ".rept {kh}",
             "tinyaot_taps tinyaot_ky, (((({phase} + tinyaot_ky) % {kh}) * {rb})), 1",
@@ -413,7 +412,7 @@ fn rows_fused_phase<
             ".endif",
             // Next channel: its ring rows, stream words, first output.
             "add {p}, {p}, #({kh} * {rb} - {pairs} * 4 * {sw})",
-            "add {wp}, {wp}, #(4 * (5 + 2 * {kh}))",
+            "add {wp}, {wp}, #(4 * (6 + 2 * {kh}))",
             ".if {ow} * {c} - 1 < 4096",
             "sub {out}, {out}, #({ow} * {c} - 1)",
             ".else",

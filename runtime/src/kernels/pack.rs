@@ -85,19 +85,20 @@ pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, 
 }
 
 /// Words before the tap pairs of each channel in
-/// [`pack_depthwise_rows`]: the folded bias, then the channel's
-/// short-form scale's constant (low, high word), multiplier and shift.
-pub const DEPTHWISE_ROWS_HEADER: usize = 5;
+/// [`pack_depthwise_rows`]: the folded bias twice (one `LDRD` starts two
+/// outputs' sums), then the channel's short-form scale's constant (low,
+/// high word), multiplier and shift.
+pub const DEPTHWISE_ROWS_HEADER: usize = 6;
 
 /// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1), its folded
 /// bias and short-form scales (`fixedpoint::DownScale`, `[multiplier,
 /// shift, k_low, k_high]` per channel; empty: zeros) repacked for
 /// `depthwise::depthwise_rows_s8`: per channel the header
-/// ([`DEPTHWISE_ROWS_HEADER`] words: bias, `k_low`, `k_high`,
+/// ([`DEPTHWISE_ROWS_HEADER`] words: bias, bias, `k_low`, `k_high`,
 /// multiplier, shift), then per filter row the taps as 16-bit pairs (taps
 /// 0 and 1 in the low and high half, then 2 and 3, ...; an odd last tap
 /// with a zero), the operands of `SMLAD` against two adjacent widened
-/// inputs. Returns `channels * (5 + kh * kw.div_ceil(2))` words.
+/// inputs. Returns `channels * (6 + kh * kw.div_ceil(2))` words.
 pub fn pack_depthwise_rows<'a>(
     filter: &'a [i8],
     bias: &'a [i32],
@@ -110,7 +111,7 @@ pub fn pack_depthwise_rows<'a>(
     };
     (0..channels).flat_map(move |c| {
         let [m, shift, k_low, k_high] = scales.get(c).copied().unwrap_or_default();
-        let header = [bias[c], k_low, k_high, m, shift].map(|v| v as u32);
+        let header = [bias[c], bias[c], k_low, k_high, m, shift].map(|v| v as u32);
         let taps = (0..kh)
             .flat_map(move |y| (0..kw.div_ceil(2)).map(move |p| value(c, y, 2 * p) | (value(c, y, 2 * p + 1) << 16)));
         header.into_iter().chain(taps)
