@@ -314,15 +314,16 @@ def pool_wide(s):
 
 
 def depthwise_rows(s):
-    """Depthwise 3x3 with stride 2 (SAME), 3x3 stride 1 VALID with an even
-    output width and 5x3 stride 1 SAME, 12 channels on a tall map (so the
-    widened rows' scratch fits within TFLM's arena): the widened-rows
-    kernel's shapes (its assembly loop on DSP cores), linear so the
-    requantization is fused."""
+    """The widened-rows depthwise kernel's shapes (its assembly loop on DSP
+    cores): 3x3 with stride 2 (SAME, odd output width), 5x5 (SAME, odd),
+    3x2 (VALID, an even filter and output width) and 5x3 (SAME, even), 12
+    channels on a tall map (so the widened rows' scratch fits within
+    TFLM's arena), linear so the requantization is fused."""
     d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
-    x = i = L.Input((40, 7, 12), batch_size=1)
+    x = i = L.Input((40, 9, 12), batch_size=1)
     x = L.DepthwiseConv2D(3, strides=2, padding='same', **d)(x)
-    x = L.DepthwiseConv2D(3, padding='valid', **d)(x)
+    x = L.DepthwiseConv2D(5, padding='same', **d)(x)
+    x = L.DepthwiseConv2D((3, 2), padding='valid', **d)(x)
     x = L.DepthwiseConv2D((5, 3), padding='same', **d)(x)
     return tf.keras.Model(i, x)
 

@@ -271,7 +271,7 @@ pub fn depthwise_rows_s8<
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
             if fused.is_some() && super::pack::rows_fast(KH, KW, SW, RW, C) {
-                rows_fused_asm::<KH, C, OW, SW, RW>(phase, ring, stream, out);
+                rows_fused_asm::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out);
                 continue;
             }
             for (c, (rows, stream)) in
@@ -296,14 +296,21 @@ pub fn depthwise_rows_s8<
 }
 
 /// One output row, every channel, in one assembly loop (DSP cores, fused
-/// requantization, `KW` = 3): per channel, pairs of outputs, then an odd
-/// last one; each output's sum requantized in registers (`SMLAL`, the
-/// sign nudge as a 64-bit add, `ASR`, `SSAT`) and stored `C` bytes after
-/// the previous one. `phase` is which ring slot holds the window's first
-/// row.
+/// requantization, the shapes of `pack::rows_fast`): per channel, pairs
+/// of outputs, then an odd last one; each output's sum requantized in
+/// registers (`SMLAL`, the sign nudge as a 64-bit add, `ASR`, `SSAT`) and
+/// stored `C` bytes after the previous one. `phase` is which ring slot
+/// holds the window's first row.
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 #[inline(always)]
-fn rows_fused_asm<const KH: usize, const C: usize, const OW: usize, const SW: usize, const RW: usize>(
+fn rows_fused_asm<
+    const KH: usize,
+    const KW: usize,
+    const C: usize,
+    const OW: usize,
+    const SW: usize,
+    const RW: usize,
+>(
     phase: usize,
     ring: &[i16],
     stream: &[u32],
@@ -312,7 +319,7 @@ fn rows_fused_asm<const KH: usize, const C: usize, const OW: usize, const SW: us
     macro_rules! phases {
         ($($p:literal)*) => {
             match phase {
-                $($p if $p < KH => rows_fused_phase::<$p, KH, C, OW, SW, RW>(ring, stream, out),)*
+                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW>(ring, stream, out),)*
                 _ => unreachable!("the phase is below KH <= 5"),
             }
         };
@@ -327,6 +334,7 @@ fn rows_fused_asm<const KH: usize, const C: usize, const OW: usize, const SW: us
 fn rows_fused_phase<
     const PHASE: usize,
     const KH: usize,
+    const KW: usize,
     const C: usize,
     const OW: usize,
     const SW: usize,
@@ -339,12 +347,13 @@ fn rows_fused_phase<
     use super::pack::DEPTHWISE_ROWS_HEADER as HEADER;
     // Constants (folded): the caller checks `rows_fast`, the rest holds by
     // the layouts.
-    assert!(super::pack::rows_fast(KH, 3, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
-    assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + 2 * KH) && out.len() >= OW);
+    let kp = KW.div_ceil(2);
+    assert!(super::pack::rows_fast(KH, KW, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
+    assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + KH * kp) && out.len() >= OW);
     // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
     // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
     // offsets below `RW` (the outputs' windows, `depthwise_row_width`) and
-    // the channel's `6 + 2 * KH` stream words, and writes output byte `ox
+    // the channel's `6 + KH * kp` stream words, and writes output byte `ox
     // * C + c` for `ox < OW`: all inside the slices (the asserts). Ring
     // loads are unaligned word loads (ARMv7-M allows them), `LDRD` reads
     // the 4-aligned `u32` stream. Register arithmetic of the DSP extension
@@ -363,26 +372,45 @@ fn rows_fused_phase<
             "ssat {y}, #8, {y}",
             "strb {y}, [{out}], #{c}",
             ".endm",
-            // One filter row's taps (`row`: the slot's byte offset) for
-            // output `a0`, and with `two` for the next one in `a1`.
-            ".macro tinyaot_taps ky, row, two",
-            "ldrd {x}, {y}, [{wp}, #(24 + 8 * \\ky)]",
-            "ldr {t}, [{p}, #(\\row)]",
-            "smlad {a0}, {t}, {x}, {a0}",
+            // Tap pair `pp` of a filter row (`row`: the slot's byte
+            // offset; weights in `w`) for output `a0`, and with `two` for
+            // the next one in `a1`; an odd last tap multiplies the low
+            // half only (with stride 1 the next output's tap is the high
+            // half of the same word).
+            ".macro tinyaot_pair row, pp, w, two",
+            "ldr {t}, [{p}, #(\\row + 4 * \\pp)]",
+            ".if 2 * \\pp + 1 < {kw}",
+            "smlad {a0}, {t}, \\w, {a0}",
             ".if \\two",
-            "ldr {t}, [{p}, #(\\row + 2 * {sw})]",
-            "smlad {a1}, {t}, {x}, {a1}",
+            "ldr {t}, [{p}, #(\\row + 4 * \\pp + 2 * {sw})]",
+            "smlad {a1}, {t}, \\w, {a1}",
             ".endif",
-            "ldr {t}, [{p}, #(\\row + 4)]",
-            "smlabb {a0}, {t}, {y}, {a0}",
+            ".else",
+            "smlabb {a0}, {t}, \\w, {a0}",
             ".if \\two",
             ".if {sw} == 1",
-            "smlatb {a1}, {t}, {y}, {a1}",
+            "smlatb {a1}, {t}, \\w, {a1}",
             ".else",
-            "ldr {t}, [{p}, #(\\row + 8)]",
-            "smlabb {a1}, {t}, {y}, {a1}",
+            "ldr {t}, [{p}, #(\\row + 4 * \\pp + 2 * {sw})]",
+            "smlabb {a1}, {t}, \\w, {a1}",
             ".endif",
             ".endif",
+            ".endif",
+            ".endm",
+            // One filter row: its weight pairs two at a time (`LDRD`).
+            ".macro tinyaot_taps ky, row, two",
+            ".set tinyaot_pp, 0",
+            ".rept ({kp} + 1) / 2",
+            ".if tinyaot_pp + 1 < {kp}",
+            "ldrd {x}, {y}, [{wp}, #(24 + 4 * (\\ky * {kp} + tinyaot_pp))]",
+            "tinyaot_pair \\row, tinyaot_pp, {x}, \\two",
+            "tinyaot_pair \\row, (tinyaot_pp+1), {y}, \\two",
+            ".else",
+            "ldr {x}, [{wp}, #(24 + 4 * (\\ky * {kp} + tinyaot_pp))]",
+            "tinyaot_pair \\row, tinyaot_pp, {x}, \\two",
+            ".endif",
+            ".set tinyaot_pp, tinyaot_pp + 2",
+            ".endr",
             ".endm",
             "1:",
             "ldrd {m}, {sh}, [{wp}, #16]",
@@ -412,7 +440,7 @@ fn rows_fused_phase<
             ".endif",
             // Next channel: its ring rows, stream words, first output.
             "add {p}, {p}, #({kh} * {rb} - {pairs} * 4 * {sw})",
-            "add {wp}, {wp}, #(4 * (6 + 2 * {kh}))",
+            "add {wp}, {wp}, #(4 * (6 + {kh} * {kp}))",
             ".if {ow} * {c} - 1 < 4096",
             "sub {out}, {out}, #({ow} * {c} - 1)",
             ".else",
@@ -423,6 +451,7 @@ fn rows_fused_phase<
             "subs {ch}, {ch}, #1",
             "bne 1b",
             ".purgem tinyaot_requant",
+            ".purgem tinyaot_pair",
             ".purgem tinyaot_taps",
             p = inout(reg) ring.as_ptr() => _,
             wp = inout(reg) stream.as_ptr() => _,
@@ -439,6 +468,8 @@ fn rows_fused_phase<
             pairs = const OW / 2,
             odd = const OW % 2,
             kh = const KH,
+            kw = const KW,
+            kp = const KW.div_ceil(2),
             rb = const RW * 2,
             sw = const SW,
             c = const C,
