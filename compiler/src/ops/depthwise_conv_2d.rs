@@ -130,16 +130,20 @@ impl Operator for DepthwiseConv2d {
                 let sw = self.geo.stride[1];
                 let rw = row_width(&self.geo);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
-                let scales = q.down_scales().unwrap_or_default();
+                // The variant is offered only where the requantization
+                // fuses: every channel has its short form.
+                let scales = q
+                    .down_scales()
+                    .filter(|_| q.fused())
+                    .ok_or_else(|| Error::model("internal error: widened-rows depthwise without fused scales"))?;
                 let words: Vec<u8> =
                     pack_depthwise_rows(weights, &folded, &scales, (kh, kw), oc).flat_map(u32::to_le_bytes).collect();
                 let stream = cx.bytes(&words);
-                let fuse = q.fused();
-                let q = q.emit_rescale(cx)?;
+                let input_offset = q.input_offset;
                 let ring = cx.scratch::<i16>()?;
                 return Ok(quote!(::tinyaot::kernels::depthwise::depthwise_rows_s8::<
-                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #fuse, _>(
-                    #io, #stream.cast::<u32>(), #win, #q, #ring);));
+                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, _>(
+                    #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
             if m == 1 {
                 let words: Vec<u8> = pack_depthwise(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect();

@@ -200,8 +200,12 @@ pub fn depthwise_m1_s8<
 /// and one `SMLAD`; two outputs per pass share the loads (with stride 1,
 /// `KW` words and `KW + 1` multiplies per filter row). `stream` is
 /// `pack::pack_depthwise_rows` (per channel the folded bias of
-/// [`depthwise_m1_s8`] and the short-form scale, then the tap pairs), `RW` is
-/// `pack::depthwise_row_width(OW, SW, KW)`.
+/// [`depthwise_m1_s8`] and the short-form scale of its fused
+/// requantization, then the tap pairs: all the per-channel constants),
+/// `input_offset` the negated input zero point, `RW`
+/// `pack::depthwise_row_width(OW, SW, KW)`. The compiler takes this
+/// kernel only where the requantization fuses (short-form scales, the
+/// whole int8 range).
 ///
 /// In place it keeps the pixel-order kernels' rule: each input row is
 /// read once, before any output of the first output row whose window
@@ -219,20 +223,19 @@ pub fn depthwise_rows_s8<
     const KW: usize,
     const SW: usize,
     const RW: usize,
-    const FUSE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
     stream: &[u32],
     win: &Window,
-    q: &Rescale<'_>,
+    input_offset: i32,
     ring: &mut [i16],
 ) {
     const { assert!(RW >= crate::kernels::pack::depthwise_row_width(OW, SW, KW) && KH > 0 && KW > 0) };
     assert!(win.stride_w == SW && win.dilation_h == 1 && win.dilation_w == 1);
     let per_channel = super::pack::DEPTHWISE_ROWS_HEADER + KH * KW.div_ceil(2);
     let stream = &stream[..C * per_channel];
-    let zp = (-q.input_offset) as i16;
+    let zp = input_offset.wrapping_neg() as i16;
     let ring = &mut ring[..C * KH * RW];
     // Columns left and right of the widened input (or a right padding no
     // window reaches): zero points, for the whole call.
@@ -242,7 +245,6 @@ pub fn depthwise_rows_s8<
         row[..left].fill(zp);
         row[left + cols..].fill(zp);
     }
-    let fused = if FUSE { super::conv::fused_or_bug(q) } else { None };
     for b in 0..N {
         // Rows (padding rows above the image counted, from -pad_top) up to
         // `next` are in the ring or never read.
@@ -270,7 +272,7 @@ pub fn depthwise_rows_s8<
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-            if fused.is_some() && super::pack::rows_fast(KH, KW, SW, RW, C) {
+            if super::pack::rows_fast(KH, KW, SW, RW, C) {
                 rows_fused_asm::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out);
                 continue;
             }
@@ -278,18 +280,11 @@ pub fn depthwise_rows_s8<
                 ring.as_chunks::<RW>().0.chunks_exact(KH).zip(stream.chunks_exact(per_channel)).enumerate()
             {
                 let rows: [&[i16; RW]; KH] = core::array::from_fn(|ky| &rows[(phase + ky) % KH]);
-                let put = |out: &mut [[i8; C]], ox: usize, v: i8| out[ox][c] = v;
-                match fused {
-                    Some(scales) if FUSE => {
-                        let s = scales[c];
-                        channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                            put(out, ox, super::dot::saturate_i8(super::rescale_down(acc, &s)))
-                        });
-                    }
-                    _ => {
-                        channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| put(out, ox, q.apply(acc, c) as i8))
-                    }
-                }
+                // The header's short-form scale, as `DownScale` orders it.
+                let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
+                channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
+                    out[ox][c] = super::dot::saturate_i8(super::rescale_down(acc, &scale))
+                });
             }
         }
     }

@@ -101,7 +101,7 @@ pub const DEPTHWISE_ROWS_HEADER: usize = 6;
 
 /// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1), its folded
 /// bias and short-form scales (`fixedpoint::DownScale`, `[multiplier,
-/// shift, k_low, k_high]` per channel; empty: zeros) repacked for
+/// shift, k_low, k_high]` per channel) repacked for
 /// `depthwise::depthwise_rows_s8`: per channel the header
 /// ([`DEPTHWISE_ROWS_HEADER`] words: bias, bias, `k_low`, `k_high`,
 /// multiplier, shift), then per filter row the taps as 16-bit pairs (taps
@@ -119,7 +119,7 @@ pub fn pack_depthwise_rows<'a>(
         if x < kw { filter[(y * kw + x) * channels + c] as i16 as u16 as u32 } else { 0 }
     };
     (0..channels).flat_map(move |c| {
-        let [m, shift, k_low, k_high] = scales.get(c).copied().unwrap_or_default();
+        let [m, shift, k_low, k_high] = scales[c];
         let header = [bias[c], bias[c], k_low, k_high, m, shift].map(|v| v as u32);
         let taps = (0..kh)
             .flat_map(move |y| (0..kw.div_ceil(2)).map(move |p| value(c, y, 2 * p) | (value(c, y, 2 * p + 1) << 16)));
