@@ -328,7 +328,20 @@ def depthwise_rows(s):
     return tf.keras.Model(i, x)
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows]
+def depthwise_shapes(s):
+    """More of the widened-rows kernel's shapes: 4x7 with stride 3 across
+    (SAME), 1x4 (VALID, a single filter row), 2x1 with stride 2 down (a
+    single filter column), 3x8 (SAME, the widest), 6 channels."""
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((36, 15, 6), batch_size=1)
+    x = L.DepthwiseConv2D((4, 7), strides=(1, 3), padding='same', **d)(x)
+    x = L.DepthwiseConv2D((1, 4), padding='valid', **d)(x)
+    x = L.DepthwiseConv2D((2, 1), strides=(2, 1), padding='same', **d)(x)
+    x = L.DepthwiseConv2D((3, 8), padding='same', **d)(x)
+    return tf.keras.Model(i, x)
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes]
 
 
 def set_softmax_beta(data, beta):
