@@ -167,6 +167,9 @@ pub struct Options {
     pub in_place: bool,
     /// The RAM budget: kernel variants that need scratch are traded for
     /// slower ones without it, at the peak first, until the plan fits.
+    /// `None`: TFLM's arena for the model (its greedy plan), so faster
+    /// kernels never take more RAM than TFLM would; only an explicit limit
+    /// the plan cannot meet is an error.
     pub arena_limit: Option<usize>,
 }
 

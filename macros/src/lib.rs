@@ -25,7 +25,9 @@ use tinyaot_compiler::{Site, Target};
 ///   taken from there); editing the file rebuilds the crate.
 /// - `arena_limit`: bytes of RAM the arena may use, as an integer (`49152`,
 ///   `48 * 1024`) or a string with a unit (`"48K"`, `"48KiB"`, `"1M"`). A
-///   plan over it is a compile error explaining the peak.
+///   plan over it is a compile error explaining the peak. Faster kernels
+///   that need scratch are used as far as the limit allows (without one,
+///   as far as TFLM's own arena for the model).
 /// - `print_plan = true` prints the memory plan to the build log.
 /// - `in_place = false` keeps every op's output apart from its input (by
 ///   default an op may write over the part of a dying input it has already

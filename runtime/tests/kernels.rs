@@ -20,6 +20,13 @@ const UNIT: Window = Window { stride_h: 1, stride_w: 1, dilation_h: 1, dilation_
 const ONE_M: [i32; 4] = [1 << 30; 4]; // 0.5 with shift 1 = 1.0
 const ONE_S: [i32; 4] = [1; 4];
 
+/// Both scale forms over the whole int8 range (where the short form's
+/// requantization fuses into the kernels) and over a range clamped at
+/// `clamped`.
+fn range_cases<'a>(any: &'a [[i32; 4]], down: &'a [[i32; 4]], clamped: i32) -> [(i32, Scales<'a>); 4] {
+    [(-128, Scales::Any(any)), (-128, Scales::Down(down)), (clamped, Scales::Any(any)), (clamped, Scales::Down(down))]
+}
+
 fn identity(act_min: i32, act_max: i32) -> Requant<'static> {
     Requant { input_offset: 0, output_offset: 0, multiplier: &ONE_M, shift: &ONE_S, act_min, act_max }
 }
@@ -278,15 +285,7 @@ fn im2col_matches_direct_conv() {
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     // The short form of the same scales (both multipliers below 1/2).
     let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
-    // The whole int8 range (the short form's requantization fused into
-    // the dot products) and a clamped one.
-    let cases = [
-        (-128, Scales::Any(&scales)),
-        (-128, Scales::Down(&down)),
-        (-90, Scales::Any(&scales)),
-        (-90, Scales::Down(&down)),
-    ];
-    for (act_min, scales) in cases {
+    for (act_min, scales) in range_cases(&scales, &down, -90) {
         let q =
             Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
         let mut want = [0i8; 3 * 4 * 2];
@@ -538,15 +537,7 @@ fn depthwise_m1_matches_direct() {
     let packed: Vec<u32> = pack_depthwise(&filter, 9, C).collect();
     let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
     let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
-    // A clamped range, and the whole int8 range (where the short form's
-    // requantization is fused into the kernel).
-    let cases = [
-        (-100, Scales::Any(&any)),
-        (-100, Scales::Down(&down)),
-        (-128, Scales::Any(&any)),
-        (-128, Scales::Down(&down)),
-    ];
-    for (act_min, scales) in cases {
+    for (act_min, scales) in range_cases(&any, &down, -100) {
         let q =
             Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };

@@ -205,7 +205,8 @@ impl Operator for DepthwiseConv2d {
         }
         // Where the assembly loop exists (the portable loop is only faster
         // on cores without the DSP extension).
-        let fast = crate::pack::rows_fast(kh, kw, self.geo.stride[1], row_width(&self.geo), oc);
+        let rw = row_width(&self.geo);
+        let fast = crate::pack::rows_fast(kh, kw, self.geo.stride[1], rw, oc);
         let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
         if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused {
             // Each input value widened once (about 3 instructions), then
@@ -213,7 +214,7 @@ impl Operator for DepthwiseConv2d {
             let [_, ih, iw, _] = self.geo.input;
             let widened = (n * ih * iw * oc) as u64;
             let outputs = (n * oh * ow * oc) as u64;
-            let scratch = kh.saturating_mul(oc).saturating_mul(row_width(&self.geo)).saturating_mul(2);
+            let scratch = kh.saturating_mul(oc).saturating_mul(rw).saturating_mul(2);
             let cost = self.macs() * 6 / 5 + outputs * 8 + widened * 3;
             v.push(Variant { name: ROWS, scratch, cost });
         }
