@@ -101,7 +101,8 @@ pub struct Quant {
     pub scales: Vec<f32>,
     /// Zero points (same length as `scales`).
     pub zero_points: Vec<i64>,
-    /// The channel axis for per-channel parameters.
+    /// The channel axis for per-channel parameters, as the file gives it
+    /// (unchecked, like TFLM: `usize::MAX` for a negative one).
     pub axis: usize,
 }
 
@@ -141,6 +142,23 @@ pub struct Tensor<'a> {
 }
 
 impl Tensor<'_> {
+    /// A tensor no op reads or writes and whose description TFLM would never
+    /// look at (an LSTM's intermediates): kept as an empty placeholder so
+    /// tensor indices stay as in the file.
+    fn unused(index: usize, name: &str) -> Self {
+        Tensor {
+            index,
+            name: if name.is_empty() { format!("tensor {index}") } else { name.to_string() },
+            shape: Vec::new(),
+            dtype: DType::Other(-1),
+            quant: None,
+            data: None,
+            is_variable: false,
+            elements: 0,
+            bytes: 0,
+        }
+    }
+
     /// `float32[1, 49, 10, 1]`.
     pub fn describe(&self) -> String {
         format!("{}{:?}", self.dtype.name(), self.shape)
@@ -231,11 +249,13 @@ impl<'a> Graph<'a> {
                 ops.len()
             )));
         }
-        let mut tensors = Vec::with_capacity(raw_tensors.len());
-        for (index, t) in raw_tensors.iter().enumerate() {
-            tensors.push(read_tensor(index, &t, buffers.as_ref())?);
+        let count = raw_tensors.len();
+        let mut nodes = Vec::new();
+        if let Some(ops) = sg.operators() {
+            for (index, op) in ops.iter().enumerate() {
+                nodes.push(read_node(index, &op, codes.as_ref(), count)?);
+            }
         }
-        let count = tensors.len();
 
         let inputs = sg
             .inputs()
@@ -254,11 +274,28 @@ impl<'a> Graph<'a> {
             return Err(Error::model("the graph has no outputs"));
         }
 
-        let mut nodes = Vec::new();
-        if let Some(ops) = sg.operators() {
-            for (index, op) in ops.iter().enumerate() {
-                nodes.push(read_node(index, &op, codes.as_ref(), count)?);
+        // Like TFLM's allocator, look only at tensors the graph reads or
+        // writes: LSTM intermediates (quantization notes with shape [0]) and
+        // tensors no op touches are never allocated, whatever they hold.
+        let mut used = vec![false; count];
+        for &t in inputs.iter().chain(&outputs) {
+            used[t] = true;
+        }
+        for node in &nodes {
+            for &t in node.inputs.iter().flatten().chain(&node.outputs) {
+                used[t] = true;
             }
+        }
+        let mut tensors = Vec::with_capacity(count);
+        for (index, t) in raw_tensors.iter().enumerate() {
+            // A -1 dimension TFLM refuses on any tensor (it sizes them all).
+            let dynamic = t.shape().is_some_and(|s| s.iter().any(|d| d < 0));
+            let tensor = read_tensor(index, &t, buffers.as_ref());
+            tensors.push(match tensor {
+                Ok(tensor) => tensor,
+                Err(_) if !used[index] && !dynamic => Tensor::unused(index, t.name()),
+                Err(e) => return Err(e),
+            });
         }
         Ok(Graph { tensors, nodes, inputs, outputs })
     }
@@ -370,21 +407,11 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
                         zero_points.len()
                     )));
                 }
-                let axis = q.quantized_dimension();
-                let axis =
-                    usize::try_from(axis).ok().filter(|&a| scales.len() == 1 || a < shape.len()).ok_or_else(|| {
-                        Error::model(format!(
-                            "tensor '{name}' has quantized dimension {axis} outside its rank {}",
-                            shape.len()
-                        ))
-                    })?;
-                if scales.len() > 1 && shape[axis] != scales.len() {
-                    return Err(Error::model(format!(
-                        "tensor '{name}' has {} per-channel scales but dimension {axis} is {}",
-                        scales.len(),
-                        shape[axis]
-                    )));
-                }
+                // TFLM's allocator copies the dimension without checking it:
+                // only a kernel that reads per-channel parameters looks at it
+                // (and checks the count against its own channel axis), so a
+                // bias that carries its filter's axis 3 at rank 1 is fine.
+                let axis = usize::try_from(q.quantized_dimension()).unwrap_or(usize::MAX);
                 let (zmin, zmax) = match dtype {
                     DType::I8 => (-128, 127),
                     DType::U8 => (0, 255),

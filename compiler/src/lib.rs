@@ -53,6 +53,8 @@ pub struct Analysis<'a> {
     pub variants: Vec<Vec<ops::Variant>>,
     /// The arena with scratch-free kernels only, when faster ones were chosen.
     pub direct_arena: Option<usize>,
+    /// With `keep_inputs`: the arena the same kernels need without it.
+    pub arena_without_kept_inputs: Option<usize>,
     /// Arena buffers and their lifetimes.
     pub schedule: Schedule,
     /// Our plan (checked).
@@ -165,6 +167,9 @@ impl<'a> Analysis<'a> {
 pub struct Options {
     /// Let ops write their output over their dying input where proven safe.
     pub in_place: bool,
+    /// Keep the graph inputs' bytes intact through `invoke()` (by default,
+    /// as in TFLM, an input's bytes are reused once its last reader ran).
+    pub keep_inputs: bool,
     /// The RAM budget: kernel variants that need scratch are traded for
     /// slower ones without it, at the peak first, until the plan fits.
     /// `None`: TFLM's arena for the model (its greedy plan), so faster
@@ -175,7 +180,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { in_place: true, arena_limit: None }
+        Options { in_place: true, keep_inputs: false, arena_limit: None }
     }
 }
 
@@ -199,12 +204,12 @@ fn plan_orders(
     ops: &[Box<dyn Operator>],
     orders: &[Vec<usize>],
     choice: &[usize],
-    in_place: bool,
+    opts: &Options,
 ) -> Result<Planned, Error> {
     let mut scheduled = Vec::new();
     for order in orders {
-        let mut s = schedule::schedule(graph, ops, order, choice)?;
-        if !in_place {
+        let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
+        if !opts.in_place {
             s.overlaps.clear();
         }
         let bound = plan::lower_bound(&s.requests()).0;
@@ -236,7 +241,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
 
     // TFLM runs the model's own order with its reference (direct) kernels.
     let direct = vec![0; ops.len()];
-    let tflm_requests = schedule::schedule(&graph, &ops, &orders[0], &direct)?.tflm_requests;
+    let tflm_requests = schedule::schedule(&graph, &ops, &orders[0], &direct, false)?.tflm_requests;
 
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     // The fastest variant of every op, then, over a budget (`arena_limit`,
@@ -246,7 +251,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
     let mut choice: Vec<usize> =
         variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
-    let mut planned = plan_orders(&graph, &ops, &orders, &choice, opts.in_place)?;
+    let mut planned = plan_orders(&graph, &ops, &orders, &choice, opts)?;
     loop {
         if planned.plan.arena_size <= budget {
             break;
@@ -256,11 +261,18 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
             |b: &schedule::Buffer| b.scratch.map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos));
         let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
         choice[planned.order[pos]] = 0;
-        planned = plan_orders(&graph, &ops, &orders, &choice, opts.in_place)?;
+        planned = plan_orders(&graph, &ops, &orders, &choice, opts)?;
     }
     // What the fast kernels cost: the arena with direct kernels only.
     let direct_arena = if choice.iter().any(|&c| c != 0) {
-        Some(plan_orders(&graph, &ops, &orders, &direct, opts.in_place)?.plan.arena_size)
+        Some(plan_orders(&graph, &ops, &orders, &direct, opts)?.plan.arena_size)
+    } else {
+        None
+    };
+    // What keeping the inputs costs: the same kernels without it.
+    let arena_without_kept_inputs = if opts.keep_inputs {
+        let free = Options { keep_inputs: false, ..*opts };
+        Some(plan_orders(&graph, &ops, &orders, &choice, &free)?.plan.arena_size)
     } else {
         None
     };
@@ -276,6 +288,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         choice,
         variants,
         direct_arena,
+        arena_without_kept_inputs,
         schedule,
         plan,
         tflm_greedy,
@@ -316,9 +329,11 @@ pub struct Compiled {
     pub macs: u64,
 }
 
-/// Compiles a model into Rust items, checking the arena against `arena_limit`.
-pub fn compile(bytes: &[u8], target: &Target, arena_limit: Option<usize>) -> Result<Compiled, Error> {
-    let a = analyze_with(bytes, &Options { in_place: target.in_place, arena_limit })?;
+/// Compiles a model into Rust items, checking the arena against
+/// `opts.arena_limit`.
+pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled, Error> {
+    let arena_limit = opts.arena_limit;
+    let a = analyze_with(bytes, opts)?;
     if let Some(limit) = arena_limit
         && a.plan.arena_size > limit
     {

@@ -91,6 +91,13 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
             a.plan.arena_size.saturating_sub(direct)
         );
     }
+    if let Some(without) = a.arena_without_kept_inputs {
+        let _ = writeln!(
+            s,
+            "keep_inputs  the inputs stay intact through invoke(): {} bytes of arena over reusing them ({without})",
+            a.plan.arena_size.saturating_sub(without)
+        );
+    }
     if a.reordered() {
         let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
     }

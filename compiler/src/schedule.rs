@@ -71,7 +71,9 @@ impl Schedule {
 /// TFLM's tensor lifetimes: graph inputs from time 0, op outputs from the
 /// op's step, every tensor to its last reader, graph outputs to the end.
 /// `order[p]` is the node run at position `p` (step `p + 1`).
-fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize]) -> Vec<Option<Lifetime>> {
+/// `keep_inputs`: graph inputs live to the end too, so `invoke()` leaves
+/// them as the caller wrote them.
+fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize], keep_inputs: bool) -> Vec<Option<Lifetime>> {
     let mut first: Vec<Option<usize>> = vec![None; graph.tensors.len()];
     let mut last: Vec<Option<usize>> = vec![None; graph.tensors.len()];
     for &t in &graph.inputs {
@@ -93,18 +95,27 @@ fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize]) -> Vec<Option<Lifetime>>
         first[t].get_or_insert(end);
         last[t] = Some(end);
     }
+    if keep_inputs {
+        for &t in &graph.inputs {
+            last[t] = Some(end);
+        }
+    }
     first.into_iter().zip(last).map(|(f, l)| Some(Lifetime { first: f?, last: l? })).collect()
 }
 
 /// Builds the buffers for running the nodes in `order`. `ops[i]` is the
-/// lowered form of node `i`, run with kernel variant `choice[i]`.
+/// lowered form of node `i`, run with kernel variant `choice[i]`; with
+/// `keep_inputs`, the graph inputs' buffers live to the end of `invoke()`.
 pub fn schedule(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     order: &[usize],
     choice: &[usize],
+    keep_inputs: bool,
 ) -> Result<Schedule, Error> {
-    let lifetimes = tensor_lifetimes(graph, order);
+    let lifetimes = tensor_lifetimes(graph, order, keep_inputs);
+    // TFLM's own figure is always for its lifetimes and the model's order.
+    let tflm_lifetimes = if keep_inputs { tensor_lifetimes(graph, order, false) } else { lifetimes.clone() };
     let n = graph.tensors.len();
 
     // Tensors that need arena bytes.
@@ -177,7 +188,9 @@ pub fn schedule(
             continue;
         }
         let Some(life) = lifetimes[t] else { continue };
-        tflm_requests.push(Request { size: graph.tensors[t].bytes, life, overlap: None });
+        if let Some(tflm_life) = tflm_lifetimes[t] {
+            tflm_requests.push(Request { size: graph.tensors[t].bytes, life: tflm_life, overlap: None });
+        }
         let r = root[t];
         let b = match by_root[r] {
             Some(b) => {

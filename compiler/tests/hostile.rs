@@ -3,19 +3,23 @@
 
 use std::path::Path;
 use tinyaot_compiler::codegen::{Ident, Span};
-use tinyaot_compiler::{Target, compile};
+use tinyaot_compiler::{Options, Target, compile};
 
 fn target() -> Target {
-    Target { vis: Default::default(), name: Ident::new("M", Span::call_site()), track_path: None, in_place: true }
+    Target { vis: Default::default(), name: Ident::new("M", Span::call_site()), track_path: None }
+}
+
+fn limit(arena_limit: Option<usize>) -> Options {
+    Options { arena_limit, ..Options::default() }
 }
 
 /// Ok(()) for a successful compile, Err(message) for a diagnostic; a panic
 /// fails the calling test with the input's description.
 fn outcome(bytes: &[u8], what: &str) -> Result<(), String> {
     // With a tight limit too, so the over-budget report runs on every input.
-    let tight = std::panic::catch_unwind(|| compile(bytes, &target(), Some(64)).map(|_| ()));
+    let tight = std::panic::catch_unwind(|| compile(bytes, &target(), &limit(Some(64))).map(|_| ()));
     assert!(tight.is_ok(), "the compiler panicked on {what} with arena_limit = 64");
-    match std::panic::catch_unwind(|| compile(bytes, &target(), None).map(|_| ()).map_err(|e| e.message)) {
+    match std::panic::catch_unwind(|| compile(bytes, &target(), &limit(None)).map(|_| ()).map_err(|e| e.message)) {
         Ok(r) => r,
         Err(_) => panic!("the compiler panicked on {what}"),
     }

@@ -78,7 +78,7 @@ fn arena_limit_trades_fast_kernels_for_scratch_free_ones() {
     if direct < fast.plan.arena_size {
         // Their scratch sits at the peak: a limit at the direct plan's size
         // makes the planner give it up, and the plan fits.
-        let opts = tinyaot_compiler::Options { in_place: true, arena_limit: Some(direct) };
+        let opts = tinyaot_compiler::Options { arena_limit: Some(direct), ..Default::default() };
         let tight = tinyaot_compiler::analyze_with(&bytes, &opts).unwrap();
         assert!(tight.plan.arena_size <= direct);
         assert!(tight.choice.iter().filter(|&&c| c != 0).count() < fast.choice.iter().filter(|&&c| c != 0).count());

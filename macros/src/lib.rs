@@ -32,6 +32,11 @@ use tinyaot_compiler::{Site, Target};
 /// - `in_place = false` keeps every op's output apart from its input (by
 ///   default an op may write over the part of a dying input it has already
 ///   read, where the compiler proves it safe for that kernel).
+/// - `keep_inputs = true` keeps the inputs' bytes intact through `invoke()`,
+///   so it can run again on the same input without writing it anew. By
+///   default, as in TFLM, an input's bytes are reused once its last reader
+///   has run, and the input reads back clobbered after `invoke()`. The plan
+///   report says what keeping them costs.
 ///
 /// See the `tinyaot` crate docs for the generated API.
 #[proc_macro]
@@ -49,6 +54,7 @@ struct Invocation {
     arena_limit: Option<(Expr, usize)>,
     print_plan: bool,
     in_place: bool,
+    keep_inputs: bool,
 }
 
 impl Parse for Invocation {
@@ -64,6 +70,7 @@ impl Parse for Invocation {
         let mut arena_limit = None;
         let mut print_plan = None;
         let mut in_place = None;
+        let mut keep_inputs = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -82,10 +89,13 @@ impl Parse for Invocation {
                 }
                 "print_plan" => flag(&key, &value, &mut print_plan)?,
                 "in_place" => flag(&key, &value, &mut in_place)?,
+                "keep_inputs" => flag(&key, &value, &mut keep_inputs)?,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown argument `{other}`; expected `arena_limit`, `print_plan` or `in_place`"),
+                        format!(
+                            "unknown argument `{other}`; expected `arena_limit`, `print_plan`, `in_place` or `keep_inputs`"
+                        ),
                     ));
                 }
             }
@@ -97,6 +107,7 @@ impl Parse for Invocation {
             arena_limit,
             print_plan: print_plan.unwrap_or(false),
             in_place: in_place.unwrap_or(true),
+            keep_inputs: keep_inputs.unwrap_or(false),
         })
     }
 }
@@ -180,14 +191,13 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         )
     })?;
     let vis = &inv.vis;
-    let target = Target {
-        vis: quote!(#vis),
-        name: inv.name.clone(),
-        track_path: path.to_str().map(str::to_string),
+    let target = Target { vis: quote!(#vis), name: inv.name.clone(), track_path: path.to_str().map(str::to_string) };
+    let opts = tinyaot_compiler::Options {
         in_place: inv.in_place,
+        keep_inputs: inv.keep_inputs,
+        arena_limit: inv.arena_limit.as_ref().map(|(_, b)| *b),
     };
-    let limit = inv.arena_limit.as_ref().map(|(_, b)| *b);
-    match tinyaot_compiler::compile(&bytes, &target, limit) {
+    match tinyaot_compiler::compile(&bytes, &target, &opts) {
         Ok(compiled) => {
             if inv.print_plan {
                 eprintln!("tinyaot: memory plan of {} ({}):\n{}", inv.name, path.display(), compiled.report);

@@ -28,7 +28,9 @@
 //! - `INPUT_SHAPE`, `INPUT_QUANT`, `OUTPUT_SHAPE`, `OUTPUT_QUANT` (and
 //!   `INPUT1_...` for further tensors), `INPUTS` and `OUTPUTS` tables;
 //! - `invoke()`, which returns nothing: everything that can fail failed at
-//!   compile time.
+//!   compile time. As in TFLM, an input's bytes are reused once its last
+//!   reader has run, so write the input before every `invoke()`, or compile
+//!   with `keep_inputs = true` to keep it intact.
 //!
 //! Weights stay in flash as `static`s; quantization constants are folded at
 //! compile time; the device never parses the flatbuffer.

@@ -116,6 +116,26 @@ pub struct ModelDef {
     pub subgraphs: Vec<SubgraphDef>,
     /// Buffers; buffer 0 should be empty.
     pub buffers: Vec<Vec<u8>>,
+    /// What converters add around the graph and TFLM ignores: a
+    /// description, `metadata` entries (name, buffer index), and one
+    /// signature definition naming the graph inputs and outputs.
+    pub extras: Option<Extras>,
+    /// Write each operator code in the deprecated byte field only, as
+    /// files from before schema 3a do.
+    pub legacy_codes: bool,
+}
+
+/// The model-level fields a converter writes beside the graph.
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// `Model.description`.
+    pub description: String,
+    /// `Model.metadata`: (name, buffer index).
+    pub metadata: Vec<(String, u32)>,
+    /// `Model.metadata_buffer` (deprecated): buffer indices.
+    pub metadata_buffer: Vec<i32>,
+    /// `Model.signature_defs[0].signature_key`.
+    pub signature_key: String,
 }
 
 const fn slot(id: u16) -> u16 {
@@ -134,13 +154,16 @@ impl ModelDef {
             opcodes: opcodes.iter().map(|&c| (c, None)).collect(),
             subgraphs: vec![subgraph],
             buffers: all,
+            extras: None,
+            legacy_codes: false,
         }
     }
 
     /// Serializes with the `TFL3` identifier.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = FlatBufferBuilder::new();
-        let codes: Vec<Table> = self.opcodes.iter().map(|(c, custom)| opcode(&mut b, *c, custom.as_deref())).collect();
+        let codes: Vec<Table> =
+            self.opcodes.iter().map(|(c, custom)| opcode(&mut b, *c, custom.as_deref(), self.legacy_codes)).collect();
         let codes = b.create_vector(&codes);
         let subgraphs: Vec<Table> = self.subgraphs.iter().map(|s| subgraph(&mut b, s)).collect();
         let subgraphs = b.create_vector(&subgraphs);
@@ -163,18 +186,25 @@ impl ModelDef {
             })
             .collect();
         let buffers = b.create_vector(&buffers);
+        let extras = self.extras.as_ref().map(|e| extras(&mut b, e, self.subgraphs.first()));
         let t = b.start_table();
         b.push_slot::<u32>(slot(0), self.version, 0);
         b.push_slot_always(slot(1), codes);
         b.push_slot_always(slot(2), subgraphs);
         b.push_slot_always(slot(4), buffers);
+        if let Some((description, metadata_buffer, metadata, signatures)) = extras {
+            b.push_slot_always(slot(3), description);
+            b.push_slot_always(slot(5), metadata_buffer);
+            b.push_slot_always(slot(6), metadata);
+            b.push_slot_always(slot(7), signatures);
+        }
         let root = b.end_table(t);
         b.finish(root, Some("TFL3"));
         b.finished_data().to_vec()
     }
 }
 
-fn opcode(b: &mut FlatBufferBuilder<'_>, code: i32, custom: Option<&str>) -> Table {
+fn opcode(b: &mut FlatBufferBuilder<'_>, code: i32, custom: Option<&str>, legacy: bool) -> Table {
     let custom = custom.map(|c| b.create_string(c));
     let t = b.start_table();
     b.push_slot::<i8>(slot(0), code.min(127) as i8, 0);
@@ -182,8 +212,61 @@ fn opcode(b: &mut FlatBufferBuilder<'_>, code: i32, custom: Option<&str>) -> Tab
         b.push_slot_always(slot(1), c);
     }
     b.push_slot::<i32>(slot(2), 1, 1);
-    b.push_slot::<i32>(slot(3), code, 0);
+    if !legacy {
+        b.push_slot::<i32>(slot(3), code, 0);
+    }
     b.end_table(t)
+}
+
+type Any = WIPOffset<flatbuffers::UnionWIPOffset>;
+
+/// The description string, deprecated metadata buffer list, `Metadata`
+/// tables and one `SignatureDef` (graph inputs and outputs by name).
+fn extras(b: &mut FlatBufferBuilder<'_>, e: &Extras, graph: Option<&SubgraphDef>) -> (Any, Any, Any, Any) {
+    let description = b.create_string(&e.description);
+    let metadata_buffer = b.create_vector(&e.metadata_buffer);
+    let metadata: Vec<Table> = e
+        .metadata
+        .iter()
+        .map(|(name, buffer)| {
+            let name = b.create_string(name);
+            let t = b.start_table();
+            b.push_slot_always(slot(0), name);
+            b.push_slot::<u32>(slot(1), *buffer, 0);
+            b.end_table(t)
+        })
+        .collect();
+    let metadata = b.create_vector(&metadata);
+    let mut maps = |indices: &[i32]| -> WIPOffset<_> {
+        let tables: Vec<Table> = indices
+            .iter()
+            .map(|&i| {
+                let name = graph.and_then(|g| g.tensors.get(i as usize)).map_or("?", |t| t.name.as_str());
+                let name = b.create_string(&format!("serving_{name}"));
+                let t = b.start_table();
+                b.push_slot_always(slot(0), name);
+                b.push_slot::<u32>(slot(1), i as u32, 0);
+                b.end_table(t)
+            })
+            .collect();
+        b.create_vector(&tables)
+    };
+    let inputs = maps(graph.map_or(&[][..], |g| &g.inputs));
+    let outputs = maps(graph.map_or(&[][..], |g| &g.outputs));
+    let key = b.create_string(&e.signature_key);
+    let t = b.start_table();
+    b.push_slot_always(slot(0), inputs);
+    b.push_slot_always(slot(1), outputs);
+    b.push_slot_always(slot(2), key);
+    b.push_slot::<u32>(slot(4), 0, 0);
+    let signature = b.end_table(t);
+    let signatures = b.create_vector(&[signature]);
+    (
+        description.as_union_value(),
+        metadata_buffer.as_union_value(),
+        metadata.as_union_value(),
+        signatures.as_union_value(),
+    )
 }
 
 fn subgraph(b: &mut FlatBufferBuilder<'_>, s: &SubgraphDef) -> Table {

@@ -3,8 +3,7 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--summary]\n       tinyaot ops";
+const USAGE: &str = "usage: tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--keep-inputs] [--summary]\n       tinyaot ops";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +29,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut limit = None;
     let mut svg = None;
     let mut in_place = true;
+    let mut keep_inputs = false;
     let mut summary = false;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -40,6 +40,7 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             "--svg" => svg = Some(it.next().ok_or("--svg needs a file")?.clone()),
             "--disjoint" => in_place = false,
+            "--keep-inputs" => keep_inputs = true,
             "--summary" => summary = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
             s => model = Some(s.to_string()),
@@ -47,7 +48,7 @@ fn run(args: &[String]) -> Result<(), String> {
     }
     let path = model.ok_or(USAGE)?;
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let opts = tinyaot_compiler::Options { in_place, arena_limit: limit };
+    let opts = tinyaot_compiler::Options { in_place, keep_inputs, arena_limit: limit };
     let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
     if summary {
         // One line: arena, lower bound, TFLM greedy (for tables).

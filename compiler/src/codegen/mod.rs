@@ -265,5 +265,5 @@ impl ScratchElem for i32 {
 /// `f32::from_bits(..)`: the exact value, whatever it is.
 pub fn f32_lit(x: f32) -> TokenStream {
     let bits = x.to_bits();
-    quote!(f32::from_bits(#bits))
+    quote!(::core::primitive::f32::from_bits(#bits))
 }

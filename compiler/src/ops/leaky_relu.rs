@@ -23,9 +23,13 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let compute = if kind != Elem::Float {
         let (si, zi) = cx.per_tensor(input)?;
         let (so, zo) = cx.per_tensor(output)?;
-        // Products and quotients in single precision, as TFLM computes them.
-        let (ma, sa) = quantize_multiplier((si * alpha / so) as f64);
-        let (mi, shi) = quantize_multiplier((si / so) as f64);
+        // In double precision: TFLM's source once computed these in float
+        // and its interpreter (the oracle) gives the double-precision
+        // results; they differ where an output lands on a rounding tie
+        // (found on int16 layers of TFLM's seanet integration models).
+        let (si, so, alpha) = (f64::from(si), f64::from(so), f64::from(alpha));
+        let (ma, sa) = quantize_multiplier(si * alpha / so);
+        let (mi, shi) = quantize_multiplier(si / so);
         if !(-31..=30).contains(&sa) || !(-31..=30).contains(&shi) {
             return Err(cx.err("the scales are out of the range TFLite can requantize"));
         }

@@ -51,13 +51,10 @@ fn main() -> Result<(), String> {
             let (tx, ro, da, bs) = sections(&elf)?;
             let insns = count(t, &elf, m, &so, &target_dir)?;
             let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
-            let target = tinyaot_compiler::Target {
-                vis: Default::default(),
-                name: proc_macro2_ident(),
-                track_path: None,
-                in_place: true,
-            };
-            let c = tinyaot_compiler::compile(&bytes, &target, None).map_err(|e| e.message)?;
+            let target =
+                tinyaot_compiler::Target { vis: Default::default(), name: proc_macro2_ident(), track_path: None };
+            let c = tinyaot_compiler::compile(&bytes, &target, &tinyaot_compiler::Options::default())
+                .map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
             let per_mac = if c.macs > 0 { format!("{:.2}", insns as f64 / c.macs as f64) } else { "-".into() };
