@@ -13,16 +13,12 @@
 
 pub mod codegen;
 pub mod diag;
-// TFLite's fixed-point arithmetic: the runtime's one copy, also used here
-// to compute tables at compile time.
-#[path = "../../runtime/src/fixedpoint.rs"]
-pub mod fixedpoint;
-// The packed weight layouts: written here, read by the runtime's kernels.
+// TFLite's fixed-point rules and the weight layouts: the one copy, shared
+// with the runtime (`tinyaot-common`), used here for compile-time tables.
+pub use tinyaot_common::{fixedpoint, layout};
 pub mod graph;
 pub mod ops;
 pub mod order;
-#[path = "../../runtime/src/kernels/pack.rs"]
-pub mod pack;
 pub mod plan;
 pub mod quant;
 pub mod report;

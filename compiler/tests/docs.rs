@@ -9,6 +9,6 @@ fn readme_op_table_matches_the_registry() {
     assert_eq!(
         &readme[start..end],
         tinyaot_compiler::ops::support_table(),
-        "README op table is stale: regenerate it with `cargo run -p tinyaot-compiler -- ops`"
+        "README op table is stale: regenerate it with `cargo run -p tinyaot-cli -- ops`"
     );
 }

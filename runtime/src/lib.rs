@@ -37,10 +37,21 @@
 #![no_std]
 #![deny(missing_docs)]
 
-pub mod fixedpoint;
+#[doc(hidden)]
+pub use tinyaot_common::fixedpoint;
+#[doc(hidden)]
 pub mod kernels;
 
 pub use tinyaot_macros::include_model;
+
+/// What the code `include_model!` generates calls: kernels, arena views,
+/// weight storage, the take-once flag. Not public API: it changes with
+/// every release of the macro, which is pinned to this crate's version.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::arena::{view, view_mut};
+    pub use crate::{Aligned, Pod, TakeOnce, fixedpoint, kernels};
+}
 
 #[cfg(target_endian = "big")]
 compile_error!("tinyaot stores weights little-endian, as TFLite does; big-endian targets are not supported");
@@ -69,6 +80,7 @@ impl<const N: usize> Default for Arena<N> {
     }
 }
 
+#[doc(hidden)]
 /// Read-only data aligned to 16 bytes: weights and biases in flash, laid out
 /// so kernels can read them as `i8`, `i32` or `f32` slices.
 #[repr(C, align(16))]
@@ -91,6 +103,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
+#[doc(hidden)]
 /// Plain element types that any byte pattern is a valid value of.
 pub trait Pod: Copy + sealed::Sealed {}
 macro_rules! pod {
@@ -98,6 +111,7 @@ macro_rules! pod {
 }
 pod!(u8, i8, i16, u16, i32, u32, i64, f32);
 
+#[doc(hidden)]
 /// Views into the arena for the generated code.
 ///
 /// The compiler proves, before emitting a call, that the buffers an op reads
@@ -131,6 +145,7 @@ pub mod arena {
     }
 }
 
+#[doc(hidden)]
 /// A flag that hands out a model's static arena exactly once.
 ///
 /// On targets with atomic swap it is an `AtomicBool`; on targets without

@@ -1,15 +1,15 @@
 //! Small kernel cases with hand-checked answers. Also the Miri suite:
 //! `cargo +nightly miri test -p tinyaot` runs these through the arena views.
 
-use tinyaot::kernels::binary::{AddQuant, binary, binary_broadcast};
-use tinyaot::kernels::conv::{Window, conv2d_f32, conv2d_s8};
-use tinyaot::kernels::depthwise::depthwise_s8;
-use tinyaot::kernels::dot::fused_scales;
-use tinyaot::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
-use tinyaot::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
-use tinyaot::kernels::reduce::{Reduction, mean_f32};
-use tinyaot::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
-use tinyaot::kernels::{InPlace, Requant, Rescale, Scales, Separate, Strided6, down_scale_of, scale_of};
+use tinyaot::__private::kernels::binary::{AddQuant, binary, binary_broadcast};
+use tinyaot::__private::kernels::conv::{Window, conv2d_f32, conv2d_s8};
+use tinyaot::__private::kernels::depthwise::depthwise_s8;
+use tinyaot::__private::kernels::dot::fused_scales;
+use tinyaot::__private::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
+use tinyaot::__private::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
+use tinyaot::__private::kernels::reduce::{Reduction, mean_f32};
+use tinyaot::__private::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
+use tinyaot::__private::kernels::{InPlace, Requant, Rescale, Scales, Separate, Strided6, down_scale_of, scale_of};
 
 fn sep<'a, T>(input: &'a [T], output: &'a mut [T]) -> Separate<'a, T> {
     Separate { input, output }
@@ -99,8 +99,8 @@ fn fully_connected_rows() {
 /// kernel's bits, whole blocks and leftover rows alike.
 #[test]
 fn fully_connected_f32_rows8_matches_plain() {
-    use tinyaot::kernels::fully_connected::fully_connected_f32_rows8;
-    use tinyaot::kernels::pack::pack_f32_rows8;
+    use tinyaot::__private::kernels::fully_connected::fully_connected_f32_rows8;
+    use tinyaot::__private::kernels::layout::pack_f32_rows8;
     fn check<const O: usize>() {
         const D: usize = 7;
         let x: Vec<f32> = (0..2 * D).map(|i| (i as f32 * 0.37).sin()).collect();
@@ -269,7 +269,7 @@ fn in_place_matches_separate() {
 /// included.
 #[test]
 fn im2col_matches_direct_conv() {
-    use tinyaot::kernels::conv::conv2d_im2col_s8;
+    use tinyaot::__private::kernels::conv::conv2d_im2col_s8;
     let input: Vec<i8> = (0..5 * 4 * 3).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
     let filter: Vec<i8> = (0..2 * 3 * 3 * 3).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
     let bias = [1000i32, -777];
@@ -279,9 +279,9 @@ fn im2col_matches_direct_conv() {
     let folded: Vec<i32> =
         (0..2).map(|c| bias[c] + 37 * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>()).collect();
     let mut packed = [0i8; 2 * 28];
-    tinyaot::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
+    tinyaot::__private::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
     let mut wide = [0u32; 2 * 14];
-    tinyaot::kernels::pack::pack_rows_wide(&filter, 2, 27, &mut wide);
+    tinyaot::__private::kernels::layout::pack_rows_wide(&filter, 2, 27, &mut wide);
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     // The short form of the same scales (both multipliers below 1/2).
     let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
@@ -373,7 +373,7 @@ fn transpose_conv_scatter(
 
 #[test]
 fn transpose_conv_gather_equals_tflite_scatter() {
-    use tinyaot::kernels::transpose_conv::{Float, Geometry, transpose_conv};
+    use tinyaot::__private::kernels::transpose_conv::{Float, Geometry, transpose_conv};
     let input: Vec<f32> = (0..3 * 4 * 2).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.173).collect();
     let filter: Vec<f32> = (0..3 * 3 * 2 * 2).map(|i| ((i * 53 % 29) as f32 - 14.0) * 0.071).collect();
     for (sh, sw, ph, pw) in [(2, 2, 1, 0), (1, 2, 0, 1), (3, 1, 2, 2)] {
@@ -388,7 +388,7 @@ fn transpose_conv_gather_equals_tflite_scatter() {
 
 #[test]
 fn int16_logistic_and_tanh_are_odd_around_their_centres() {
-    use tinyaot::kernels::elementwise::{logistic_s16, tanh_s16};
+    use tinyaot::__private::kernels::elementwise::{logistic_s16, tanh_s16};
     // A stand-in table: any increasing one keeps the
     // symmetry the kernels build in (sigmoid(-x) = 1 - sigmoid(x)).
     let table: Vec<u16> = (0..256u32).map(|i| (32768 + i * 128).min(65535) as u16).collect();
@@ -403,7 +403,7 @@ fn int16_logistic_and_tanh_are_odd_around_their_centres() {
 
 #[test]
 fn resize_bilinear_s8_blends_neighbours() {
-    use tinyaot::kernels::movement::{Taps, resize_bilinear_s8};
+    use tinyaot::__private::kernels::movement::{Taps, resize_bilinear_s8};
     // 1x2 -> 1x3 along x: weights 0, 512 (half), 1024 on the upper source.
     let ys = Taps { lo: &[0], hi: &[0], w: &[0] };
     let xs = Taps { lo: &[0, 0, 0], hi: &[0, 1, 1], w: &[0, 512, 1024] };
@@ -415,7 +415,7 @@ fn resize_bilinear_s8_blends_neighbours() {
 
 #[test]
 fn softmax_s16_of_equal_logits_is_uniform() {
-    use tinyaot::kernels::softmax::softmax_s16;
+    use tinyaot::__private::kernels::softmax::softmax_s16;
     // exp table constant at 1.0 (32767) and reciprocal table 1 / (1 + x):
     // four equal logits must give a quarter each, within a step.
     let exp = [32767i16; 513];
@@ -429,8 +429,8 @@ fn softmax_s16_of_equal_logits_is_uniform() {
 
 #[test]
 fn packed_dots_match_plain_dots_for_every_block_shape() {
-    use tinyaot::kernels::PackedRows;
-    use tinyaot::kernels::pack::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
+    use tinyaot::__private::kernels::PackedRows;
+    use tinyaot::__private::kernels::layout::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
     // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
     // partial last group of 4.
     for channels in 1..=7usize {
@@ -470,8 +470,8 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
 
 #[test]
 fn fast_rescale_equals_multiply_by_quantized_multiplier() {
-    use tinyaot::fixedpoint::multiply_by_quantized_multiplier;
-    use tinyaot::kernels::{DOWN_MAX_RIGHT, down_scale_of, rescale, rescale_down, scale_of};
+    use tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier;
+    use tinyaot::__private::kernels::{DOWN_MAX_RIGHT, down_scale_of, rescale, rescale_down, scale_of};
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;
@@ -524,8 +524,8 @@ fn fast_rescale_equals_multiply_by_quantized_multiplier() {
 /// count that is not a multiple of 4, both rescale forms.
 #[test]
 fn depthwise_m1_matches_direct() {
-    use tinyaot::kernels::depthwise::depthwise_m1_s8;
-    use tinyaot::kernels::pack::pack_depthwise;
+    use tinyaot::__private::kernels::depthwise::depthwise_m1_s8;
+    use tinyaot::__private::kernels::layout::pack_depthwise;
     const C: usize = 6;
     let input: Vec<i8> = (0..5 * 4 * C).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
     let filter: Vec<i8> = (0..9 * C).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
@@ -574,9 +574,9 @@ fn depthwise_m1_matches_direct() {
 /// channel per group, the same order of taps).
 #[test]
 fn float_fast_paths_match_reference_order() {
-    use tinyaot::kernels::conv::conv2d_f32_oc;
-    use tinyaot::kernels::depthwise::depthwise_f32;
-    use tinyaot::kernels::pack::pack_f32_oc;
+    use tinyaot::__private::kernels::conv::conv2d_f32_oc;
+    use tinyaot::__private::kernels::depthwise::depthwise_f32;
+    use tinyaot::__private::kernels::layout::pack_f32_oc;
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     const IC: usize = 5;
     const OC: usize = 11;
@@ -616,9 +616,9 @@ fn float_fast_paths_match_reference_order() {
 /// must never overlap.
 #[test]
 fn fused_kernels_in_place_match_separate() {
-    use tinyaot::kernels::conv::conv2d_im2col_s8;
-    use tinyaot::kernels::depthwise::depthwise_m1_s8;
-    use tinyaot::kernels::pack::{pack_depthwise, pack_rows_wide};
+    use tinyaot::__private::kernels::conv::conv2d_im2col_s8;
+    use tinyaot::__private::kernels::depthwise::depthwise_m1_s8;
+    use tinyaot::__private::kernels::layout::{pack_depthwise, pack_rows_wide};
     const C: usize = 8;
     const PIXELS: usize = 4 * 5;
     let input: Vec<i8> = (0..PIXELS * C).map(|i| ((i * 89 + 7) % 256) as u8 as i8).collect();
@@ -671,8 +671,8 @@ fn fused_kernels_in_place_match_separate() {
 /// assembly loop is checked by the firmware test on `depthwise_rows`).
 #[test]
 fn depthwise_rows_matches_direct() {
-    use tinyaot::kernels::depthwise::depthwise_rows_s8;
-    use tinyaot::kernels::pack::{depthwise_row_width, pack_depthwise_rows};
+    use tinyaot::__private::kernels::depthwise::depthwise_rows_s8;
+    use tinyaot::__private::kernels::layout::{depthwise_row_width, pack_depthwise_rows};
     const C: usize = 5;
     const IH: usize = 6;
     const IW: usize = 7;
@@ -721,8 +721,8 @@ fn depthwise_rows_matches_direct() {
 /// pixel reads): the same bytes as with separate buffers.
 #[test]
 fn depthwise_rows_in_place_matches_separate() {
-    use tinyaot::kernels::depthwise::depthwise_rows_s8;
-    use tinyaot::kernels::pack::pack_depthwise_rows;
+    use tinyaot::__private::kernels::depthwise::depthwise_rows_s8;
+    use tinyaot::__private::kernels::layout::pack_depthwise_rows;
     const C: usize = 4;
     const H: usize = 4;
     const W: usize = 5;

@@ -105,3 +105,6 @@ pub fn private_model_output(x: &[i8; 24]) -> Option<[i8; 15]> {
     model.invoke();
     Some(*model.output())
 }
+
+#[cfg(test)]
+mod runs;

@@ -1,7 +1,12 @@
 //! The hygiene crate's models run, and give the same bytes however they
 //! are reached: by name, nested, shadowed, or taking turns on one buffer.
 
-use tinyaot_hygiene::{nested, take_turns, Arena, M, N, T};
+#![allow(clippy::pedantic)] // test code; the library itself is linted pedantic
+
+extern crate std;
+
+use crate::{nested, take_turns, Arena, M, N, T};
+use std::format;
 
 const X: [i8; 8] = [-128, -77, -3, 0, 5, 64, 100, 127];
 
@@ -41,8 +46,8 @@ fn two_models_take_turns_on_one_buffer() {
     n.input_mut().copy_from_slice(&y);
     n.invoke();
     assert_eq!(*n.output(), n_out);
-    assert_eq!(tinyaot_hygiene::private_model_output(&y), Some(n_out));
-    assert_eq!(tinyaot_hygiene::private_model_output(&y), None);
+    assert_eq!(crate::private_model_output(&y), Some(n_out));
+    assert_eq!(crate::private_model_output(&y), None);
 }
 
 #[test]

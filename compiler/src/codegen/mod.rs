@@ -67,7 +67,7 @@ impl<'g> Emit<'g> {
         let len = bytes / T::SIZE;
         // SAFETY (of the emitted block): the scratch buffer is planned like a
         // tensor, live only during this op, disjoint from all its operands.
-        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #offset, #len) }))
+        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<#ty>(base, #offset, #len) }))
     }
 
     /// The emitted statics.
@@ -96,7 +96,7 @@ impl<'g> Emit<'g> {
         let len = data.len();
         let lit = Literal::byte_string(data);
         self.statics.push(quote! {
-            static #name: ::tinyaot::Aligned<[u8; #len]> = ::tinyaot::Aligned(*#lit);
+            static #name: ::tinyaot::__private::Aligned<[u8; #len]> = ::tinyaot::__private::Aligned(*#lit);
         });
         self.flash_bytes += len;
         self.blobs.insert(data.to_vec(), name.clone());
@@ -162,7 +162,7 @@ impl<'g> Emit<'g> {
         // the state memory, for a variable), 16-aligned, disjoint from every
         // buffer live at this op; the op only writes its outputs, which are
         // other buffers.
-        Ok(quote!(unsafe { ::tinyaot::arena::view::<#ty>(#base, #offset, #len) }))
+        Ok(quote!(unsafe { ::tinyaot::__private::view::<#ty>(#base, #offset, #len) }))
     }
 
     /// An expression `&mut [T]` for output tensor `t`.
@@ -174,7 +174,7 @@ impl<'g> Emit<'g> {
         // SAFETY (of the emitted block): as for `read`; no other view of
         // these bytes exists during the op (outputs are disjoint from inputs,
         // and an op that updates a variable reads it through this view only).
-        Ok(quote!(unsafe { ::tinyaot::arena::view_mut::<#ty>(#base, #offset, #len) }))
+        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<#ty>(#base, #offset, #len) }))
     }
 
     /// The `Io` of a kernel that reads `input` and writes `output`:
@@ -197,8 +197,8 @@ impl<'g> Emit<'g> {
                 // SAFETY (of the emitted block): one exclusive view of the
                 // span covering both tensors, disjoint from every other buffer
                 // live at this op.
-                return Ok(quote!(::tinyaot::kernels::InPlace {
-                    buf: unsafe { ::tinyaot::arena::view_mut::<#ty>(base, #base, #len) },
+                return Ok(quote!(::tinyaot::__private::kernels::InPlace {
+                    buf: unsafe { ::tinyaot::__private::view_mut::<#ty>(base, #base, #len) },
                     input: #i,
                     output: #o,
                 }));
@@ -206,7 +206,7 @@ impl<'g> Emit<'g> {
         }
         let r = self.read(input)?;
         let w = self.write(output)?;
-        Ok(quote!(::tinyaot::kernels::Separate { input: #r, output: #w }))
+        Ok(quote!(::tinyaot::__private::kernels::Separate { input: #r, output: #w }))
     }
 
     /// `Some(&[T])` / `None` for an optional input.

@@ -237,7 +237,7 @@ pub fn emit(
         mod #module {
             pub const ARENA_SIZE: usize = #arena_size;
             pub const STATE_SIZE: usize = #state_size;
-            pub static TAKEN: ::tinyaot::TakeOnce = ::tinyaot::TakeOnce::new();
+            pub static TAKEN: ::tinyaot::__private::TakeOnce = ::tinyaot::__private::TakeOnce::new();
             pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
             #track
             #(#statics)*

@@ -66,7 +66,7 @@ impl Operator for ArgReduce {
         let ty = Ident::new(self.index_type, Span::call_site());
         let input = cx.read(self.input)?;
         let output = cx.write(self.output)?;
-        Ok(quote!(::tinyaot::kernels::reduce::arg_reduce::<_, #ty, #outer, #axis, #inner>(
+        Ok(quote!(::tinyaot::__private::kernels::reduce::arg_reduce::<_, #ty, #outer, #axis, #inner>(
             #input, #output, #is_max, |k: usize| k as #ty);))
     }
 }

@@ -244,8 +244,16 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     let a = cx.input(0)?;
     let b = cx.input(1)?;
     let output = cx.output(0)?;
-    let out_shape = broadcast_shape(&a.shape, &b.shape)
+    let mut out_shape = broadcast_shape(&a.shape, &b.shape)
         .ok_or_else(|| cx.err(format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
+    // TFLM broadcasts to the output's own shape, which may carry leading 1s
+    // the inputs lack (the same bytes): take it as it is.
+    if output.shape.len() > out_shape.len() && output.shape.ends_with(&out_shape) {
+        let extra = output.shape.len() - out_shape.len();
+        if output.shape[..extra].iter().all(|&d| d == 1) {
+            out_shape.clone_from(&output.shape);
+        }
+    }
     cx.check_shape(output, &out_shape)?;
     let broadcast = (a.shape != b.shape).then(|| {
         let sa = broadcast_strides(&a.shape, &out_shape);
@@ -359,7 +367,7 @@ impl Operator for Binary {
                     Kind::SquaredDifference => quote!(squared_difference),
                     _ => quote!(add),
                 };
-                let q = quote!(::tinyaot::kernels::binary::AddQuant {
+                let q = quote!(::tinyaot::__private::kernels::binary::AddQuant {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
                     input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
                     output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
@@ -371,51 +379,54 @@ impl Operator for Binary {
                         let sign = if kind == Kind::Sub { -1 } else { 1 };
                         let [x, y] = rescaled_inputs([(quote!(x), o1, m1, s1), (quote!(y), o2, m2, s2)], ls, sign);
                         quote!(|x: i8, y: i8| {
-                            const Q: ::tinyaot::kernels::binary::AddQuant = #q;
+                            const Q: ::tinyaot::__private::kernels::binary::AddQuant = #q;
                             Q.#method(#x, #y)
                         })
                     }
                     _ => {
-                        quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::AddQuant = #q; Q.#method(x, y) })
+                        quote!(|x: #it, y: #it| { const Q: ::tinyaot::__private::kernels::binary::AddQuant = #q; Q.#method(x, y) })
                     }
                 };
                 (it.clone(), f)
             }
             (Arith::Mul(p), _) => {
                 let [o1, o2, oo, m, s, lo, hi] = *p;
-                let q = quote!(::tinyaot::kernels::binary::MulQuant {
+                let q = quote!(::tinyaot::__private::kernels::binary::MulQuant {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
                     act_min: #lo, act_max: #hi,
                 });
                 (
                     it.clone(),
-                    quote!(|x: #it, y: #it| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
+                    quote!(|x: #it, y: #it| { const Q: ::tinyaot::__private::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
                 )
             }
             (Arith::Div(p), _) => {
                 let [o1, o2, oo, m, s, lo, hi] = *p;
-                let q = quote!(::tinyaot::kernels::binary::MulQuant {
+                let q = quote!(::tinyaot::__private::kernels::binary::MulQuant {
                     input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
                     act_min: #lo, act_max: #hi,
                 });
-                (quote!(i8), quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::MulQuant = #q; Q.div(x, y) }))
+                (
+                    quote!(i8),
+                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::__private::kernels::binary::MulQuant = #q; Q.div(x, y) }),
+                )
             }
             (Arith::Prelu(p), _) => {
                 let [oi, oa, oo, m1, s1, m2, s2] = *p;
-                let q = quote!(::tinyaot::kernels::binary::PreluQuant {
+                let q = quote!(::tinyaot::__private::kernels::binary::PreluQuant {
                     input_offset: #oi, alpha_offset: #oa, output_offset: #oo,
                     multiplier_1: #m1, shift_1: #s1, multiplier_2: #m2, shift_2: #s2,
                 });
                 (
                     it.clone(),
-                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::kernels::binary::PreluQuant = #q; Q.prelu(x, y) }),
+                    quote!(|x: i8, y: i8| { const Q: ::tinyaot::__private::kernels::binary::PreluQuant = #q; Q.prelu(x, y) }),
                 )
             }
             (Arith::Compare, Kind::Maximum) => (it.clone(), quote!(|x: #it, y: #it| if x > y { x } else { y })),
             (Arith::Compare, _) => (it.clone(), quote!(|x: #it, y: #it| if x < y { x } else { y })),
             (Arith::Float(lo, hi), kind) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                let clamp = quote!(::tinyaot::kernels::binary::clamp_f32);
+                let clamp = quote!(::tinyaot::__private::kernels::binary::clamp_f32);
                 let f = match kind {
                     Kind::Add => quote!(|x: f32, y: f32| #clamp(x + y, #lo, #hi)),
                     Kind::Sub => quote!(|x: f32, y: f32| #clamp(x - y, #lo, #hi)),
@@ -425,19 +436,22 @@ impl Operator for Binary {
                         let d = x - y;
                         d * d
                     }),
-                    Kind::Maximum => quote!(::tinyaot::kernels::binary::maximum_f32),
-                    Kind::Minimum => quote!(::tinyaot::kernels::binary::minimum_f32),
-                    Kind::Prelu => quote!(::tinyaot::kernels::binary::prelu_f32),
+                    Kind::Maximum => quote!(::tinyaot::__private::kernels::binary::maximum_f32),
+                    Kind::Minimum => quote!(::tinyaot::__private::kernels::binary::minimum_f32),
+                    Kind::Prelu => quote!(::tinyaot::__private::kernels::binary::prelu_f32),
                 };
                 (quote!(f32), f)
             }
         };
         Ok(match self.broadcast {
-            None => quote!(::tinyaot::kernels::binary::binary::<#ty, #len, _, _>(#io, #other, #io_first, #f);),
+            None => {
+                quote!(::tinyaot::__private::kernels::binary::binary::<#ty, #len, _, _>(#io, #other, #io_first, #f);)
+            }
             Some((d, sa, sb)) => {
                 let (sm, so) = if io_first { (sa, sb) } else { (sb, sa) };
-                let shape = quote!(&::tinyaot::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
-                quote!(::tinyaot::kernels::binary::binary_broadcast::<#ty, #len, _, _>(#io, #other, #shape, #io_first, #f);)
+                let shape =
+                    quote!(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
+                quote!(::tinyaot::__private::kernels::binary::binary_broadcast::<#ty, #len, _, _>(#io, #other, #shape, #io_first, #f);)
             }
         })
     }

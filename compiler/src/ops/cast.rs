@@ -32,6 +32,8 @@ impl Operator for Cast {
         let (from, to) = (Ident::new(self.from, Span::call_site()), Ident::new(self.to, Span::call_site()));
         let input = cx.read(self.input)?;
         let output = cx.write(self.output)?;
-        Ok(quote!(::tinyaot::kernels::elementwise::cast::<#from, #to, #len>(#input, #output, |x: #from| x as #to);))
+        Ok(
+            quote!(::tinyaot::__private::kernels::elementwise::cast::<#from, #to, #len>(#input, #output, |x: #from| x as #to);),
+        )
     }
 }

@@ -72,7 +72,7 @@ impl Geometry {
         let [sh, sw] = self.stride;
         let [dh, dw] = self.dilation;
         let [pt, pl] = self.pad;
-        quote!(&::tinyaot::kernels::conv::Window {
+        quote!(&::tinyaot::__private::kernels::conv::Window {
             stride_h: #sh, stride_w: #sw, dilation_h: #dh, dilation_w: #dw, pad_top: #pt, pad_left: #pl,
         })
     }
@@ -182,20 +182,20 @@ impl Operator for Conv2d {
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
-                let d4 = crate::pack::depth4(depth);
-                quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
+                let d4 = crate::layout::depth4(depth);
+                quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);)
             }
             Arith::Int8(q) => {
                 let q = q.emit(cx);
                 let filter = filter(cx)?;
-                quote!(::tinyaot::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                quote!(::tinyaot::__private::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Int16(w) => {
                 let (acc, q) = w.emit(cx);
                 let filter = filter(cx)?;
-                quote!(::tinyaot::kernels::int16::conv2d_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                quote!(::tinyaot::__private::kernels::int16::conv2d_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Float(lo, hi) => {
@@ -206,14 +206,14 @@ impl Operator for Conv2d {
                         let f: Vec<f32> =
                             data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
                         let bytes: Vec<u8> =
-                            crate::pack::pack_f32_oc(&f, oc, kh * kw, ic).flat_map(f32::to_le_bytes).collect();
+                            crate::layout::pack_f32_oc(&f, oc, kh * kw, ic).flat_map(f32::to_le_bytes).collect();
                         let packed = cx.bytes(&bytes);
-                        quote!(::tinyaot::kernels::conv::conv2d_f32_oc::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                        quote!(::tinyaot::__private::kernels::conv::conv2d_f32_oc::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
                             #io, #packed.cast::<f32>(), #bias, #win, #lo, #hi);)
                     }
                     None => {
                         let filter = filter(cx)?;
-                        quote!(::tinyaot::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                        quote!(::tinyaot::__private::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                             #io, #filter, #bias, #win, #lo, #hi);)
                     }
                 }
@@ -248,7 +248,7 @@ impl Operator for Conv2d {
         let mut v = vec![Variant { name: "direct", scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
             let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
-            let scratch = if self.pointwise() { 0 } else { crate::pack::depth4(kh * kw * ic) };
+            let scratch = if self.pointwise() { 0 } else { crate::layout::depth4(kh * kw * ic) };
             v.push(Variant { name: "im2col", scratch, cost: im2col });
         }
         v

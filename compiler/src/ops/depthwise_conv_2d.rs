@@ -9,7 +9,7 @@ use super::{
 };
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::pack::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
+use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -120,9 +120,9 @@ impl Operator for DepthwiseConv2d {
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
-                let d4 = crate::pack::depth4(taps);
+                let d4 = crate::layout::depth4(taps);
                 return Ok(
-                    quote!(::tinyaot::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
+                    quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);),
                 );
             }
@@ -141,7 +141,7 @@ impl Operator for DepthwiseConv2d {
                 let stream = cx.bytes(&words);
                 let input_offset = q.input_offset;
                 let ring = cx.scratch::<i16>()?;
-                return Ok(quote!(::tinyaot::kernels::depthwise::depthwise_rows_s8::<
+                return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_rows_s8::<
                     #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, _>(
                     #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
@@ -153,7 +153,7 @@ impl Operator for DepthwiseConv2d {
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
                 return Ok(
-                    quote!(::tinyaot::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, _>(
+                    quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, _>(
                     #io, #packed.cast::<u32>(), #folded, #win, #q);),
                 );
             }
@@ -163,17 +163,17 @@ impl Operator for DepthwiseConv2d {
         Ok(match &self.arith {
             Arith::Int8(q) => {
                 let q = q.emit(cx);
-                quote!(::tinyaot::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Int16(w) => {
                 let (acc, q) = w.emit(cx);
-                quote!(::tinyaot::kernels::int16::depthwise_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                quote!(::tinyaot::__private::kernels::int16::depthwise_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q);)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #lo, #hi);)
             }
         })
@@ -200,13 +200,13 @@ impl Operator for DepthwiseConv2d {
         let [n, oh, ow, oc] = self.geo.output;
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
             let pixels = (n * oh * ow) as u64;
-            let scratch = crate::pack::depth4(kh * kw);
+            let scratch = crate::layout::depth4(kh * kw);
             v.push(Variant { name: IM2COL, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
         }
         // Where the assembly loop exists (the portable loop is only faster
         // on cores without the DSP extension).
         let rw = row_width(&self.geo);
-        let fast = crate::pack::rows_fast(kh, kw, self.geo.stride[1], rw, oc);
+        let fast = crate::layout::rows_fast(kh, kw, self.geo.stride[1], rw, oc);
         let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
         if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused {
             // Each input value widened once (about 3 instructions), then

@@ -9,7 +9,7 @@ use quote::quote;
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     if elem(cx, input, output, false)? == Elem::Float {
-        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::elu_f32))));
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::elu_f32))));
     }
     let (si, zi) = cx.per_tensor(input)?;
     let (so, zo) = cx.per_tensor(output)?;

@@ -28,7 +28,7 @@ struct FullyConnected {
     /// products.
     packed: Option<PackedRows>,
     /// float32 with constant weights: 8 rows at a time transposed
-    /// (`pack::pack_f32_rows8`), as bytes.
+    /// (`layout::pack_f32_rows8`), as bytes.
     packed_f32: Option<Vec<u8>>,
 }
 
@@ -121,7 +121,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let packed_f32 = match (&arith, weights.data) {
         (Arith::Float(..), Some(w)) => {
             let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            Some(crate::pack::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())
+            Some(crate::layout::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())
         }
         _ => None,
     };
@@ -151,14 +151,14 @@ impl Operator for FullyConnected {
             let folded = cx.i32s(folded);
             let packed = packed.emit(cx);
             let q = q.emit_rescale(cx)?;
-            return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
+            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
                 #input, #packed, #folded, #q, #output);));
         }
         if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed_f32) {
             let packed = cx.bytes(packed);
             let bias = cx.read_opt(self.bias)?;
             let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-            return Ok(quote!(::tinyaot::kernels::fully_connected::fully_connected_f32_rows8::<#b, #d, #o>(
+            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_f32_rows8::<#b, #d, #o>(
                 #input, #packed.cast::<f32>(), #bias, #lo, #hi, #output);));
         }
         let weights = cx.read(self.weights)?;
@@ -166,17 +166,17 @@ impl Operator for FullyConnected {
         Ok(match &self.arith {
             Arith::Int8((q, weight_offset)) => {
                 let q = q.emit(cx);
-                quote!(::tinyaot::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(
+                quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(
                     #input, #weights, #bias, #weight_offset, #q, #output);)
             }
             Arith::Int16(w) => {
                 let (acc, q) = w.emit(cx);
-                quote!(::tinyaot::kernels::int16::fully_connected_s16::<#acc, #b, #d, #o>(
+                quote!(::tinyaot::__private::kernels::int16::fully_connected_s16::<#acc, #b, #d, #o>(
                     #input, #weights, #bias, #q, #output);)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::fully_connected::fully_connected_f32::<#b, #d, #o>(
+                quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_f32::<#b, #d, #o>(
                     #input, #weights, #bias, #lo, #hi, #output);)
             }
         })

@@ -68,7 +68,7 @@ impl Operator for Gather {
         let indices = cx.read(self.indices)?;
         let output = cx.write(self.output)?;
         Ok(
-            quote!(::tinyaot::kernels::movement::gather::<_, _, #batch, #outer, #axis, #inner>(#params, #indices, #output);),
+            quote!(::tinyaot::__private::kernels::movement::gather::<_, _, #batch, #outer, #axis, #inner>(#params, #indices, #output);),
         )
     }
 }

@@ -71,7 +71,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             out.clamp(-128, 127) as i32
         })
     } else {
-        Compute::F32(quote!(::tinyaot::kernels::elementwise::hard_swish_f32))
+        Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::hard_swish_f32))
     };
     Ok(unary(input, output, compute))
 }

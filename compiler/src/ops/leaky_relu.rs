@@ -50,7 +50,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let sign = if negative { -1i32 } else { 1 };
             map16(move |_| {
                 quote!(|x: i16| {
-                    use ::tinyaot::fixedpoint::multiply_by_quantized_multiplier as mbqm;
+                    use ::tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier as mbqm;
                     let v = x as i32 - #zi;
                     let out = if v >= 0 { mbqm(v, #mi, #shi) } else { #sign.wrapping_mul(mbqm(v, #ma, #sa)) };
                     (#zo + out).clamp(-32768, 32767) as i16
@@ -59,7 +59,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
     } else {
         let a = f32_lit(alpha);
-        Compute::F32(quote!(|x: f32| ::tinyaot::kernels::elementwise::leaky_relu_f32(x, #a)))
+        Compute::F32(quote!(|x: f32| ::tinyaot::__private::kernels::elementwise::leaky_relu_f32(x, #a)))
     };
     Ok(unary(input, output, compute))
 }

@@ -95,7 +95,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         let (m, s) = int16_rescale(cx, input, output, &[0])?;
         map16(move |cx| {
             let t = cx.u16s(&sigmoid_q16());
-            quote!(|x: i16| ::tinyaot::kernels::elementwise::logistic_s16(x, #m, #s, #t))
+            quote!(|x: i16| ::tinyaot::__private::kernels::elementwise::logistic_s16(x, #m, #s, #t))
         })
     } else if kind == Elem::Int8 {
         let (si, zi) = cx.per_tensor(input)?;
@@ -107,7 +107,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             (rounding_divide_by_pot(logistic(q4, INPUT_INTEGER_BITS), 31 - 8) - 128).clamp(-128, 127)
         })?
     } else {
-        Compute::F32(quote!(::tinyaot::kernels::elementwise::logistic_f32))
+        Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::logistic_f32))
     };
     Ok(unary(input, output, compute))
 }

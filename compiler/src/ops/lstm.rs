@@ -208,7 +208,7 @@ impl Operator for Lstm {
         let w: Vec<TokenStream> = self.weights.iter().map(|&k| cx.read(k)).collect::<Result<_, _>>()?;
         let bias: Vec<TokenStream> = self.biases.iter().map(|&k| cx.read_opt(k)).collect::<Result<_, _>>()?;
         let (wi, wr) = (&w[..4], &w[4..]);
-        let weights = quote!(&::tinyaot::kernels::lstm::LstmWeights {
+        let weights = quote!(&::tinyaot::__private::kernels::lstm::LstmWeights {
             input: [#(#wi),*], recurrent: [#(#wr),*], bias: [#(#bias),*],
         });
         let hidden = cx.write(self.hidden)?;
@@ -217,7 +217,7 @@ impl Operator for Lstm {
         Ok(match &self.arith {
             Arith::Float { clip } => {
                 let clip = f32_lit(*clip);
-                quote!(::tinyaot::kernels::lstm::lstm_f32::<#b, #t, #i, #u, #tm>(
+                quote!(::tinyaot::__private::kernels::lstm::lstm_f32::<#b, #t, #i, #u, #tm>(
                     #input, #weights, #hidden, #cell, #output, #clip);)
             }
             Arith::Quant { act, consts, clip } => {
@@ -236,9 +236,9 @@ impl Operator for Lstm {
                     None => quote!(None),
                 };
                 let sigmoid = cx.u16s(&sigmoid_q16());
-                quote!(::tinyaot::kernels::lstm::lstm_q::<#act, #b, #t, #i, #u, #tm>(
+                quote!(::tinyaot::__private::kernels::lstm::lstm_q::<#act, #b, #t, #i, #u, #tm>(
                     #input, #weights, #hidden, #cell, #output,
-                    &::tinyaot::kernels::lstm::LstmQuant {
+                    &::tinyaot::__private::kernels::lstm::LstmQuant {
                         input_offset: #io, hidden_offset: #ho, hidden_zero_point: #hz,
                         input_fc: [#(#input_fc),*], recurrent_fc: [#(#recurrent_fc),*],
                         forget_mul: #fm, input_mul: #im, output_mul: #om,

@@ -36,7 +36,7 @@ pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     let kind = elem(cx, input, output, true)?;
     if kind == Elem::Float {
-        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::abs_f32))));
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::abs_f32))));
     }
     let (si, zi) = cx.per_tensor(input)?;
     let (so, zo) = cx.per_tensor(output)?;
@@ -52,7 +52,7 @@ pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (_, None) => map16(|_| quote!(|x: i16| (x as i32).abs().min(32767) as i16)),
         (_, Some((m, s))) => map16(move |_| {
             quote!(|x: i16| {
-                ::tinyaot::fixedpoint::multiply_by_quantized_multiplier((x as i32).abs(), #m, #s).clamp(#qmin, #qmax) as i16
+                ::tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier((x as i32).abs(), #m, #s).clamp(#qmin, #qmax) as i16
             })
         }),
     };
@@ -63,7 +63,7 @@ pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     let kind = elem(cx, input, output, true)?;
     if kind == Elem::Float {
-        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::rsqrt_f32))));
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::rsqrt_f32))));
     }
     let (si, zi) = cx.per_tensor(input)?;
     let (so, zo) = cx.per_tensor(output)?;
@@ -75,9 +75,11 @@ pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         input,
         output,
         if kind == Elem::Int8 {
-            table(|x| rsqrt_q(x - zi, m, s, 127) + zo)
+            // At the zero point TFLM returns the type's maximum as it is,
+            // without the output zero point (differential suite).
+            table(|x| if x == zi { 127 } else { rsqrt_q(x - zi, m, s, 127) + zo })
         } else {
-            map16(move |_| quote!(|x: i16| ::tinyaot::kernels::elementwise::rsqrt_s16(x, #m, #s)))
+            map16(move |_| quote!(|x: i16| ::tinyaot::__private::kernels::elementwise::rsqrt_s16(x, #m, #s)))
         },
     ))
 }
@@ -95,22 +97,22 @@ fn rsqrt_q(v: i32, m: i32, s: i32, max: i32) -> i32 {
 }
 
 pub fn lower_neg(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::neg_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::neg_f32))
 }
 pub fn lower_sqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::sqrt_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::sqrt_f32))
 }
 pub fn lower_exp(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::exp_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::exp_f32))
 }
 pub fn lower_log(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::log_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::log_f32))
 }
 pub fn lower_sin(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::sin_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::sin_f32))
 }
 pub fn lower_cos(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    float_only(cx, quote!(::tinyaot::kernels::elementwise::cos_f32))
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::cos_f32))
 }
 pub fn lower_square(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(|x: f32| x * x))

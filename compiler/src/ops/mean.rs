@@ -179,7 +179,7 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
 }
 
 fn strided(dims: &[usize; 6], strides: &[usize; 6]) -> TokenStream {
-    quote!(::tinyaot::kernels::Strided6 { dims: [#(#dims),*], a: [#(#strides),*], b: [0; 6] })
+    quote!(::tinyaot::__private::kernels::Strided6 { dims: [#(#dims),*], a: [#(#strides),*], b: [0; 6] })
 }
 
 impl Operator for Mean {
@@ -189,17 +189,17 @@ impl Operator for Mean {
         let output = cx.write(self.output)?;
         let outer = strided(&self.outer.0, &self.outer.1);
         let inner = strided(&self.inner.0, &self.inner.1);
-        let r = quote!(&::tinyaot::kernels::reduce::Reduction { outer: #outer, inner: #inner });
+        let r = quote!(&::tinyaot::__private::kernels::reduce::Reduction { outer: #outer, inner: #inner });
         Ok(match self.arith {
             Arith::Int8 { zero_point_sum, multiplier, shift, output_zero_point } => {
                 let t = proc_macro2::Ident::new(self.int_type, proc_macro2::Span::call_site());
-                quote!(::tinyaot::kernels::reduce::mean_q::<#t, #inl, #outl>(
+                quote!(::tinyaot::__private::kernels::reduce::mean_q::<#t, #inl, #outl>(
                     #input, #r, #zero_point_sum, #multiplier, #shift, #output_zero_point, #output);)
             }
             Arith::Float => {
                 // A float sum is the mean kernel dividing by exactly 1.
                 let count = f32_lit(if self.kind == Kind::Sum { 1.0 } else { self.count as f32 });
-                quote!(::tinyaot::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
+                quote!(::tinyaot::__private::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
             }
             Arith::Extreme(ty) => {
                 let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());
@@ -208,7 +208,7 @@ impl Operator for Mean {
                 } else {
                     (quote!(reduce_min), quote!(#t::MAX))
                 };
-                quote!(::tinyaot::kernels::reduce::#f::<_, #inl, #outl>(#input, #r, #init, #output);)
+                quote!(::tinyaot::__private::kernels::reduce::#f::<_, #inl, #outl>(#input, #r, #init, #output);)
             }
         })
     }

@@ -562,29 +562,29 @@ pub fn conv_arith(
 }
 
 /// Largest layer (int8 weight bytes) whose rows the compiler widens at
-/// compile time (`pack::pack_rows_wide`): twice the flash, about a third
+/// compile time (`layout::pack_rows_wide`): twice the flash, about a third
 /// fewer instructions in the dot products on DSP cores. Small layers are
 /// the ones whose per-pixel work is least amortized.
 pub const WIDE_ROWS_MAX_BYTES: usize = 1024;
 
 /// int8 weight rows packed for the kernels' blocked dot products
-/// (`kernels::PackedRows`): bytes (`pack::pack_rows`), and for small
-/// layers also widened words (`pack::pack_rows_wide`), which the
+/// (`kernels::PackedRows`): bytes (`layout::pack_rows`), and for small
+/// layers also widened words (`layout::pack_rows_wide`), which the
 /// generated code uses where they are faster: cores with the DSP
 /// extension and x86-64 (the other array is never referenced, so the
 /// linker drops it).
 #[derive(Clone, Debug)]
 pub struct PackedRows {
-    /// `pack::pack_rows`.
+    /// `layout::pack_rows`.
     pub bytes: Vec<u8>,
-    /// `pack::pack_rows_wide` as little-endian words, for small layers.
+    /// `layout::pack_rows_wide` as little-endian words, for small layers.
     pub wide: Option<Vec<u8>>,
 }
 
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
     pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
-        use crate::pack::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
+        use crate::layout::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
         let mut packed = vec![0i8; packed_len(channels, depth)];
         pack_rows(rows, channels, depth, &mut packed);
         let wide = (packed.len() <= WIDE_ROWS_MAX_BYTES).then(|| {
@@ -653,7 +653,7 @@ impl Requant {
         Ok(Requant { input_offset: -in_zp, output_offset: out_zp, multiplier, shift, act_min, act_max })
     }
 
-    /// `&::tinyaot::kernels::Rescale { .. }`, the fast kernels' form, with
+    /// `&::tinyaot::__private::kernels::Rescale { .. }`, the fast kernels' form, with
     /// the per-channel scales precomputed: the short form with the output
     /// zero point folded in (`kernels::down_scale_of`) when every channel's
     /// multiplier is below 1/2, else the general one (`kernels::scale_of`).
@@ -672,10 +672,10 @@ impl Requant {
         };
         let scales = cx.i32s(scales.as_flattened());
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
-        Ok(quote::quote!(&::tinyaot::kernels::Rescale {
+        Ok(quote::quote!(&::tinyaot::__private::kernels::Rescale {
             input_offset: #input_offset,
             output_offset: #output_offset,
-            scales: ::tinyaot::kernels::Scales::#form(#scales.as_chunks::<4>().0),
+            scales: ::tinyaot::__private::kernels::Scales::#form(#scales.as_chunks::<4>().0),
             act_min: #act_min,
             act_max: #act_max,
         }))
@@ -693,15 +693,15 @@ impl Requant {
     /// and an activation range that is the whole int8 range. A constant of
     /// the kernel, so only the path it takes is compiled.
     pub fn fused(&self) -> bool {
-        self.act_min <= i8::MIN as i32 && self.act_max >= i8::MAX as i32 && self.down_scales().is_some()
+        tinyaot_common::requant::fuses(self.act_min, self.act_max, self.down_scales().is_some())
     }
 
-    /// `&::tinyaot::kernels::Requant { .. }` with the tables in flash.
+    /// `&::tinyaot::__private::kernels::Requant { .. }` with the tables in flash.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
         let m = cx.i32s(&self.multiplier);
         let s = cx.i32s(&self.shift);
-        quote::quote!(&::tinyaot::kernels::Requant {
+        quote::quote!(&::tinyaot::__private::kernels::Requant {
             input_offset: #input_offset,
             output_offset: #output_offset,
             multiplier: #m,
@@ -791,7 +791,7 @@ impl Wide {
         let acc = if self.acc64 { quote::quote!(i64) } else { quote::quote!(i32) };
         (
             acc,
-            quote::quote!(&::tinyaot::kernels::int16::Requant16 { multiplier: #m, shift: #s, act_min: #lo, act_max: #hi }),
+            quote::quote!(&::tinyaot::__private::kernels::int16::Requant16 { multiplier: #m, shift: #s, act_min: #lo, act_max: #hi }),
         )
     }
 }

@@ -134,7 +134,7 @@ impl Operator for Movement {
         let mut out = TokenStream::new();
         for (t, v) in &self.fills {
             let dst = cx.write(*t)?;
-            out.extend(quote!(::tinyaot::kernels::movement::fill(#dst, #v);));
+            out.extend(quote!(::tinyaot::__private::kernels::movement::fill(#dst, #v);));
         }
         for c in &self.copies {
             if c.dims.len() > 6 {
@@ -147,8 +147,8 @@ impl Operator for Movement {
             let src = cx.read(c.src)?;
             let dst = cx.write(c.dst)?;
             let (sb, db) = (c.src_base, c.dst_base);
-            out.extend(quote!(::tinyaot::kernels::movement::copy(#src, #sb, #dst, #db,
-                &::tinyaot::kernels::movement::Copy6 { dims: [#(#dims),*], src: [#(#ss),*], dst: [#(#ds),*] });));
+            out.extend(quote!(::tinyaot::__private::kernels::movement::copy(#src, #sb, #dst, #db,
+                &::tinyaot::__private::kernels::movement::Copy6 { dims: [#(#dims),*], src: [#(#ss),*], dst: [#(#ds),*] });));
         }
         Ok(out)
     }

@@ -92,7 +92,7 @@ impl Operator for Pool2d {
             Kind::Max => "max_pool",
             Kind::Average => "avg_pool",
         };
-        let pool = quote!(&::tinyaot::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
+        let pool = quote!(&::tinyaot::__private::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
         Ok(match self.arith {
             Arith::Int8((lo, hi)) => {
                 // int8 averages over more than 256 taps overflow the DSP
@@ -100,13 +100,13 @@ impl Operator for Pool2d {
                 let wide = self.kind == Kind::Average && self.int_type == "i8" && fh * fw > 256;
                 let f = format_ident!("{prefix}_q{}", if wide { "_wide" } else { "" });
                 let t = format_ident!("{}", self.int_type);
-                quote!(::tinyaot::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
+                quote!(::tinyaot::__private::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
             Arith::Int16(_) => return Err(Error::model("internal error: int16 pooling is not lowered")),
             Arith::Float(lo, hi) => {
                 let f = format_ident!("{prefix}_f32");
                 let (lo, hi) = (f32_lit(lo), f32_lit(hi));
-                quote!(::tinyaot::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
+                quote!(::tinyaot::__private::kernels::pool::#f::<#n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
         })
     }

@@ -37,7 +37,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             Compute::Map {
                 from: DType::F32,
                 to: DType::I16,
-                f: Box::new(move |_| quote!(|x: f32| ::tinyaot::kernels::elementwise::quantize_f32_s16(x, #s, #zo))),
+                f: Box::new(
+                    move |_| quote!(|x: f32| ::tinyaot::__private::kernels::elementwise::quantize_f32_s16(x, #s, #zo)),
+                ),
             }
         }
         (i, o) if REQUANTIZE.contains(&(i, o)) => {
@@ -55,7 +57,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
                     to: o,
                     f: Box::new(move |_| {
                         quote!(|x: #it| {
-                            let v = ::tinyaot::fixedpoint::multiply_by_quantized_multiplier((x as i32).wrapping_sub(#zi), #m, #s);
+                            let v = ::tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier((x as i32).wrapping_sub(#zi), #m, #s);
                             v.wrapping_add(#zo).clamp(#qmin, #qmax) as #ot
                         })
                     }),

@@ -28,13 +28,15 @@ pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
     let kind = elem(cx, input, output, true)?;
     if kind == Elem::Float {
-        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::kernels::elementwise::relu_f32))));
+        return Ok(unary(input, output, Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::relu_f32))));
     }
     let (si, zi) = cx.per_tensor(input)?;
     let (so, zo) = cx.per_tensor(output)?;
     symmetric16(cx, kind, zi, zo)?;
-    // TFLM divides in single precision, then widens.
-    let (m, s) = quantize_multiplier((si / so) as f64);
+    // In double precision, as the TFLM interpreter's `CalculateReluOpData`
+    // gives it (its source divides in float; the two differ on rounding
+    // ties: found by the differential suite on int16 RELU).
+    let (m, s) = quantize_multiplier(f64::from(si) / f64::from(so));
     if !(-31..=30).contains(&s) {
         return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
     }
@@ -45,7 +47,7 @@ pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     } else {
         map16(move |_| {
             quote!(|x: i16| {
-                let v = ::tinyaot::fixedpoint::multiply_by_quantized_multiplier(x as i32, #m, #s);
+                let v = ::tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier(x as i32, #m, #s);
                 v.clamp(#lo, #qmax) as i16
             })
         })
@@ -54,11 +56,11 @@ pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 
 pub fn lower_relu6(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    clamp_op(cx, 0.0, 6.0, true, quote!(::tinyaot::kernels::elementwise::relu6_f32))
+    clamp_op(cx, 0.0, 6.0, true, quote!(::tinyaot::__private::kernels::elementwise::relu6_f32))
 }
 
 pub fn lower_relu_n1_to_1(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    clamp_op(cx, -1.0, 1.0, false, quote!(::tinyaot::kernels::elementwise::relu_n1_to_1_f32))
+    clamp_op(cx, -1.0, 1.0, false, quote!(::tinyaot::__private::kernels::elementwise::relu_n1_to_1_f32))
 }
 
 fn clamp_op(

@@ -98,7 +98,7 @@ fn emit_taps<W: Copy>(cx: &mut Emit<'_>, t: &Taps<W>, bytes: impl Fn(W) -> [u8; 
     let hi = cx.i32s(&t.hi);
     let w: Vec<u8> = t.w.iter().flat_map(|&w| bytes(w)).collect();
     let w = cx.bytes(&w);
-    quote!(::tinyaot::kernels::movement::Taps { lo: #lo, hi: #hi, w: #w.cast::<#ty>() })
+    quote!(::tinyaot::__private::kernels::movement::Taps { lo: #lo, hi: #hi, w: #w.cast::<#ty>() })
 }
 
 impl Operator for ResizeBilinear {
@@ -119,6 +119,8 @@ impl Operator for ResizeBilinear {
                 emit_taps(cx, x, f32::to_le_bytes, quote!(f32)),
             ),
         };
-        Ok(quote!(::tinyaot::kernels::movement::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #output, &#ys, &#xs);))
+        Ok(
+            quote!(::tinyaot::__private::kernels::movement::#f::<#n, #ih, #iw, #c, #oh, #ow>(#input, #output, &#ys, &#xs);),
+        )
     }
 }

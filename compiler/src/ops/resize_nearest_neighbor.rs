@@ -74,7 +74,7 @@ impl Operator for Resize {
         let to_bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         let ys = cx.bytes(&to_bytes(&self.ys));
         let xs = cx.bytes(&to_bytes(&self.xs));
-        Ok(quote!(::tinyaot::kernels::movement::resize_nearest::<_, #n, #ih, #iw, #c>(
+        Ok(quote!(::tinyaot::__private::kernels::movement::resize_nearest::<_, #n, #ih, #iw, #c>(
             #input, #output, #ys.cast::<u32>(), #xs.cast::<u32>());))
     }
 }

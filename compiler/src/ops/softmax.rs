@@ -124,9 +124,9 @@ impl Operator for Softmax {
         Ok(match self.arith {
             Arith::Int8 { multiplier, left_shift, diff_min, out16 } => {
                 let out_ty = if out16 { quote!(i16) } else { quote!(i8) };
-                quote!(::tinyaot::kernels::softmax::softmax_s8::<#out_ty, #rows, #depth, _>(
+                quote!(::tinyaot::__private::kernels::softmax::softmax_s8::<#out_ty, #rows, #depth, _>(
                     #io,
-                    &::tinyaot::kernels::softmax::SoftmaxQuant {
+                    &::tinyaot::__private::kernels::softmax::SoftmaxQuant {
                         input_multiplier: #multiplier, input_left_shift: #left_shift, diff_min: #diff_min,
                     });)
             }
@@ -136,11 +136,11 @@ impl Operator for Softmax {
                 let exp = lut_populate_i16(10.0 / range, i16::MAX as i32, 2.0 / range, 0, f32::exp);
                 let recip = lut_populate_i16(1.0 / range, i16::MIN as i32, 2.0 / range, 0, |x| 1.0 / (1.0 + x));
                 let (exp, recip) = (cx.i16s(&exp), cx.i16s(&recip));
-                quote!(::tinyaot::kernels::softmax::softmax_s16::<#rows, #depth, _>(#io, #multiplier, #shift, #exp, #recip);)
+                quote!(::tinyaot::__private::kernels::softmax::softmax_s16::<#rows, #depth, _>(#io, #multiplier, #shift, #exp, #recip);)
             }
             Arith::Float { beta } => {
                 let beta = f32_lit(beta);
-                quote!(::tinyaot::kernels::softmax::softmax_f32::<#rows, #depth, _>(#io, #beta);)
+                quote!(::tinyaot::__private::kernels::softmax::softmax_f32::<#rows, #depth, _>(#io, #beta);)
             }
         })
     }

@@ -134,16 +134,16 @@ impl Operator for Svdf {
         Ok(match &self.arith {
             Arith::Int8 { state: t, consts: [zi, zs, zo, m1, s1, m2, s2] } => {
                 let t = Emit::rust_type(*t)?;
-                quote!(::tinyaot::kernels::svdf::svdf_s8::<#t, #b, #i, #f, #r, #m>(
+                quote!(::tinyaot::__private::kernels::svdf::svdf_s8::<#t, #b, #i, #f, #r, #m>(
                     #input, #wf, #wt, #bias, #state, #output,
-                    &::tinyaot::kernels::svdf::SvdfQuant {
+                    &::tinyaot::__private::kernels::svdf::SvdfQuant {
                         input_zero_point: #zi, state_zero_point: #zs, output_zero_point: #zo,
                         multiplier_1: #m1, shift_1: #s1, multiplier_2: #m2, shift_2: #s2,
                     });)
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::svdf::svdf_f32::<#b, #i, #f, #r, #m>(
+                quote!(::tinyaot::__private::kernels::svdf::svdf_f32::<#b, #i, #f, #r, #m>(
                     #input, #wf, #wt, #bias, #state, #output, #lo, #hi);)
             }
         })

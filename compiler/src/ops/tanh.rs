@@ -17,13 +17,13 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         let (m, s) = int16_rescale(cx, input, output, &[0, 1])?;
         map16(move |cx| {
             let t = cx.u16s(&sigmoid_q16());
-            quote!(|x: i16| ::tinyaot::kernels::elementwise::tanh_s16(x, #m, #s, #t))
+            quote!(|x: i16| ::tinyaot::__private::kernels::elementwise::tanh_s16(x, #m, #s, #t))
         })
     } else if kind == Elem::Int8 {
         let (si, zi) = cx.per_tensor(input)?;
         saturating_table(cx, si, zi, |q4| rounding_divide_by_pot(tanh(q4, 4), 31 - 7).clamp(-128, 127))?
     } else {
-        Compute::F32(quote!(::tinyaot::kernels::elementwise::tanh_f32))
+        Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::tanh_f32))
     };
     Ok(unary(input, output, compute))
 }

@@ -1,7 +1,8 @@
 //! TRANSPOSE_CONV: int8 (per-channel filter, int32 bias), 16x8 (int64
 //! bias, 64-bit accumulation as TFLM) and float32; strides, SAME/VALID,
-//! fused activation. The output shape input must be a constant equal to
-//! the output tensor's shape.
+//! fused activation. The output shape input is ignored, as TFLM ignores
+//! it: the output tensor's own shape decides (converters feed it from a
+//! graph input or a computed tensor in streaming models).
 //!
 //! TFLM scatters every input pixel into an output-sized accumulator
 //! (a scratch of 4 or 8 bytes per output element). We gather instead:
@@ -9,7 +10,6 @@
 //! order the scatter adds them (input row, column, channel), so integer
 //! results are identical, float ones too, and no scratch is needed.
 
-use super::movement::const_ints;
 use super::{Activation, Arith, OpCx, Operator, Padding, conv_arith, positive};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -42,7 +42,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
     let stride = [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?];
     let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(3, 0)).transpose()?.unwrap_or(0))?;
-    let output_shape = const_ints(cx, cx.input(0)?, "output shape")?;
+    cx.input(0)?;
     let filter = cx.input(1)?;
     let input = cx.input(2)?;
     let bias = cx.opt_input(3);
@@ -51,11 +51,6 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let in_shape = cx.nhwc(input, "input")?;
     let [oc, kh, kw, kc] = cx.nhwc(filter, "filter")?;
     let out_shape = cx.nhwc(output, "output")?;
-    if output_shape.iter().map(|&d| d as usize).ne(out_shape.iter().copied()) {
-        return Err(cx.err(format!(
-            "the output shape input {output_shape:?} differs from the output tensor's shape {out_shape:?}"
-        )));
-    }
     if kc != in_shape[3] || oc != out_shape[3] || in_shape[0] != out_shape[0] {
         return Err(
             cx.err(format!("filter {:?} does not map input {in_shape:?} to output {out_shape:?}", [oc, kh, kw, kc]))
@@ -104,22 +99,22 @@ impl Operator for TransposeConv {
         let arith = match &self.arith {
             Arith::Int8(q) => {
                 let q = q.emit(cx);
-                quote!(::tinyaot::kernels::transpose_conv::Int8 { q: #q, bias: #bias })
+                quote!(::tinyaot::__private::kernels::transpose_conv::Int8 { q: #q, bias: #bias })
             }
             Arith::Int16(w) => {
                 let (_, q) = w.emit(cx);
-                quote!(::tinyaot::kernels::transpose_conv::Int16 { q: #q, bias: #bias })
+                quote!(::tinyaot::__private::kernels::transpose_conv::Int16 { q: #q, bias: #bias })
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::kernels::transpose_conv::Float { bias: #bias, act_min: #lo, act_max: #hi })
+                quote!(::tinyaot::__private::kernels::transpose_conv::Float { bias: #bias, act_min: #lo, act_max: #hi })
             }
         };
-        let geo = quote!(&::tinyaot::kernels::transpose_conv::Geometry {
+        let geo = quote!(&::tinyaot::__private::kernels::transpose_conv::Geometry {
             stride_h: #sh, stride_w: #sw, pad_top: #ph, pad_left: #pw,
         });
         Ok(
-            quote!(::tinyaot::kernels::transpose_conv::transpose_conv::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _, _>(
+            quote!(::tinyaot::__private::kernels::transpose_conv::transpose_conv::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _, _>(
             #io, #filter, #geo, &#arith);),
         )
     }

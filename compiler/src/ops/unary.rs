@@ -109,22 +109,22 @@ impl Operator for Unary {
             Compute::Lut(t) => {
                 let bytes: Vec<u8> = t.iter().map(|&v| v as u8).collect();
                 let name = cx.bytes(&bytes);
-                quote!(::tinyaot::kernels::elementwise::lut_s8::<#len, _>(#io, #name.cast::<i8>());)
+                quote!(::tinyaot::__private::kernels::elementwise::lut_s8::<#len, _>(#io, #name.cast::<i8>());)
             }
             Compute::LutToF32(t) => {
                 let bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
                 let name = cx.bytes(&bytes);
-                quote!(::tinyaot::kernels::elementwise::lut_s8_f32::<#len, _>(#io, #name.cast::<f32>());)
+                quote!(::tinyaot::__private::kernels::elementwise::lut_s8_f32::<#len, _>(#io, #name.cast::<f32>());)
             }
-            Compute::F32(f) => quote!(::tinyaot::kernels::elementwise::map_f32::<#len, _>(#io, #f);),
+            Compute::F32(f) => quote!(::tinyaot::__private::kernels::elementwise::map_f32::<#len, _>(#io, #f);),
             Compute::Map { from, to, f } => {
                 let (i, o) = (Emit::rust_type(*from)?, Emit::rust_type(*to)?);
                 let f = f(cx);
-                quote!(::tinyaot::kernels::elementwise::map::<#i, #o, #len, _>(#io, #f);)
+                quote!(::tinyaot::__private::kernels::elementwise::map::<#i, #o, #len, _>(#io, #f);)
             }
             Compute::QuantizeF32 { scale, zero_point } => {
                 let scale = crate::codegen::f32_lit(*scale);
-                quote!(::tinyaot::kernels::elementwise::quantize_f32_s8::<#len, _>(#io, #scale, #zero_point);)
+                quote!(::tinyaot::__private::kernels::elementwise::quantize_f32_s8::<#len, _>(#io, #scale, #zero_point);)
             }
         })
     }

@@ -1,7 +1,7 @@
 //! CONV_2D, NHWC input, OHWI filter (TFLite's layouts), grouped when the
 //! filter's input depth `KC` divides the input depth `IC`.
 
-pub use super::pack::pack_rows;
+pub use super::layout::pack_rows;
 use super::{Io, Requant, Rescale, clamp_f32};
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
@@ -135,7 +135,7 @@ pub fn conv2d_s8<
 }
 
 /// float32 convolution over a filter transposed at compile time
-/// (`pack::pack_f32_oc`): every output sums its products in TFLite's order
+/// (`layout::pack_f32_oc`): every output sums its products in TFLite's order
 /// (row, column, input channel, then the bias), but 8 (or 4) outputs run
 /// side by side, so the sums are independent chains a compiler vectorizes
 /// instead of one serial chain per output. Same bits as [`conv2d_f32`].
@@ -186,7 +186,7 @@ pub fn conv2d_f32_oc<
         let out_base = index * OC;
         let mut c0 = 0;
         while c0 < OC {
-            let lanes = super::pack::f32_block(OC, c0);
+            let lanes = super::layout::f32_block(OC, c0);
             let w = &packed[c0 * KH * KW * IC..(c0 + lanes) * KH * KW * IC];
             let at = |ky: usize, kx: usize| {
                 let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
@@ -470,7 +470,7 @@ pub fn conv2d_f32<
 /// point, so they contribute exactly zero), then the output channels are
 /// dot products of the patch with the filter rows, four at a time
 /// ([`super::dot`]). `packed` is the filter repacked at compile time
-/// (`pack::pack_rows`); `bias` already holds `bias + input_offset *
+/// (`layout::pack_rows`); `bias` already holds `bias + input_offset *
 /// sum(filter row)`, so the arithmetic equals [`conv2d_s8`]'s to the bit.
 /// Ungrouped filters only.
 #[allow(clippy::too_many_arguments)]
@@ -504,7 +504,7 @@ pub fn conv2d_im2col_s8<
     let pad = (-q.input_offset) as i8;
     // The compiler passes the padded depth as a constant (one shared dot
     // product instance per depth).
-    let d4 = super::pack::depth4(depth);
+    let d4 = super::layout::depth4(depth);
     assert!(D4 == d4, "D4 must be depth4(KH * KW * IC)");
     // A 1x1 window without padding reads one input pixel: no patch needed
     // (the compiler then gives none).

@@ -66,7 +66,7 @@ pub fn depthwise_s8<
 
 /// int8 depthwise convolution with depth multiplier 1, the fast path.
 /// `packed` is the filter repacked at compile time
-/// (`pack::pack_depthwise`: groups of 4 channels, per tap two words of
+/// (`layout::pack_depthwise`: groups of 4 channels, per tap two words of
 /// 16-bit pairs) and `bias` holds `bias + input_offset * sum(all taps)`
 /// per channel: a tap outside the image then contributes `zero_point *
 /// w`, which that folded term cancels, so every tap is handled alike and
@@ -199,11 +199,11 @@ pub fn depthwise_m1_s8<
 /// image), so two horizontally adjacent taps of a channel are one word
 /// and one `SMLAD`; two outputs per pass share the loads (with stride 1,
 /// `KW` words and `KW + 1` multiplies per filter row). `stream` is
-/// `pack::pack_depthwise_rows` (per channel the folded bias of
+/// `layout::pack_depthwise_rows` (per channel the folded bias of
 /// [`depthwise_m1_s8`] and the short-form scale of its fused
 /// requantization, then the tap pairs: all the per-channel constants),
 /// `input_offset` the negated input zero point, `RW`
-/// `pack::depthwise_row_width(OW, SW, KW)`. The compiler takes this
+/// `layout::depthwise_row_width(OW, SW, KW)`. The compiler takes this
 /// kernel only where the requantization fuses (short-form scales, the
 /// whole int8 range).
 ///
@@ -231,9 +231,9 @@ pub fn depthwise_rows_s8<
     input_offset: i32,
     ring: &mut [i16],
 ) {
-    const { assert!(RW >= crate::kernels::pack::depthwise_row_width(OW, SW, KW) && KH > 0 && KW > 0) };
+    const { assert!(RW >= crate::kernels::layout::depthwise_row_width(OW, SW, KW) && KH > 0 && KW > 0) };
     assert!(win.stride_w == SW && win.dilation_h == 1 && win.dilation_w == 1);
-    let per_channel = super::pack::DEPTHWISE_ROWS_HEADER + KH * KW.div_ceil(2);
+    let per_channel = super::layout::DEPTHWISE_ROWS_HEADER + KH * KW.div_ceil(2);
     let stream = &stream[..C * per_channel];
     let zp = input_offset.wrapping_neg() as i16;
     let ring = &mut ring[..C * KH * RW];
@@ -272,7 +272,7 @@ pub fn depthwise_rows_s8<
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-            if super::pack::rows_fast(KH, KW, SW, RW, C) {
+            if super::layout::rows_fast(KH, KW, SW, RW, C) {
                 rows_fused_asm::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out);
                 continue;
             }
@@ -291,7 +291,7 @@ pub fn depthwise_rows_s8<
 }
 
 /// One output row, every channel, in one assembly loop (DSP cores, fused
-/// requantization, the shapes of `pack::rows_fast`): per channel, pairs
+/// requantization, the shapes of `layout::rows_fast`): per channel, pairs
 /// of outputs, then an odd last one; each output's sum requantized in
 /// registers (`SMLAL`, the sign nudge as a 64-bit add, `ASR`, `SSAT`) and
 /// stored `C` bytes after the previous one. `phase` is which ring slot
@@ -339,11 +339,11 @@ fn rows_fused_phase<
     stream: &[u32],
     out: &mut [[i8; C]],
 ) {
-    use super::pack::DEPTHWISE_ROWS_HEADER as HEADER;
+    use super::layout::DEPTHWISE_ROWS_HEADER as HEADER;
     // Constants (folded): the caller checks `rows_fast`, the rest holds by
     // the layouts.
     let kp = KW.div_ceil(2);
-    assert!(super::pack::rows_fast(KH, KW, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
+    assert!(super::layout::rows_fast(KH, KW, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
     assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + KH * kp) && out.len() >= OW);
     // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
     // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
@@ -486,7 +486,7 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
     mut put: impl FnMut(usize, i32),
 ) {
     let kp = KW.div_ceil(2);
-    let header = super::pack::DEPTHWISE_ROWS_HEADER;
+    let header = super::layout::DEPTHWISE_ROWS_HEADER;
     let (bias, weights) = (stream[0] as i32, &stream[header..header + KH * kp]);
     for ox in 0..OW {
         let mut a = bias;

@@ -1,5 +1,5 @@
 //! int8 dot products of one input vector with many weight rows, packed at
-//! compile time by `pack::pack_rows`: blocks of 4 rows (then 2, then 1)
+//! compile time by `layout::pack_rows`: blocks of 4 rows (then 2, then 1)
 //! walked with one sequential pointer, and the requantization of their
 //! sums. On cores with the DSP extension the inner loops are
 //! `SXTB16`/`SMLAD` assembly: per 16 MACs one input load, two `LDRD`s,
@@ -9,7 +9,7 @@
 //! Elsewhere plain Rust (SSE2 on x86-64) computes the same wrapping sums:
 //! integer sums do not depend on the order, so all give TFLite's bits.
 
-use super::pack::depth4;
+use super::layout::depth4;
 use super::{DownScale, PackedRows, Rescale, Scales, clamp_i32, rescale, rescale_down};
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
@@ -280,7 +280,7 @@ fn dot_blocks<const DEPTH: usize>(
 #[inline(always)]
 pub fn fused_scales<'a>(q: &Rescale<'a>) -> Option<&'a [DownScale]> {
     match q.scales {
-        Scales::Down(s) if q.act_min <= i8::MIN as i32 && q.act_max >= i8::MAX as i32 => Some(s),
+        Scales::Down(s) if tinyaot_common::requant::fuses(q.act_min, q.act_max, true) => Some(s),
         _ => None,
     }
 }

@@ -1,5 +1,5 @@
 //! int8 dot products over weights widened at compile time
-//! (`pack::pack_rows_wide`: the blocks of `pack::pack_rows`, each row's
+//! (`layout::pack_rows_wide`: the blocks of `layout::pack_rows`, each row's
 //! group of 4 values stored as two words of 16-bit pairs). The compiler
 //! chooses this layout for small layers, where twice the weight bytes
 //! cost little flash: on DSP cores the inner loop then only loads the
@@ -8,10 +8,10 @@
 //! Elsewhere plain Rust (SSE2 on x86-64) computes the same wrapping sums.
 
 use super::DownScale;
-use super::pack::depth4;
+use super::layout::depth4;
 
 /// Weight rows packed for the blocked dot products, in either layout:
-/// bytes (`pack::pack_rows`) or widened words (`pack::pack_rows_wide`).
+/// bytes (`layout::pack_rows`) or widened words (`layout::pack_rows_wide`).
 pub trait PackedRows: Copy {
     /// `acc[k] = bias[k] + row_(first + k) . x` for the `acc.len()` rows
     /// from `first` (a multiple of 4, so the blocks line up).

@@ -37,7 +37,7 @@ pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
 
 /// int8 fully connected with the input offset folded into `bias`
 /// (`bias + input_offset * sum(weight row)`, computed at compile time) and
-/// the weights repacked at compile time (`pack::pack_rows`): each input row
+/// the weights repacked at compile time (`layout::pack_rows`): each input row
 /// meets the weight rows four at a time ([`super::dot`]). Same bits as
 /// [`fully_connected_s8`].
 #[inline(never)]
@@ -55,7 +55,7 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
     }
 }
 
-/// float32 fully connected over weights packed by `pack::pack_f32_rows8`:
+/// float32 fully connected over weights packed by `layout::pack_f32_rows8`:
 /// 8 outputs at a time sum side by side (each in TFLite's order, then
 /// the bias), the last `O % 8` one by one. Same bits as
 /// [`fully_connected_f32`].

@@ -57,7 +57,7 @@ pub mod fully_connected;
 pub mod int16;
 pub mod lstm;
 pub mod movement;
-pub mod pack;
+pub use tinyaot_common::layout;
 pub mod pool;
 pub mod reduce;
 pub mod softmax;

@@ -1,5 +1,6 @@
-//! Compile-time weight layouts shared by the compiler (which includes this
-//! file) and the kernels that read them.
+//! Weight layouts: how the compiler arranges a layer's constant weights in
+//! flash (at compile time) and how the kernels read them. One copy, used by
+//! both sides.
 
 /// `depth` rounded up to a multiple of 4: the row length of packed weights.
 pub const fn depth4(depth: usize) -> usize {

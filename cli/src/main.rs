@@ -1,0 +1,87 @@
+//! `tinyaot`: the reports `include_model!` prints, from the command line.
+//!
+//! ```text
+//! tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--keep-inputs] [--summary]
+//! tinyaot ops
+//! ```
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// TensorFlow Lite models compiled ahead of time for microcontrollers: the
+/// memory plan the `include_model!` macro would use, and the operators it
+/// supports.
+#[derive(Parser)]
+#[command(name = "tinyaot", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the arena plan of a model: every buffer, the lower bound,
+    /// TFLM's figure and, over a limit, where the peak is and why.
+    Plan {
+        /// The `.tflite` file.
+        model: PathBuf,
+        /// The RAM budget in bytes (as the macro's `arena_limit`); over it
+        /// is an error with the bottleneck analysis.
+        #[arg(long, value_name = "BYTES")]
+        arena_limit: Option<usize>,
+        /// Also write the water-level chart (live bytes per op) as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Keep every op's output apart from its input (`in_place = false`).
+        #[arg(long)]
+        disjoint: bool,
+        /// Keep the inputs intact through `invoke()` (`keep_inputs = true`).
+        #[arg(long)]
+        keep_inputs: bool,
+        /// One line: path, arena, lower bound, TFLM's greedy arena.
+        #[arg(long)]
+        summary: bool,
+    },
+    /// Print the supported operators and their dtypes (Markdown).
+    Ops,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let Command::Plan { model, arena_limit, svg, disjoint, keep_inputs, summary } = cli.command else {
+        print!("{}", tinyaot_compiler::ops::support_table());
+        return Ok(());
+    };
+    let path = model.display().to_string();
+    let bytes = std::fs::read(&model).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let opts = tinyaot_compiler::Options { in_place: !disjoint, keep_inputs, arena_limit };
+    let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
+    if summary {
+        println!("{} {} {} {}", path, a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size);
+        return Ok(());
+    }
+    print!("{}", tinyaot_compiler::report::plan_table(&a));
+    print!("{}", tinyaot_compiler::report::peak_analysis(&a, arena_limit));
+    if let Some(file) = svg {
+        std::fs::write(&file, tinyaot_compiler::report::water_level_svg(&a))
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        println!("chart written to {}", file.display());
+    }
+    if let Some(limit) = arena_limit {
+        if a.plan.arena_size > limit {
+            return Err(tinyaot_compiler::report::over_budget(&a, limit));
+        }
+        println!("fits the arena limit of {limit} bytes ({} to spare)", limit - a.plan.arena_size);
+    }
+    Ok(())
+}

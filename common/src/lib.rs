@@ -1,0 +1,43 @@
+//! # tinyaot-common
+//!
+//! What the tinyaot compiler (at `cargo build`) and the tinyaot runtime (on
+//! the device) must agree on, in one copy both depend on:
+//!
+//! - [`fixedpoint`]: TFLite's integer rounding rules, which the kernels run
+//!   and the compiler uses to fold constants and tabulate activations;
+//! - [`layout`]: the arrangements of constant weights in flash, written by
+//!   the compiler and read by the kernels;
+//! - [`requant`]: when a kernel requantizes its sums in registers (the fused
+//!   form), decided by the compiler and relied on by the kernels.
+//!
+//! `#![no_std]`, no dependencies. Not meant to be used directly: depend on
+//! `tinyaot`.
+//!
+//! ## Glossary
+//!
+//! - *layout*: an arrangement of constant weights in flash (never the PACK
+//!   operator).
+//! - *widened*: int8 values stored as 16-bit lanes, two to a word, so one
+//!   `SMLAD` multiplies a pair.
+//! - *short form* ([`fixedpoint::DownScale`]): a requantization multiplier
+//!   and shift reduced to one widening multiply and a shift.
+//! - *fused*: a requantization done on sums still in registers, straight to
+//!   the int8 output.
+#![no_std]
+#![deny(missing_docs)]
+
+pub mod fixedpoint;
+pub mod layout;
+
+/// The fused-requantization rule, the one place it is written.
+pub mod requant {
+    /// Whether a layer whose output clamps to `act_min..=act_max` and whose
+    /// every channel has a short-form scale (`short_form`) requantizes its
+    /// sums in registers: only when the clamp is the whole int8 range (the
+    /// saturating store does the clamping). The compiler chooses the kernel
+    /// variant by it; the kernels take the fused path exactly then.
+    #[inline(always)]
+    pub const fn fuses(act_min: i32, act_max: i32, short_form: bool) -> bool {
+        short_form && act_min <= i8::MIN as i32 && act_max >= i8::MAX as i32
+    }
+}

@@ -1,0 +1,317 @@
+//! Differential testing against TFLM: random single-op models over each
+//! supported operator's options, dtypes and quantization, written with the
+//! project's flatbuffer writer, with random inputs. `tests/differential.rs`
+//! compiles them with `include_model!`, runs them, and compares with what
+//! TFLM's Python interpreter gives (`tflm_reference.py`).
+//!
+//! A case is a pure function of `(seed, index)`: any disagreement is
+//! reproduced from those two numbers, and `regressions.txt` keeps the ones
+//! found so far in every run.
+
+mod ops;
+
+use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype};
+
+pub use ops::GENERATORS;
+
+/// SplitMix64: small, fast, and the same on every machine.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// The generator for case `index` of run `seed`.
+    pub fn for_case(seed: u64, index: u64) -> Self {
+        let mut r = Rng(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        r.bits();
+        r
+    }
+
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.bits() % (hi - lo + 1) as u64) as i64
+    }
+
+    /// Uniform in `lo..=hi`, as `usize`.
+    pub fn size(&mut self, lo: usize, hi: usize) -> usize {
+        self.range(lo as i64, hi as i64) as usize
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Log-uniform in `[lo, hi)`: scales from tiny to large.
+    pub fn log_uniform(&mut self, lo: f64, hi: f64) -> f32 {
+        (lo.ln() + self.unit() * (hi.ln() - lo.ln())).exp() as f32
+    }
+
+    /// One of `items`.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.size(0, items.len() - 1)]
+    }
+
+    /// A zero point in `lo..=hi`: often an end of the range, often zero.
+    pub fn zero_point(&mut self, lo: i64, hi: i64) -> i64 {
+        match self.size(0, 5) {
+            0 => lo,
+            1 => hi,
+            2 => 0,
+            _ => self.range(lo, hi),
+        }
+    }
+}
+
+/// Element types a case may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// float32
+    F32,
+    /// int8
+    I8,
+    /// int16
+    I16,
+    /// int32
+    I32,
+    /// int64
+    I64,
+}
+
+impl Ty {
+    /// The writer's `TensorType` code.
+    pub fn code(self) -> i8 {
+        match self {
+            Ty::F32 => dtype::F32,
+            Ty::I8 => dtype::I8,
+            Ty::I16 => dtype::I16,
+            Ty::I32 => dtype::I32,
+            Ty::I64 => dtype::I64,
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Ty::I8 => 1,
+            Ty::I16 => 2,
+            Ty::F32 | Ty::I32 => 4,
+            Ty::I64 => 8,
+        }
+    }
+
+    /// Name, for case labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::F32 => "float32",
+            Ty::I8 => "int8",
+            Ty::I16 => "int16",
+            Ty::I32 => "int32",
+            Ty::I64 => "int64",
+        }
+    }
+}
+
+/// A model under construction: tensors, constant buffers, one operator.
+#[derive(Default)]
+pub struct Builder {
+    tensors: Vec<TensorDef>,
+    buffers: Vec<Vec<u8>>,
+    inputs: Vec<(i32, Ty)>,
+    outputs: Vec<(i32, Ty)>,
+}
+
+impl Builder {
+    /// An activation tensor (graph input, output or intermediate).
+    pub fn tensor(&mut self, name: &str, shape: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
+        let shape: Vec<i32> = shape.iter().map(|&d| d as i32).collect();
+        self.tensors.push(TensorDef::new(name, &shape, ty.code(), quant));
+        self.tensors.len() as i32 - 1
+    }
+
+    /// A graph input.
+    pub fn input(&mut self, name: &str, shape: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
+        let t = self.tensor(name, shape, ty, quant);
+        self.inputs.push((t, ty));
+        t
+    }
+
+    /// A graph output.
+    pub fn output(&mut self, name: &str, shape: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
+        let t = self.tensor(name, shape, ty, quant);
+        self.outputs.push((t, ty));
+        t
+    }
+
+    /// A constant tensor holding `bytes`.
+    pub fn constant(&mut self, name: &str, shape: &[usize], ty: Ty, bytes: Vec<u8>, quant: Option<QuantDef>) -> i32 {
+        self.buffers.push(bytes);
+        let shape: Vec<i32> = shape.iter().map(|&d| d as i32).collect();
+        self.tensors.push(TensorDef::constant(name, &shape, ty.code(), self.buffers.len() as u32, quant));
+        self.tensors.len() as i32 - 1
+    }
+
+    /// A constant int32 tensor.
+    pub fn ints(&mut self, name: &str, shape: &[usize], values: &[i32]) -> i32 {
+        self.constant(name, shape, Ty::I32, values.iter().flat_map(|v| v.to_le_bytes()).collect(), None)
+    }
+
+    /// The model: one operator (`code`) from `inputs` to `outputs`.
+    pub fn finish(
+        self,
+        code: i32,
+        inputs: &[i32],
+        outputs: &[i32],
+        options: Option<(u8, Vec<(u16, Scalar)>)>,
+    ) -> Model {
+        let sub = SubgraphDef {
+            tensors: self.tensors,
+            inputs: self.inputs.iter().map(|i| i.0).collect(),
+            outputs: self.outputs.iter().map(|o| o.0).collect(),
+            ops: vec![OpDef { opcode: 0, inputs: inputs.to_vec(), outputs: outputs.to_vec(), options }],
+        };
+        let input_sizes: Vec<(Ty, usize)> =
+            self.inputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
+        let outputs = self.outputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
+        Model { def: ModelDef::new(&[code], sub, self.buffers), inputs: input_sizes, outputs, non_negative: false }
+    }
+}
+
+fn elements(shape: &[i32]) -> usize {
+    shape.iter().map(|&d| d.max(0) as usize).product()
+}
+
+/// A generated model with its graph inputs and outputs (type, elements).
+pub struct Model {
+    /// The flatbuffer description.
+    pub def: ModelDef,
+    /// Graph inputs.
+    pub inputs: Vec<(Ty, usize)>,
+    /// Graph outputs.
+    pub outputs: Vec<(Ty, usize)>,
+    /// Integer inputs drawn from `0..=max` only (where TFLM refuses
+    /// negative values at run time: RSQRT).
+    pub non_negative: bool,
+}
+
+/// One differential case.
+pub struct Case {
+    /// `c<index>_<op>_<dtype>`.
+    pub name: String,
+    /// Operator generator name.
+    pub op: &'static str,
+    /// Label: op, dtype, options drawn (for the report).
+    pub label: String,
+    /// The `.tflite` bytes.
+    pub model: Vec<u8>,
+    /// Input bytes, concatenated.
+    pub input: Vec<u8>,
+    /// Output types and element counts.
+    pub outputs: Vec<(Ty, usize)>,
+}
+
+/// Case `index` of run `seed`: the operator is chosen by the index (every
+/// generator in turn), everything else by the seeded generator.
+pub fn case(seed: u64, index: u64) -> Case {
+    let (op, generate) = GENERATORS[(index % GENERATORS.len() as u64) as usize];
+    let mut rng = Rng::for_case(seed, index);
+    let (model, label) = generate(&mut rng);
+    let mut input: Vec<u8> = Vec::new();
+    for &(ty, n) in &model.inputs {
+        let mut values = random_values(&mut rng, ty, n);
+        if model.non_negative && ty == Ty::I16 {
+            for pair in values.chunks_exact_mut(2) {
+                pair[1] &= 0x7F;
+            }
+        }
+        input.extend(values);
+    }
+    Case {
+        name: format!("c{index}_{op}").to_lowercase(),
+        op,
+        label: format!("{op} {label}"),
+        model: model.def.to_bytes(),
+        input,
+        outputs: model.outputs,
+    }
+}
+
+/// `n` random values of `ty` as little-endian bytes (floats in [-2, 2)).
+pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
+    (0..n)
+        .flat_map(|_| match ty {
+            Ty::F32 => ((rng.unit() * 4.0 - 2.0) as f32).to_le_bytes().to_vec(),
+            Ty::I8 => vec![rng.bits() as u8],
+            Ty::I16 => (rng.bits() as i16).to_le_bytes().to_vec(),
+            Ty::I32 => (rng.range(-1000, 1000) as i32).to_le_bytes().to_vec(),
+            Ty::I64 => rng.range(-1000, 1000).to_le_bytes().to_vec(),
+        })
+        .collect()
+}
+
+/// Compares outputs: integers byte for byte, float32 within 1e-5 relative
+/// (1e-6 absolute near zero), as the reference-vector tests do.
+pub fn compare(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{} output bytes, TFLM gives {}", got.len(), want.len()));
+    }
+    let mut off = 0;
+    for (k, &(ty, n)) in outputs.iter().enumerate() {
+        let len = n * ty.size();
+        let (g, w) = (&got[off..off + len], &want[off..off + len]);
+        off += len;
+        if ty == Ty::F32 {
+            for (i, (a, b)) in g.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
+                let a = f32::from_le_bytes(a.try_into().unwrap());
+                let b = f32::from_le_bytes(b.try_into().unwrap());
+                let same_nan = a.is_nan() && b.is_nan();
+                let close = a == b || (a - b).abs() <= 1e-5 * b.abs().max(a.abs()) + 1e-6;
+                if !same_nan && !close {
+                    return Err(format!("output {k} element {i}: {a} vs TFLM {b}"));
+                }
+            }
+        } else if g != w {
+            let size = ty.size();
+            let diffs = g.chunks(size).zip(w.chunks(size)).filter(|(a, b)| a != b).count();
+            let i = g.chunks(size).zip(w.chunks(size)).position(|(a, b)| a != b).unwrap_or(0);
+            let value = |b: &[u8]| match ty {
+                Ty::I8 => b[0] as i8 as i64,
+                Ty::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
+                Ty::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
+                _ => i64::from_le_bytes(b.try_into().unwrap()),
+            };
+            return Err(format!(
+                "output {k} element {i}: {} vs TFLM {} ({diffs} of {n} elements differ)",
+                value(&g[i * size..(i + 1) * size]),
+                value(&w[i * size..(i + 1) * size])
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The regression cases kept in `regressions.txt`: `(seed, index)`.
+pub fn regressions() -> Vec<(u64, u64)> {
+    include_str!("../regressions.txt")
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .filter_map(|l| {
+            let mut it = l.split_whitespace().map(|x| x.parse::<u64>().ok());
+            Some((it.next()??, it.next()??))
+        })
+        .collect()
+}

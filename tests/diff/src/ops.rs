@@ -1,0 +1,1077 @@
+//! One random-model generator per operator: shapes (1s and odd sizes
+//! included), every option, every dtype tinyaot supports for it, and
+//! quantization from tiny to large scales with zero points at the ends of
+//! their range. Builtin codes, option tables and field ids follow the TFLite
+//! schema.
+
+use crate::{Builder, Model, Rng, Ty};
+use tinyaot_tests::writer::{QuantDef, Scalar};
+
+/// A generator: a random model and a label of what it drew.
+pub type Generator = fn(&mut Rng) -> (Model, String);
+
+/// Every generator, by operator name.
+pub const GENERATORS: &[(&str, Generator)] = &[
+    ("CONV_2D", conv_2d),
+    ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
+    ("FULLY_CONNECTED", fully_connected),
+    ("AVERAGE_POOL_2D", |r| pool_2d(r, 1, "AVERAGE_POOL_2D")),
+    ("MAX_POOL_2D", |r| pool_2d(r, 17, "MAX_POOL_2D")),
+    ("ADD", |r| binary(r, 0, 11)),
+    ("SUB", |r| binary(r, 41, 28)),
+    ("MUL", |r| binary(r, 18, 21)),
+    ("SOFTMAX", softmax),
+    ("LOGISTIC", |r| unary(r, Unary::Logistic)),
+    ("TANH", |r| unary(r, Unary::Tanh)),
+    ("RELU", |r| unary(r, Unary::Relu)),
+    ("RELU6", |r| unary(r, Unary::Relu6)),
+    ("LEAKY_RELU", |r| unary(r, Unary::LeakyRelu)),
+    ("HARD_SWISH", |r| unary(r, Unary::HardSwish)),
+    ("QUANTIZE", quantize),
+    ("DEQUANTIZE", dequantize),
+    ("MEAN", mean),
+    ("CONCATENATION", concatenation),
+    ("PAD", pad),
+    ("MAXIMUM", |r| binary(r, 55, 39)),
+    ("MINIMUM", |r| binary(r, 57, 39)),
+    ("SQUARED_DIFFERENCE", |r| binary(r, 99, 0)),
+    ("DIV", |r| binary(r, 42, 29)),
+    ("ABS", |r| unary(r, Unary::Abs)),
+    ("NEG", |r| unary(r, Unary::Neg)),
+    ("RSQRT", |r| unary(r, Unary::Rsqrt)),
+    ("ELU", |r| unary(r, Unary::Elu)),
+    ("FLOAT_MATH", float_math),
+    ("SUM", |r| reduce(r, 74, "SUM")),
+    ("REDUCE_MAX", |r| reduce(r, 82, "REDUCE_MAX")),
+    ("REDUCE_MIN", |r| reduce(r, 89, "REDUCE_MIN")),
+    ("ARG_MAX", |r| arg_min_max(r, 56, 40)),
+    ("ARG_MIN", |r| arg_min_max(r, 79, 57)),
+    ("TRANSPOSE", transpose),
+    ("RESHAPE", reshape),
+    ("SPACE_TO_DEPTH", |r| space_depth(r, 26, 19)),
+    ("DEPTH_TO_SPACE", |r| space_depth(r, 5, 94)),
+    ("RESIZE_NEAREST_NEIGHBOR", |r| resize(r, 97, 74)),
+    ("RESIZE_BILINEAR", |r| resize(r, 23, 15)),
+    ("GATHER", gather),
+    ("STRIDED_SLICE", strided_slice),
+    ("SLICE", slice),
+    ("SPLIT", split),
+    ("PACK", pack),
+    ("TRANSPOSE_CONV", transpose_conv),
+    ("PRELU", prelu),
+    ("CAST", cast),
+    ("SPLIT_V", split_v),
+    ("UNPACK", unpack),
+    ("PADV2", padv2),
+    ("SQUEEZE", squeeze),
+    ("EXPAND_DIMS", expand_dims),
+];
+
+// Builtin option union tags (schema `BuiltinOptions`).
+const CONV_2D_OPTIONS: u8 = 1;
+const DEPTHWISE_OPTIONS: u8 = 2;
+const POOL_2D_OPTIONS: u8 = 5;
+const FULLY_CONNECTED_OPTIONS: u8 = 8;
+const SOFTMAX_OPTIONS: u8 = 9;
+const CONCATENATION_OPTIONS: u8 = 10;
+const REDUCER_OPTIONS: u8 = 27;
+const LEAKY_RELU_OPTIONS: u8 = 75;
+
+fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
+    QuantDef::per_tensor(scale, zero_point)
+}
+
+/// Quantization of an activation of type `ty`: int8 any zero point, int16
+/// symmetric (TFLM's rule for 16-bit activations); `None` for float.
+fn activation_quant(r: &mut Rng, ty: Ty, lo: f64, hi: f64) -> Option<QuantDef> {
+    match ty {
+        Ty::I8 => per_tensor(r.log_uniform(lo, hi), r.zero_point(-128, 127)),
+        Ty::I16 => per_tensor(r.log_uniform(lo / 64.0, hi / 64.0), 0),
+        _ => None,
+    }
+}
+
+fn scale_of(q: &Option<QuantDef>) -> f64 {
+    q.as_ref().map_or(1.0, |q| f64::from(q.scale[0]))
+}
+
+/// The output quantization for values of typical size `real`: a scale that
+/// puts them at a random fraction of the type's range (saturating now and
+/// then, as real layers do).
+fn output_quant(r: &mut Rng, ty: Ty, real: f64) -> Option<QuantDef> {
+    let spread = r.log_uniform(0.05, 3.0) as f64;
+    match ty {
+        Ty::I8 => per_tensor((real / (40.0 * spread)).max(1e-9) as f32, r.zero_point(-128, 127)),
+        Ty::I16 => per_tensor((real / (8000.0 * spread)).max(1e-12) as f32, 0),
+        _ => None,
+    }
+}
+
+/// A fused activation: NONE, RELU, RELU_N1_TO_1, RELU6.
+fn activation(r: &mut Rng) -> i8 {
+    r.pick(&[0, 0, 1, 2, 3])
+}
+
+fn act_name(a: i8) -> &'static str {
+    ["none", "relu", "relu_n1_to_1", "relu6"][a as usize]
+}
+
+/// SAME (0) or VALID (1) output size of a window.
+fn out_size(padding: i8, input: usize, kernel: usize, stride: usize, dilation: usize) -> Option<usize> {
+    let effective = (kernel - 1) * dilation + 1;
+    match padding {
+        0 => Some(input.div_ceil(stride)),
+        _ => (input >= effective).then(|| (input - effective) / stride + 1),
+    }
+}
+
+/// int8 weights (symmetric) with one scale or one per channel along `axis`.
+fn weights_i8(
+    r: &mut Rng,
+    n: usize,
+    channels: usize,
+    axis: i32,
+    per_channel: bool,
+) -> (Vec<u8>, Option<QuantDef>, Vec<f64>) {
+    let bytes: Vec<u8> = (0..n).map(|_| r.range(-127, 127) as i8 as u8).collect();
+    let count = if per_channel { channels } else { 1 };
+    let scales: Vec<f32> = (0..count).map(|_| r.log_uniform(1e-4, 0.1)).collect();
+    let per_channel_scales = (0..channels).map(|c| f64::from(scales[if per_channel { c } else { 0 }])).collect();
+    (bytes, Some(QuantDef { scale: scales, zero_point: vec![0; count], axis }), per_channel_scales)
+}
+
+fn floats(r: &mut Rng, n: usize, amplitude: f64) -> Vec<u8> {
+    (0..n).flat_map(|_| (((r.unit() * 2.0 - 1.0) * amplitude) as f32).to_le_bytes()).collect()
+}
+
+/// The bias of a quantized conv-like layer: int32 for int8, int64 for
+/// 16x8, scale `input * weight` per channel.
+fn bias(b: &mut Builder, r: &mut Rng, ty: Ty, channels: usize, in_scale: f64, w_scales: &[f64]) -> i32 {
+    let scales: Vec<f32> = w_scales.iter().map(|&w| (in_scale * w) as f32).collect();
+    let q = Some(QuantDef { scale: scales, zero_point: vec![0; channels], axis: 0 });
+    let magnitude = r.pick(&[0i64, 100, 5000, 1 << 20]);
+    let values: Vec<i64> = (0..channels).map(|_| r.range(-magnitude, magnitude)).collect();
+    match ty {
+        Ty::I16 => b.constant("bias", &[channels], Ty::I64, values.iter().flat_map(|v| v.to_le_bytes()).collect(), q),
+        Ty::F32 => b.constant("bias", &[channels], Ty::F32, floats(r, channels, 1.0), None),
+        _ => {
+            b.constant("bias", &[channels], Ty::I32, values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect(), q)
+        }
+    }
+}
+
+/// Typical magnitude of a dot product of `depth` terms.
+fn dot_magnitude(ty: Ty, in_scale: f64, w_scale: f64, depth: usize) -> f64 {
+    let (x, w) = match ty {
+        Ty::F32 => (1.2, 0.6),
+        Ty::I16 => (19000.0 * in_scale, 73.0 * w_scale),
+        _ => (74.0 * in_scale, 73.0 * w_scale),
+    };
+    x * w * (depth as f64).sqrt()
+}
+
+fn conv_like_ty(r: &mut Rng) -> Ty {
+    r.pick(&[Ty::I8, Ty::I8, Ty::I8, Ty::F32, Ty::I16])
+}
+
+fn conv_2d(r: &mut Rng) -> (Model, String) {
+    let ty = conv_like_ty(r);
+    let (h, w) = (r.size(1, 11), r.size(1, 11));
+    let groups = r.pick(&[1, 1, 1, 2, 3]);
+    let group_channels = r.size(1, 4);
+    let c = groups * group_channels;
+    let oc = groups * r.size(1, 4);
+    let (kh, kw) = (r.size(1, 4), r.size(1, 4));
+    let (sh, sw) = (r.size(1, 3), r.size(1, 3));
+    let (dh, dw) = if r.chance(0.25) { (r.size(1, 3), r.size(1, 3)) } else { (1, 1) };
+    let mut padding = r.pick(&[0i8, 1]);
+    let (mut oh, mut ow) = (out_size(padding, h, kh, sh, dh), out_size(padding, w, kw, sw, dw));
+    if oh.is_none() || ow.is_none() {
+        padding = 0;
+        (oh, ow) = (out_size(0, h, kh, sh, dh), out_size(0, w, kw, sw, dw));
+    }
+    let (oh, ow) = (oh.unwrap(), ow.unwrap());
+    let act = activation(r);
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
+    let depth = kh * kw * group_channels;
+    let (filter, w_scales) = if ty == Ty::F32 {
+        (b.constant("filter", &[oc, kh, kw, group_channels], Ty::F32, floats(r, oc * depth, 1.0), None), vec![1.0; oc])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, oc * depth, oc, 0, per_channel);
+        (b.constant("filter", &[oc, kh, kw, group_channels], Ty::I8, bytes, q), scales)
+    };
+    let with_bias = r.chance(0.8);
+    let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
+    let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], depth));
+    let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I8(act)),
+        (4, Scalar::I32(dw as i32)),
+        (5, Scalar::I32(dh as i32)),
+    ];
+    let label = format!(
+        "{} {h}x{w}x{c} -> {oc}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {} groups {groups}{}{}",
+        ty.name(),
+        ["SAME", "VALID"][padding as usize],
+        act_name(act),
+        if per_channel { " per-channel" } else { "" },
+        if with_bias { "" } else { " no bias" },
+    );
+    (b.finish(3, &[input, filter, bias], &[output], Some((CONV_2D_OPTIONS, options))), label)
+}
+
+fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
+    let ty = conv_like_ty(r);
+    let (h, w) = (r.size(1, 11), r.size(1, 11));
+    let c = r.size(1, 8);
+    let multiplier = r.pick(&[1, 1, 1, 2, 3]);
+    let oc = c * multiplier;
+    let (kh, kw) = (r.size(1, 5), r.size(1, 5));
+    let (sh, sw) = (r.size(1, 3), r.size(1, 3));
+    let (dh, dw) = if r.chance(0.25) { (r.size(1, 3), r.size(1, 3)) } else { (1, 1) };
+    let mut padding = r.pick(&[0i8, 1]);
+    if out_size(padding, h, kh, sh, dh).is_none() || out_size(padding, w, kw, sw, dw).is_none() {
+        padding = 0;
+    }
+    let oh = out_size(padding, h, kh, sh, dh).unwrap();
+    let ow = out_size(padding, w, kw, sw, dw).unwrap();
+    let act = activation(r);
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
+    let (filter, w_scales) = if ty == Ty::F32 {
+        (b.constant("filter", &[1, kh, kw, oc], Ty::F32, floats(r, kh * kw * oc, 1.0), None), vec![1.0; oc])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, kh * kw * oc, oc, 3, per_channel);
+        (b.constant("filter", &[1, kh, kw, oc], Ty::I8, bytes, q), scales)
+    };
+    // TFLM's depthwise kernels read the bias unconditionally: an omitted
+    // one crashes the interpreter (float too), so TFLM cannot judge it.
+    let with_bias = true;
+    let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
+    let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], kh * kw));
+    let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I32(multiplier as i32)),
+        (4, Scalar::I8(act)),
+        (5, Scalar::I32(dw as i32)),
+        (6, Scalar::I32(dh as i32)),
+    ];
+    let label = format!(
+        "{} {h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}{}{}",
+        ty.name(),
+        ["SAME", "VALID"][padding as usize],
+        act_name(act),
+        if per_channel { " per-channel" } else { "" },
+        if with_bias { "" } else { " no bias" },
+    );
+    (b.finish(4, &[input, filter, bias], &[output], Some((DEPTHWISE_OPTIONS, options))), label)
+}
+
+fn fully_connected(r: &mut Rng) -> (Model, String) {
+    let ty = conv_like_ty(r);
+    let depth = r.size(1, 40);
+    let units = r.size(1, 20);
+    let keep_dims = r.chance(0.3);
+    let in_shape: Vec<usize> = if keep_dims { vec![1, r.size(1, 4), depth] } else { vec![r.size(1, 3), depth] };
+    let rows: usize = in_shape[..in_shape.len() - 1].iter().product();
+    let out_shape: Vec<usize> = if keep_dims { vec![1, in_shape[1], units] } else { vec![rows, units] };
+    let act = activation(r);
+    let per_channel = ty == Ty::I8 && r.chance(0.3);
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &in_shape, ty, in_q.clone());
+    let (weights, w_scales) = if ty == Ty::F32 {
+        (b.constant("weights", &[units, depth], Ty::F32, floats(r, units * depth, 1.0), None), vec![1.0; units])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, units * depth, units, 0, per_channel);
+        (b.constant("weights", &[units, depth], Ty::I8, bytes, q), scales)
+    };
+    let with_bias = r.chance(0.8);
+    let bias = if with_bias { bias(&mut b, r, ty, units, scale_of(&in_q), &w_scales) } else { -1 };
+    let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], depth));
+    let output = b.output("output", &out_shape, ty, out_q);
+    let options = vec![(0, Scalar::I8(act)), (2, Scalar::Bool(keep_dims))];
+    let label = format!(
+        "{} {in_shape:?} -> {units} {}{}{}{}",
+        ty.name(),
+        act_name(act),
+        if keep_dims { " keep_num_dims" } else { "" },
+        if per_channel { " per-channel" } else { "" },
+        if with_bias { "" } else { " no bias" },
+    );
+    (b.finish(9, &[input, weights, bias], &[output], Some((FULLY_CONNECTED_OPTIONS, options))), label)
+}
+
+fn pool_2d(r: &mut Rng, code: i32, name: &str) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+    let (h, w, c) = (r.size(1, 12), r.size(1, 12), r.size(1, 8));
+    let (fh, fw) = (r.size(1, 4), r.size(1, 4));
+    let (sh, sw) = (r.size(1, 3), r.size(1, 3));
+    let mut padding = r.pick(&[0i8, 1]);
+    if out_size(padding, h, fh, sh, 1).is_none() || out_size(padding, w, fw, sw, 1).is_none() {
+        padding = 0;
+    }
+    let (oh, ow) = (out_size(padding, h, fh, sh, 1).unwrap(), out_size(padding, w, fw, sw, 1).unwrap());
+    let act = activation(r);
+    let mut b = Builder::default();
+    // Pooling keeps its input's quantization (TFLM does not rescale).
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &[1, h, w, c], ty, q.clone());
+    let output = b.output("output", &[1, oh, ow, c], ty, q);
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I32(fw as i32)),
+        (4, Scalar::I32(fh as i32)),
+        (5, Scalar::I8(act)),
+    ];
+    let label = format!(
+        "{} {h}x{w}x{c}, {fh}x{fw} stride {sh}x{sw} {} {} ({name})",
+        ty.name(),
+        ["SAME", "VALID"][padding as usize],
+        act_name(act)
+    );
+    (b.finish(code, &[input], &[output], Some((POOL_2D_OPTIONS, options))), label)
+}
+
+/// Two shapes that broadcast (NumPy rules), ranks 1 to 5, and the result.
+fn broadcast_shapes(r: &mut Rng) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let rank = r.size(1, 5);
+    let full: Vec<usize> = (0..rank).map(|_| r.pick(&[1, 2, 3, 4, 5, 7])).collect();
+    let mut side = || -> Vec<usize> {
+        let keep = if r.chance(0.3) { r.size(1, rank) } else { rank };
+        let mut s: Vec<usize> = full[rank - keep..].to_vec();
+        for d in s.iter_mut() {
+            if r.chance(0.3) {
+                *d = 1;
+            }
+        }
+        s
+    };
+    let (a, c) = (side(), side());
+    let out: Vec<usize> = (0..rank)
+        .map(|i| {
+            let at = |s: &[usize]| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+            at(&a).max(at(&c))
+        })
+        .collect();
+    (a, c, out)
+}
+
+/// ADD (0), SUB (41), MUL (18), DIV (42), MAXIMUM (55), MINIMUM (57),
+/// SQUARED_DIFFERENCE (99), with broadcasting.
+fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String) {
+    // Quantized DIV by a zero-valued input crashes TFLM: float only.
+    let ty = if code == 42 { Ty::F32 } else { r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]) };
+    let (sa, sb, so) = broadcast_shapes(r);
+    let fused = matches!(code, 0 | 41 | 18 | 42);
+    let act = if !fused {
+        0
+    } else if ty == Ty::I16 {
+        r.pick(&[0, 1])
+    } else {
+        activation(r)
+    };
+    let mut b = Builder::default();
+    let qa = activation_quant(r, ty, 1e-3, 0.5);
+    // MAXIMUM/MINIMUM compare raw values: one quantization for all three.
+    let same = matches!(code, 55 | 57);
+    let qb = if same || r.chance(0.2) { qa.clone() } else { activation_quant(r, ty, 1e-3, 0.5) };
+    let magnitude = match (ty, code) {
+        (Ty::F32, 18) => 1.5,
+        (Ty::F32, _) => 2.0,
+        (Ty::I16, 18) => 19000.0 * scale_of(&qa) * 19000.0 * scale_of(&qb),
+        (Ty::I16, 99) => (19000.0 * scale_of(&qa).max(scale_of(&qb))).powi(2),
+        (Ty::I16, _) => 19000.0 * scale_of(&qa).max(scale_of(&qb)),
+        (_, 18) => 74.0 * scale_of(&qa) * 74.0 * scale_of(&qb),
+        (_, 99) => (74.0 * scale_of(&qa).max(scale_of(&qb))).powi(2),
+        _ => 74.0 * scale_of(&qa).max(scale_of(&qb)),
+    };
+    let out_q = if same { qa.clone() } else { output_quant(r, ty, magnitude) };
+    let a = b.input("a", &sa, ty, qa);
+    let c = b.input("b", &sb, ty, qb);
+    let out = b.output("output", &so, ty, out_q);
+    let mut options = if fused { vec![(0, Scalar::I8(act))] } else { vec![] };
+    // ADD and SUB: int16 with power-of-two scales or the general rescale.
+    let pot = matches!(code, 0 | 41) && ty == Ty::I16 && r.chance(0.5);
+    if matches!(code, 0 | 41) {
+        options.push((1, Scalar::Bool(pot)));
+    }
+    let label =
+        format!("{} {sa:?} {sb:?} -> {so:?} {}{}", ty.name(), act_name(act), if pot { " pot_scale_int16" } else { "" });
+    let options = (options_tag != 0).then_some((options_tag, options));
+    (b.finish(code, &[a, c], &[out], options), label)
+}
+
+fn softmax(r: &mut Rng) -> (Model, String) {
+    let (ty_in, ty_out) =
+        r.pick(&[(Ty::I8, Ty::I8), (Ty::I8, Ty::I8), (Ty::I8, Ty::I16), (Ty::F32, Ty::F32), (Ty::I16, Ty::I16)]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|i| if i + 1 == rank { r.size(1, 40) } else { r.size(1, 3) }).collect();
+    let beta = match r.size(0, 3) {
+        0 => 1.0,
+        1 => r.pick(&[0.5f32, 2.0, 0.25]),
+        _ => r.log_uniform(0.05, 5.0),
+    };
+    let mut b = Builder::default();
+    let in_q = match ty_in {
+        Ty::I8 => per_tensor(r.log_uniform(1e-3, 0.3), r.zero_point(-128, 127)),
+        Ty::I16 => per_tensor(r.log_uniform(1e-4, 1e-3), 0),
+        _ => None,
+    };
+    // TFLM's fixed output quantization: int8 1/256 at -128; int16 from
+    // int8 1/65536 at -32768, from int16 1/32768 at 0.
+    let out_q = match (ty_in, ty_out) {
+        (_, Ty::I8) => per_tensor(1.0 / 256.0, -128),
+        (Ty::I8, Ty::I16) => per_tensor(1.0 / 65536.0, -32768),
+        (_, Ty::I16) => per_tensor(1.0 / 32768.0, 0),
+        _ => None,
+    };
+    let input = b.input("input", &shape, ty_in, in_q);
+    let output = b.output("output", &shape, ty_out, out_q);
+    let label = format!("{} -> {} {shape:?} beta {beta}", ty_in.name(), ty_out.name());
+    (b.finish(25, &[input], &[output], Some((SOFTMAX_OPTIONS, vec![(0, Scalar::F32(beta))]))), label)
+}
+
+#[derive(Clone, Copy)]
+enum Unary {
+    Logistic,
+    Tanh,
+    Relu,
+    Relu6,
+    LeakyRelu,
+    HardSwish,
+    Abs,
+    Neg,
+    Rsqrt,
+    Elu,
+}
+
+fn unary(r: &mut Rng, op: Unary) -> (Model, String) {
+    let types: &[Ty] = match op {
+        Unary::HardSwish | Unary::Elu => &[Ty::I8, Ty::F32],
+        Unary::Neg => &[Ty::F32],
+        _ => &[Ty::I8, Ty::I8, Ty::F32, Ty::I16],
+    };
+    let ty = r.pick(types);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.2);
+    let out_q = match (op, ty) {
+        (Unary::Logistic, Ty::I8) => per_tensor(1.0 / 256.0, -128),
+        (Unary::Tanh, Ty::I8) => per_tensor(1.0 / 128.0, 0),
+        (Unary::Logistic | Unary::Tanh, Ty::I16) => per_tensor(1.0 / 32768.0, 0),
+        (_, Ty::F32) => None,
+        _ => {
+            if r.chance(0.3) {
+                in_q.clone()
+            } else {
+                activation_quant(r, ty, 1e-3, 0.2)
+            }
+        }
+    };
+    // RSQRT of a negative value is undefined: keep float inputs positive by
+    // a positive zero point shift is not possible, so int8/int16 inputs of
+    // RSQRT use a zero point at the bottom of the range.
+    let (in_q, out_q) = match (op, ty) {
+        (Unary::Rsqrt, Ty::I8) => (per_tensor(r.log_uniform(1e-3, 0.2), -128), out_q),
+        _ => (in_q, out_q),
+    };
+    let input = b.input("input", &shape, ty, in_q);
+    let output = b.output("output", &shape, ty, out_q);
+    let (code, options, extra) = match op {
+        Unary::Abs => (101, None, String::new()),
+        Unary::Neg => (59, None, String::new()),
+        Unary::Rsqrt => (76, None, String::new()),
+        Unary::Elu => (111, None, String::new()),
+        Unary::Logistic => (14, None, String::new()),
+        Unary::Tanh => (28, None, String::new()),
+        Unary::Relu => (19, None, String::new()),
+        Unary::Relu6 => (21, None, String::new()),
+        Unary::HardSwish => (117, None, String::new()),
+        Unary::LeakyRelu => {
+            let alpha = r.pick(&[0.2f32, 0.01, 0.3, -0.5, 1.5, 0.0]);
+            (98, Some((LEAKY_RELU_OPTIONS, vec![(0, Scalar::F32(alpha))])), format!(" alpha {alpha}"))
+        }
+    };
+    let label = format!("{} {shape:?}{extra}", ty.name());
+    let mut m = b.finish(code, &[input], &[output], options);
+    m.non_negative = matches!(op, Unary::Rsqrt);
+    (m, label)
+}
+
+fn quantize(r: &mut Rng) -> (Model, String) {
+    let (from, to) = r.pick(&[
+        (Ty::F32, Ty::I8),
+        (Ty::I8, Ty::I8),
+        (Ty::F32, Ty::I16),
+        (Ty::I16, Ty::I8),
+        (Ty::I8, Ty::I16),
+        (Ty::I16, Ty::I16),
+    ]);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 9)).collect();
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, from, 1e-3, 0.3);
+    let magnitude = match from {
+        Ty::F32 => 2.0,
+        Ty::I16 => 19000.0 * scale_of(&in_q),
+        _ => 74.0 * scale_of(&in_q),
+    };
+    let input = b.input("input", &shape, from, in_q);
+    let output = b.output("output", &shape, to, output_quant(r, to, magnitude));
+    let label = format!("{} -> {} {shape:?}", from.name(), to.name());
+    (b.finish(114, &[input], &[output], None), label)
+}
+
+fn dequantize(r: &mut Rng) -> (Model, String) {
+    let from = r.pick(&[Ty::I8, Ty::I16]);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 9)).collect();
+    let mut b = Builder::default();
+    let q = activation_quant(r, from, 1e-3, 0.5);
+    let input = b.input("input", &shape, from, q);
+    let output = b.output("output", &shape, Ty::F32, None);
+    let label = format!("{} {shape:?}", from.name());
+    (b.finish(6, &[input], &[output], None), label)
+}
+
+fn mean(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 7)).collect();
+    let mut axes: Vec<i32> = (0..rank as i32).filter(|_| r.chance(0.5)).collect();
+    if axes.is_empty() {
+        axes.push(r.range(0, rank as i64 - 1) as i32);
+    }
+    // Negative axes now and then, as converters write them.
+    let written: Vec<i32> = axes.iter().map(|&a| if r.chance(0.3) { a - rank as i32 } else { a }).collect();
+    let keep_dims = r.chance(0.5);
+    let out_shape: Vec<usize> = (0..rank)
+        .filter_map(|i| if axes.contains(&(i as i32)) { keep_dims.then_some(1) } else { Some(shape[i]) })
+        .collect();
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let out_q = if r.chance(0.5) { in_q.clone() } else { activation_quant(r, ty, 1e-3, 0.5) };
+    let input = b.input("input", &shape, ty, in_q);
+    let axis = b.ints("axis", &[written.len()], &written);
+    let output = b.output("output", &out_shape, ty, out_q);
+    let label = format!("{} {shape:?} axes {written:?}{}", ty.name(), if keep_dims { " keep_dims" } else { "" });
+    (b.finish(40, &[input, axis], &[output], Some((REDUCER_OPTIONS, vec![(0, Scalar::Bool(keep_dims))]))), label)
+}
+
+fn concatenation(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16, Ty::I32]);
+    let rank = r.size(1, 4);
+    let base: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let axis = r.size(0, rank - 1);
+    let n = r.size(1, 4);
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let mut b = Builder::default();
+    let mut inputs = Vec::new();
+    let mut total = 0;
+    for k in 0..n {
+        let mut s = base.clone();
+        s[axis] = r.size(1, 4);
+        total += s[axis];
+        inputs.push(b.input(&format!("in{k}"), &s, ty, q.clone()));
+    }
+    let mut out_shape = base;
+    out_shape[axis] = total;
+    let output = b.output("output", &out_shape, ty, q);
+    let written = if r.chance(0.3) { axis as i32 - rank as i32 } else { axis as i32 };
+    let label = format!("{} {n} inputs -> {out_shape:?} axis {written}", ty.name());
+    (b.finish(2, &inputs, &[output], Some((CONCATENATION_OPTIONS, vec![(0, Scalar::I32(written))]))), label)
+}
+
+fn pad(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16, Ty::I32]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 6)).collect();
+    let pads: Vec<i32> = (0..2 * rank).map(|_| r.pick(&[0, 0, 1, 2, 3])).collect();
+    let out: Vec<usize> = (0..rank).map(|i| shape[i] + (pads[2 * i] + pads[2 * i + 1]) as usize).collect();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let paddings = b.ints("paddings", &[rank, 2], &pads);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} pads {pads:?}", ty.name());
+    (b.finish(34, &[input, paddings], &[output], None), label)
+}
+
+/// Float-only elementwise math: SQRT, EXP, LOG, SIN, COS, SQUARE (inputs
+/// positive where the function needs it).
+fn float_math(r: &mut Rng) -> (Model, String) {
+    let (code, name) = r.pick(&[(75, "SQRT"), (47, "EXP"), (73, "LOG"), (66, "SIN"), (108, "COS"), (92, "SQUARE")]);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 9)).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, Ty::F32, None);
+    let output = b.output("output", &shape, Ty::F32, None);
+    let mut m = b.finish(code, &[input], &[output], None);
+    // SQRT and LOG of negative inputs are NaN on both sides: allowed.
+    m.inputs = vec![(Ty::F32, shape.iter().product())];
+    (m, format!("{name} float32 {shape:?}"))
+}
+
+/// SUM, REDUCE_MAX, REDUCE_MIN: like MEAN.
+fn reduce(r: &mut Rng, code: i32, name: &str) -> (Model, String) {
+    let (mut m, label) = loop {
+        let (m, label) = mean(r);
+        // TFLM's REDUCE_MAX/MIN take float32 and int8 only.
+        if code == 74 || !label.starts_with("int16") {
+            break (m, label);
+        }
+    };
+    m.def.opcodes = vec![(code, None)];
+    // REDUCE_MAX/MIN keep the input's quantization in TFLM.
+    if code != 74 {
+        let q = m.def.subgraphs[0].tensors[0].quant.clone();
+        let out = m.def.subgraphs[0].outputs[0] as usize;
+        m.def.subgraphs[0].tensors[out].quant = q;
+    }
+    (m, format!("{name}: {label}"))
+}
+
+fn arg_min_max(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String) {
+    // TFLM: float32, uint8, int8 in; int32 out (tinyaot also takes int16,
+    // int32 and int64, which TFLM refuses).
+    let ty = r.pick(&[Ty::I8, Ty::F32]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 7)).collect();
+    let axis = r.size(0, rank - 1);
+    let written = if r.chance(0.3) { axis as i32 - rank as i32 } else { axis as i32 };
+    let out_ty = Ty::I32;
+    let out_shape: Vec<usize> = (0..rank).filter(|&i| i != axis).map(|i| shape[i]).collect();
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &shape, ty, q);
+    let axis_t = b.ints("axis", &[1], &[written]);
+    let output = b.output("output", &out_shape, out_ty, None);
+    let options = vec![(0, Scalar::I8(out_ty.code()))];
+    let label = format!("{} {shape:?} axis {written} -> {}", ty.name(), out_ty.name());
+    (b.finish(code, &[input, axis_t], &[output], Some((options_tag, options))), label)
+}
+
+/// Data-movement ops keep their input's quantization; `types` are those
+/// TFLM's kernel takes.
+fn movement_ty(r: &mut Rng, types: &[Ty]) -> (Ty, Option<QuantDef>) {
+    let ty = r.pick(types);
+    (ty, activation_quant(r, ty, 1e-3, 0.5))
+}
+
+const ALL: &[Ty] = &[Ty::I8, Ty::F32, Ty::I16, Ty::I32];
+const NO_INT32: &[Ty] = &[Ty::I8, Ty::F32, Ty::I16];
+const FLOAT_INT8: &[Ty] = &[Ty::I8, Ty::F32];
+
+fn transpose(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, NO_INT32);
+    let rank = r.size(1, 5);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let mut perm: Vec<usize> = (0..rank).collect();
+    for i in (1..rank).rev() {
+        perm.swap(i, r.size(0, i));
+    }
+    let out: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let perm_i32: Vec<i32> = perm.iter().map(|&p| p as i32).collect();
+    let perm_t = b.ints("perm", &[rank], &perm_i32);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} perm {perm:?}", ty.name());
+    (b.finish(39, &[input, perm_t], &[output], None), label)
+}
+
+fn reshape(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, NO_INT32);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 6)).collect();
+    let n: usize = shape.iter().product();
+    let out: Vec<usize> = if r.chance(0.5) { vec![n] } else { vec![1, n] };
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    // Reshape then a unary op, so the view feeds a kernel.
+    let mid = b.tensor("reshaped", &out, ty, q.clone());
+    let shape_i32: Vec<i32> = out.iter().map(|&d| d as i32).collect();
+    let new_shape = b.ints("shape", &[out.len()], &shape_i32);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} -> {out:?}", ty.name());
+    let mut m = b.finish(22, &[input, new_shape], &[mid], None);
+    m.def.opcodes.push((39, None)); // TRANSPOSE with the identity permutation
+    let perm: Vec<i32> = (0..out.len() as i32).collect();
+    let sub = &mut m.def.subgraphs[0];
+    m.def.buffers.push(perm.iter().flat_map(|v| v.to_le_bytes()).collect());
+    sub.tensors.push(tinyaot_tests::writer::TensorDef::constant(
+        "perm",
+        &[out.len() as i32],
+        Ty::I32.code(),
+        m.def.buffers.len() as u32 - 1,
+        None,
+    ));
+    let perm_t = sub.tensors.len() as i32 - 1;
+    sub.ops.push(tinyaot_tests::writer::OpDef {
+        opcode: 1,
+        inputs: vec![mid, perm_t],
+        outputs: vec![output],
+        options: None,
+    });
+    (m, label)
+}
+
+fn space_depth(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String) {
+    let (ty, q) = movement_ty(r, FLOAT_INT8);
+    let block = r.size(1, 3);
+    let (shape, out) = if code == 26 {
+        let (h, w, c) = (block * r.size(1, 4), block * r.size(1, 4), r.size(1, 4));
+        (vec![1, h, w, c], vec![1, h / block, w / block, c * block * block])
+    } else {
+        let (h, w, c) = (r.size(1, 4), r.size(1, 4), block * block * r.size(1, 3));
+        (vec![1, h, w, c], vec![1, h * block, w * block, c / (block * block)])
+    };
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} block {block}", ty.name());
+    (b.finish(code, &[input], &[output], Some((options_tag, vec![(0, Scalar::I32(block as i32))]))), label)
+}
+
+fn resize(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String) {
+    let ty = if code == 23 { r.pick(FLOAT_INT8) } else { movement_ty(r, NO_INT32).0 };
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let (h, w, c) = (r.size(1, 6), r.size(1, 6), r.size(1, 4));
+    let (oh, ow) = (r.size(1, 12), r.size(1, 12));
+    let align = r.chance(0.3);
+    let half = !align && r.chance(0.5);
+    let mut b = Builder::default();
+    let input = b.input("input", &[1, h, w, c], ty, q.clone());
+    let size = b.ints("size", &[2], &[oh as i32, ow as i32]);
+    let output = b.output("output", &[1, oh, ow, c], ty, q);
+    let (fa, fh) = if code == 23 { (2, 3) } else { (0, 1) };
+    let options = vec![(fa, Scalar::Bool(align)), (fh, Scalar::Bool(half))];
+    let label = format!(
+        "{} {h}x{w}x{c} -> {oh}x{ow}{}{}",
+        ty.name(),
+        if align { " align_corners" } else { "" },
+        if half { " half_pixel_centers" } else { "" }
+    );
+    (b.finish(code, &[input, size], &[output], Some((options_tag, options))), label)
+}
+
+fn gather(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, FLOAT_INT8);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 6)).collect();
+    let axis = r.size(0, rank - 1);
+    let n = r.size(1, 5);
+    let indices: Vec<i32> = (0..n).map(|_| r.range(0, shape[axis] as i64 - 1) as i32).collect();
+    let mut out: Vec<usize> = shape[..axis].to_vec();
+    out.push(n);
+    out.extend_from_slice(&shape[axis + 1..]);
+    let written = if r.chance(0.3) { axis as i32 - rank as i32 } else { axis as i32 };
+    let mut b = Builder::default();
+    let input = b.input("params", &shape, ty, q.clone());
+    let idx = b.ints("indices", &[n], &indices);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} axis {written} indices {indices:?}", ty.name());
+    (b.finish(36, &[input, idx], &[output], Some((23, vec![(0, Scalar::I32(written))]))), label)
+}
+
+fn strided_slice(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 7)).collect();
+    let (mut begin, mut end, mut strides, mut out) = (vec![], vec![], vec![], vec![]);
+    let (mut begin_mask, mut end_mask, mut shrink) = (0i32, 0i32, 0i32);
+    for (i, &d) in shape.iter().enumerate() {
+        let d = d as i64;
+        if r.chance(0.15) {
+            // Shrink: one index, the dimension disappears.
+            let at = r.range(0, d - 1);
+            begin.push(if r.chance(0.3) { (at - d) as i32 } else { at as i32 });
+            end.push(at as i32 + 1);
+            strides.push(1);
+            shrink |= 1 << i;
+            continue;
+        }
+        let stride = r.pick(&[1i64, 1, 2, 3, -1, -2]);
+        let (mut b0, mut e0) = (r.range(0, d - 1), r.range(0, d));
+        if stride < 0 {
+            (b0, e0) = (r.range(0, d - 1), r.range(-1, d - 1));
+        }
+        if r.chance(0.2) {
+            begin_mask |= 1 << i;
+            b0 = if stride > 0 { 0 } else { d - 1 };
+        }
+        if r.chance(0.2) {
+            end_mask |= 1 << i;
+            e0 = if stride > 0 { d } else { -1 };
+        }
+        // Elements from b0 towards e0 (exclusive) in steps of |stride|.
+        let span = |b0: i64, e0: i64| {
+            let d = if stride > 0 { e0 - b0 } else { b0 - e0 };
+            (d.max(0) as u64).div_ceil(stride.unsigned_abs()) as i64
+        };
+        if span(b0, e0) == 0 {
+            // An empty slice: take the whole dimension instead.
+            (b0, e0) = if stride > 0 { (0, d) } else { (d - 1, -1) };
+        }
+        out.push(span(b0, e0) as usize);
+        begin.push(b0 as i32);
+        // A negative end other than the "before 0" sentinel counts from the back.
+        end.push(if e0 == -1 && stride < 0 && end_mask & (1 << i) == 0 { -(d as i32) - 1 } else { e0 as i32 });
+        strides.push(stride as i32);
+    }
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let bt = b.ints("begin", &[rank], &begin);
+    let et = b.ints("end", &[rank], &end);
+    let st = b.ints("strides", &[rank], &strides);
+    let output = b.output("output", &out, ty, q);
+    let options = vec![(0, Scalar::I32(begin_mask)), (1, Scalar::I32(end_mask)), (4, Scalar::I32(shrink))];
+    let label = format!(
+        "{} {shape:?} begin {begin:?} end {end:?} strides {strides:?} masks b{begin_mask} e{end_mask} s{shrink}",
+        ty.name()
+    );
+    (b.finish(45, &[input, bt, et, st], &[output], Some((32, options))), label)
+}
+
+fn slice(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 7)).collect();
+    let begin: Vec<i32> = shape.iter().map(|&d| r.range(0, d as i64 - 1) as i32).collect();
+    let size: Vec<i32> = shape
+        .iter()
+        .zip(&begin)
+        .map(|(&d, &b0)| if r.chance(0.2) { -1 } else { r.range(1, d as i64 - b0 as i64) as i32 })
+        .collect();
+    let out: Vec<usize> = shape
+        .iter()
+        .zip(&begin)
+        .zip(&size)
+        .map(|((&d, &b0), &s)| if s < 0 { d - b0 as usize } else { s as usize })
+        .collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let bt = b.ints("begin", &[rank], &begin);
+    let st = b.ints("size", &[rank], &size);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} begin {begin:?} size {size:?}", ty.name());
+    (b.finish(65, &[input, bt, st], &[output], None), label)
+}
+
+fn split(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 4);
+    let axis = r.size(0, rank - 1);
+    let parts = r.size(1, 3);
+    let mut shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    shape[axis] = parts * r.size(1, 3);
+    let mut out = shape.clone();
+    out[axis] /= parts;
+    let written = if r.chance(0.3) { axis as i32 - rank as i32 } else { axis as i32 };
+    let mut b = Builder::default();
+    let axis_t = b.ints("axis", &[], &[written]);
+    let input = b.input("input", &shape, ty, q.clone());
+    let outputs: Vec<i32> = (0..parts).map(|k| b.output(&format!("out{k}"), &out, ty, q.clone())).collect();
+    let label = format!("{} {shape:?} axis {written} into {parts}", ty.name());
+    (b.finish(49, &[axis_t, input], &outputs, Some((35, vec![(0, Scalar::I32(parts as i32))]))), label)
+}
+
+fn pack(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 3);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let n = r.size(1, 4);
+    let axis = r.size(0, rank);
+    let mut out = shape.clone();
+    out.insert(axis, n);
+    let mut b = Builder::default();
+    let inputs: Vec<i32> = (0..n).map(|k| b.input(&format!("in{k}"), &shape, ty, q.clone())).collect();
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {n} x {shape:?} axis {axis}", ty.name());
+    let options = vec![(0, Scalar::I32(n as i32)), (1, Scalar::I32(axis as i32))];
+    (b.finish(83, &inputs, &[output], Some((59, options))), label)
+}
+
+fn transpose_conv(r: &mut Rng) -> (Model, String) {
+    let ty = conv_like_ty(r);
+    let (h, w, c) = (r.size(1, 6), r.size(1, 6), r.size(1, 4));
+    let oc = r.size(1, 4);
+    let (kh, kw) = (r.size(1, 4), r.size(1, 4));
+    let (sh, sw) = (r.size(1, 3), r.size(1, 3));
+    let padding = r.pick(&[0i8, 1]);
+    // TFLite's output size for each padding.
+    let size = |i: usize, k: usize, s: usize| if padding == 0 { i * s } else { (i - 1) * s + k };
+    let (oh, ow) = (size(h, kh, sh), size(w, kw, sw));
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let mut b = Builder::default();
+    // TFLM ignores the output shape input: streaming models feed it from a
+    // graph input.
+    let fed = r.chance(0.2);
+    let shape_t = if fed {
+        b.input("output_shape", &[4], Ty::I32, None)
+    } else {
+        b.ints("output_shape", &[4], &[1, oh as i32, ow as i32, oc as i32])
+    };
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let (filter, w_scales) = if ty == Ty::F32 {
+        (b.constant("filter", &[oc, kh, kw, c], Ty::F32, floats(r, oc * kh * kw * c, 1.0), None), vec![1.0; oc])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, oc * kh * kw * c, oc, 0, per_channel);
+        (b.constant("filter", &[oc, kh, kw, c], Ty::I8, bytes, q), scales)
+    };
+    let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
+    let with_bias = r.chance(0.7);
+    let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
+    let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], kh * kw * c));
+    let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
+    let options = vec![(0, Scalar::I8(padding)), (1, Scalar::I32(sw as i32)), (2, Scalar::I32(sh as i32))];
+    let label = format!(
+        "{} {h}x{w}x{c} -> {oh}x{ow}x{oc}, {kh}x{kw} stride {sh}x{sw} {}{}{}{}",
+        ty.name(),
+        ["SAME", "VALID"][padding as usize],
+        if per_channel { " per-channel" } else { "" },
+        if with_bias { "" } else { " no bias" },
+        if fed { " output shape fed" } else { "" },
+    );
+    (b.finish(67, &[shape_t, filter, input, bias], &[output], Some((49, options))), label)
+}
+
+fn prelu(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 6)).collect();
+    // alpha broadcasts against the input: often per channel (last dim).
+    let alpha_shape: Vec<usize> = if r.chance(0.5) {
+        vec![shape[rank - 1]]
+    } else {
+        shape.iter().map(|&d| if r.chance(0.5) { 1 } else { d }).collect()
+    };
+    let n: usize = alpha_shape.iter().product();
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &shape, ty, in_q.clone());
+    let alpha = if ty == Ty::F32 {
+        b.constant("alpha", &alpha_shape, Ty::F32, floats(r, n, 1.0), None)
+    } else {
+        let q = per_tensor(r.log_uniform(1e-3, 0.05), r.zero_point(-128, 127));
+        let bytes = (0..n).map(|_| r.bits() as u8).collect();
+        b.constant("alpha", &alpha_shape, Ty::I8, bytes, q)
+    };
+    let out_q = output_quant(r, ty, 74.0 * scale_of(&in_q));
+    let output = b.output("output", &shape, ty, out_q);
+    let label = format!("{} {shape:?} alpha {alpha_shape:?}", ty.name());
+    (b.finish(54, &[input, alpha], &[output], None), label)
+}
+
+fn cast(r: &mut Rng) -> (Model, String) {
+    let from = r.pick(&[Ty::F32, Ty::I8, Ty::I16, Ty::I32]);
+    let to = r.pick(&[Ty::F32, Ty::I8, Ty::I16, Ty::I32]);
+    let shape: Vec<usize> = (0..r.size(1, 3)).map(|_| r.size(1, 8)).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, from, None);
+    let output = b.output("output", &shape, to, None);
+    let label = format!("{} -> {} {shape:?}", from.name(), to.name());
+    (b.finish(53, &[input], &[output], None), label)
+}
+
+fn split_v(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 4);
+    let axis = r.size(0, rank - 1);
+    let parts = r.size(1, 4);
+    let sizes: Vec<usize> = (0..parts).map(|_| r.size(1, 4)).collect();
+    let mut shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    shape[axis] = sizes.iter().sum();
+    // One size may be -1: the rest of the dimension.
+    let mut written: Vec<i32> = sizes.iter().map(|&s| s as i32).collect();
+    if r.chance(0.3) {
+        let k = r.size(0, parts - 1);
+        written[k] = -1;
+    }
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let sizes_t = b.ints("size_splits", &[parts], &written);
+    let axis_t = b.ints("axis", &[], &[axis as i32]);
+    let outputs: Vec<i32> = sizes
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let mut s = shape.clone();
+            s[axis] = n;
+            b.output(&format!("out{k}"), &s, ty, q.clone())
+        })
+        .collect();
+    let label = format!("{} {shape:?} axis {axis} sizes {written:?}", ty.name());
+    (b.finish(102, &[input, sizes_t, axis_t], &outputs, Some((79, vec![(0, Scalar::I32(parts as i32))]))), label)
+}
+
+fn unpack(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(2, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 4)).collect();
+    let axis = r.size(0, rank - 1);
+    let mut out = shape.clone();
+    let n = out.remove(axis);
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let outputs: Vec<i32> = (0..n).map(|k| b.output(&format!("out{k}"), &out, ty, q.clone())).collect();
+    let label = format!("{} {shape:?} axis {axis}", ty.name());
+    let options = vec![(0, Scalar::I32(n as i32)), (1, Scalar::I32(axis as i32))];
+    (b.finish(88, &[input], &outputs, Some((64, options))), label)
+}
+
+fn padv2(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 6)).collect();
+    let pads: Vec<i32> = (0..2 * rank).map(|_| r.pick(&[0, 0, 1, 2, 3])).collect();
+    let out: Vec<usize> = (0..rank).map(|i| shape[i] + (pads[2 * i] + pads[2 * i + 1]) as usize).collect();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let paddings = b.ints("paddings", &[rank, 2], &pads);
+    let value = super::random_values(r, ty, 1);
+    let value_t = b.constant("constant_values", &[], ty, value, q.clone());
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} pads {pads:?}", ty.name());
+    (b.finish(60, &[input, paddings, value_t], &[output], None), label)
+}
+
+fn squeeze(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 5);
+    let shape: Vec<usize> = (0..rank).map(|_| if r.chance(0.4) { 1 } else { r.size(2, 5) }).collect();
+    let out: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} -> {out:?}", ty.name());
+    (b.finish(43, &[input], &[output], None), label)
+}
+
+fn expand_dims(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, NO_INT32);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let axis = r.size(0, rank);
+    let written = if r.chance(0.3) { axis as i32 - rank as i32 - 1 } else { axis as i32 };
+    let mut out = shape.clone();
+    out.insert(axis, 1);
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let axis_t = b.ints("axis", &[1], &[written]);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} axis {written}", ty.name());
+    (b.finish(70, &[input, axis_t], &[output], None), label)
+}

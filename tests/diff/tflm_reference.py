@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""TFLM's answers for a directory of differential-test cases.
+
+    python3 tflm_reference.py DIR
+
+For every `DIR/NAME.tflite` with `DIR/NAME.input.bin` (the raw little-endian
+bytes of every input, concatenated in input order), runs TFLM's Python
+interpreter (`pip install tflite-micro`: its reference kernels) once and
+writes `DIR/NAME.output.bin` (every output's bytes, concatenated), or
+`DIR/NAME.refused` with TFLM's message when it does not run the model.
+Cases already answered are skipped; a case that crashed the interpreter
+(left `NAME.running` behind) is marked refused on the next run, so the
+caller reruns the script until it exits 0.
+Prints one summary line. Exit code 3 when tflite-micro is not installed.
+"""
+import os
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime as tflm
+except ImportError as e:  # the Rust test reports this and skips (or fails in CI)
+    print(f'tflite-micro is not installed: {e}', file=sys.stderr)
+    sys.exit(3)
+
+
+class captured_stderr:
+    """Redirects file descriptor 2 (where TFLM's MicroPrintf writes) to a
+    temporary file for the block; `.read()` gives what was written."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile(mode='w+')
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        return False
+
+    def read(self):
+        self.file.seek(0)
+        return self.file.read()
+
+
+def run_case(path, raw):
+    it = tflm.Interpreter.from_bytes(open(path, 'rb').read(), arena_size=4 << 20)
+    off, i = 0, 0
+    while True:
+        try:
+            d = it.get_input_details(i)
+        except Exception:
+            break
+        dtype = np.dtype(d['dtype']).newbyteorder('<')
+        n = int(np.prod(d['shape'])) if len(d['shape']) else 1
+        x = np.frombuffer(raw, dtype=dtype, count=n, offset=off).astype(d['dtype']).reshape(d['shape'])
+        off += n * dtype.itemsize
+        it.set_input(x, i)
+        i += 1
+    if off != len(raw):
+        raise ValueError(f'input file has {len(raw)} bytes, the inputs take {off}')
+    it.invoke()
+    out, k = b'', 0
+    while True:
+        try:
+            it.get_output_details(k)
+        except Exception:
+            break
+        out += np.ascontiguousarray(it.get_output(k)).astype(it.get_output(k).dtype.newbyteorder('<')).tobytes()
+        k += 1
+    return out
+
+
+def main():
+    d = sys.argv[1]
+    ran = refused = 0
+    for f in sorted(os.listdir(d)):
+        if not f.endswith('.tflite'):
+            continue
+        stem = os.path.join(d, f[:-len('.tflite')])
+        if os.path.exists(stem + '.output.bin') or os.path.exists(stem + '.refused'):
+            continue
+        if os.path.exists(stem + '.running'):  # this case crashed an earlier run
+            open(stem + '.refused', 'w').write('TFLM crashed on this model')
+            os.remove(stem + '.running')
+            refused += 1
+            continue
+        open(stem + '.running', 'w').close()
+        try:
+            with captured_stderr() as log:
+                out = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read())
+        except Exception as e:  # TFLM refused the model (Prepare/allocation) or failed to run it
+            why = ' '.join(log.read().split())[:500]
+            open(stem + '.refused', 'w').write(f'{e}: {why}' if why else (str(e) or type(e).__name__))
+            os.remove(stem + '.running')
+            refused += 1
+            continue
+        open(stem + '.output.bin', 'wb').write(out)
+        os.remove(stem + '.running')
+        ran += 1
+    print(f'TFLM ran {ran} cases, refused {refused}')
+
+
+if __name__ == '__main__':
+    main()
