@@ -59,7 +59,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     let Command::Plan { model, arena_limit, svg, disjoint, keep_inputs, summary } = cli.command else {
-        print!("{}", tinyaot_compiler::ops::support_table());
+        print!("{}", tinyaot_compiler::lowering::registry::support_table());
         return Ok(());
     };
     let path = model.display().to_string();

@@ -29,15 +29,28 @@
 pub mod fixedpoint;
 pub mod layout;
 
+/// Whether a clamp to `min..=max` (`i32`s) is the whole int8 range: the
+/// condition under which a kernel requantizes its sums in registers (see
+/// [`requant::fuses`]). A macro so the kernels' check expands to the plain
+/// comparison in their own crate: calling this crate's function instead,
+/// even `#[inline(always)]`, changed the fused depthwise kernel's code on
+/// the Cortex-M4 (601 more instructions on a small model).
+#[macro_export]
+macro_rules! whole_int8_range {
+    ($min:expr, $max:expr) => {
+        ($min <= i8::MIN as i32 && $max >= i8::MAX as i32)
+    };
+}
+
 /// The fused-requantization rule, the one place it is written.
 pub mod requant {
     /// Whether a layer whose output clamps to `act_min..=act_max` and whose
     /// every channel has a short-form scale (`short_form`) requantizes its
     /// sums in registers: only when the clamp is the whole int8 range (the
     /// saturating store does the clamping). The compiler chooses the kernel
-    /// variant by it; the kernels take the fused path exactly then.
-    #[inline(always)]
+    /// variant by it; the kernels take the fused path exactly then (through
+    /// [`whole_int8_range!`](crate::whole_int8_range)).
     pub const fn fuses(act_min: i32, act_max: i32, short_form: bool) -> bool {
-        short_form && act_min <= i8::MIN as i32 && act_max >= i8::MAX as i32
+        short_form && crate::whole_int8_range!(act_min, act_max)
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! bytes --tflite::read--> verified flatbuffer --Graph::read--> Graph
-//!       --ops::lower--> checked operators --schedule--> buffers + lifetimes
+//!       --lowering::registry::lower--> checked operators --schedule--> buffers + lifetimes
 //!       --plan--> offsets --codegen--> Rust tokens
 //! ```
 //!
@@ -17,6 +17,7 @@ pub mod diag;
 // with the runtime (`tinyaot-common`), used here for compile-time tables.
 pub use tinyaot_common::{fixedpoint, layout};
 pub mod graph;
+pub mod lowering;
 pub mod ops;
 pub mod order;
 pub mod plan;
@@ -29,7 +30,7 @@ pub use codegen::model::Target;
 pub use diag::{Error, Site};
 
 use graph::Graph;
-use ops::Operator;
+use lowering::operator::{Operator, Variant};
 use plan::Plan;
 use proc_macro2::TokenStream;
 use schedule::Schedule;
@@ -46,7 +47,7 @@ pub struct Analysis<'a> {
     /// The kernel variant each node runs with (index into `variants`).
     pub choice: Vec<usize>,
     /// The kernel variants each node offers.
-    pub variants: Vec<Vec<ops::Variant>>,
+    pub variants: Vec<Vec<Variant>>,
     /// The arena with scratch-free kernels only, when faster ones were chosen.
     pub direct_arena: Option<usize>,
     /// With `keep_inputs`: the arena the same kernels need without it.
@@ -231,9 +232,9 @@ fn plan_orders(
 pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>, Error> {
     let model = tflite::read(bytes)?;
     let graph = Graph::read(&model)?;
-    let ops = graph.nodes.iter().map(|n| ops::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
+    let ops = graph.nodes.iter().map(|n| lowering::registry::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
     let orders = order::candidates(&graph);
-    let variants: Vec<Vec<ops::Variant>> = ops.iter().map(|o| o.variants()).collect();
+    let variants: Vec<Vec<Variant>> = ops.iter().map(|o| o.variants()).collect();
 
     // TFLM runs the model's own order with its reference (direct) kernels.
     let direct = vec![0; ops.len()];
@@ -345,7 +346,7 @@ pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled
             .iter()
             .position(|b| b.scratch == Some(pos))
             .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
-        emit.set_op(a.choice[n], scratch);
+        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch);
         let call = a.ops[n].emit(&mut emit)?;
         if !call.is_empty() {
             calls.push(quote::quote! { { #call } });

@@ -80,7 +80,7 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         .filter(|&(_, &n)| a.choice[n] != 0)
         .map(|(pos, &n)| {
             let v = &a.variants[n][a.choice[n]];
-            format!("op {pos} {} ({} B scratch)", v.name, v.scratch)
+            format!("op {pos} {} ({} B scratch)", v.kernel.name(), v.scratch)
         })
         .collect();
     if let Some(direct) = a.direct_arena {

@@ -4,7 +4,7 @@
 
 use crate::diag::Error;
 use crate::graph::Graph;
-use crate::ops::Operator;
+use crate::lowering::operator::Operator;
 use crate::plan::{Lifetime, Request};
 use std::collections::HashSet;
 
@@ -37,7 +37,7 @@ pub struct Schedule {
 }
 
 /// A proven-safe overlap: `output` may start at most `slack` bytes after
-/// `input` starts (see `ops::InPlace`).
+/// `input` starts (see `lowering::operator::InPlace`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overlap {
     /// Position (in execution order) of the op that reads `input` and
@@ -220,7 +220,7 @@ pub fn schedule(
         let variants = ops[n].variants();
         if let Some(v) = variants.get(choice[n]).filter(|v| v.scratch > 0) {
             buffers.push(Buffer {
-                name: format!("scratch: op {pos} {} {}", graph.nodes[n].name, v.name),
+                name: format!("scratch: op {pos} {} {}", graph.nodes[n].name, v.kernel.name()),
                 tensors: Vec::new(),
                 scratch: Some(pos),
                 size: v.scratch,

@@ -8,7 +8,7 @@ fn readme_op_table_matches_the_registry() {
     let end = readme.find("<!-- ops:end -->").expect("README has the ops:end marker");
     assert_eq!(
         &readme[start..end],
-        tinyaot_compiler::ops::support_table(),
+        tinyaot_compiler::lowering::registry::support_table(),
         "README op table is stale: regenerate it with `cargo run -p tinyaot-cli -- ops`"
     );
 }

@@ -6,6 +6,7 @@ pub mod model;
 
 use crate::diag::Error;
 use crate::graph::{DType, Graph, Tensor};
+use crate::lowering::operator::Kernel;
 pub use proc_macro2::{Ident, Span};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -26,8 +27,8 @@ pub struct Emit<'g> {
     blobs: HashMap<Vec<u8>, Ident>,
     /// Total bytes of constant data emitted.
     pub flash_bytes: usize,
-    /// The variant chosen for the op being emitted.
-    variant: usize,
+    /// The kernel chosen for the op being emitted.
+    kernel: Kernel,
     /// Arena offset and bytes of the op's scratch buffer, if it has one.
     scratch: Option<(usize, usize)>,
 }
@@ -43,20 +44,20 @@ impl<'g> Emit<'g> {
             tensor_statics: HashMap::new(),
             blobs: HashMap::new(),
             flash_bytes: 0,
-            variant: 0,
+            kernel: Kernel::Direct,
             scratch: None,
         }
     }
 
-    /// Sets the op about to be emitted: its variant and scratch placement.
-    pub fn set_op(&mut self, variant: usize, scratch: Option<(usize, usize)>) {
-        self.variant = variant;
+    /// Sets the op about to be emitted: its kernel and scratch placement.
+    pub fn set_op(&mut self, kernel: Kernel, scratch: Option<(usize, usize)>) {
+        self.kernel = kernel;
         self.scratch = scratch;
     }
 
-    /// The kernel variant chosen for the current op (0 = no scratch).
-    pub fn variant(&self) -> usize {
-        self.variant
+    /// The kernel the planner chose for the current op.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// An expression `&mut [T]` for the current op's scratch buffer.

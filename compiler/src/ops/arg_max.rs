@@ -1,11 +1,12 @@
 //! ARG_MAX and ARG_MIN over one constant axis: int8, uint8, int16, int32
 //! and float32 inputs, int32 or int64 indices; ties keep the first index.
 
-use super::movement::{axis, const_ints};
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{axis, const_ints};
+use crate::lowering::operator::Operator;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 

@@ -5,12 +5,16 @@
 //! NumPy-style broadcasting up to 6 dimensions; fused RELU family where the
 //! op has it.
 
-use super::mean::six;
-use super::{Activation, InPlace, OpCx, Operator, qrange};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::broadcast::{broadcast_shape, broadcast_strides, six};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::{InPlace, Operator};
+use crate::lowering::options::Activation;
+use crate::lowering::requant::qrange;
 use crate::quant::{quantize_multiplier, quantize_multiplier_smaller_than_one};
+use crate::tflite::fields::arithmetic;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -33,10 +37,10 @@ impl Kind {
     /// Union tag of the op's options table, and whether it has a fused activation.
     fn options(self) -> Option<(u8, &'static str)> {
         match self {
-            Kind::Add => Some((11, "AddOptions")),
-            Kind::Sub => Some((28, "SubOptions")),
-            Kind::Mul => Some((21, "MulOptions")),
-            Kind::Div => Some((29, "DivOptions")),
+            Kind::Add => Some((arithmetic::ADD_TAG, "AddOptions")),
+            Kind::Sub => Some((arithmetic::SUB_TAG, "SubOptions")),
+            Kind::Mul => Some((arithmetic::MUL_TAG, "MulOptions")),
+            Kind::Div => Some((arithmetic::DIV_TAG, "DivOptions")),
             Kind::Maximum | Kind::Minimum | Kind::SquaredDifference | Kind::Prelu => None,
         }
     }
@@ -69,32 +73,6 @@ struct Binary {
     /// Output dims with the strides of `a` and `b` (None: same shapes).
     broadcast: Option<([usize; 6], [usize; 6], [usize; 6])>,
     arith: Arith,
-}
-
-/// The broadcast output shape of two shapes, or None if incompatible.
-pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
-    let rank = a.len().max(b.len());
-    let dim = |s: &[usize], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
-    (0..rank)
-        .map(|i| match (dim(a, i), dim(b, i)) {
-            (x, y) if x == y => Some(x),
-            (1, y) => Some(y),
-            (x, 1) => Some(x),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Strides of `shape` right-aligned to `out`, 0 where it is broadcast.
-pub fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
-    let mut strides = vec![0; out.len()];
-    let mut acc = 1;
-    for i in (0..shape.len()).rev() {
-        let o = i + out.len() - shape.len();
-        strides[o] = if shape[i] == 1 { 0 } else { acc };
-        acc *= shape[i];
-    }
-    strides
 }
 
 pub fn lower_add(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -236,7 +214,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;
     let activation = match kind.options() {
         Some((tag, table)) => match cx.options(tag, table)? {
-            Some(o) => Activation::parse(cx, o.scalar::<i8>(0, 0)?)?,
+            Some(o) => Activation::parse(cx, o.scalar::<i8>(arithmetic::FUSED_ACTIVATION, 0)?)?,
             None => Activation::None,
         },
         None => Activation::None,

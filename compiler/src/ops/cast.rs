@@ -1,10 +1,11 @@
 //! CAST between int8, uint8, int16, int32, int64 and float32 (C++
 //! `static_cast` semantics: float to integer truncates toward zero).
 
-use super::unary::io;
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::io;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 

@@ -1,19 +1,19 @@
 //! CONCATENATION along any axis, any dtype (int8 inputs must share the
 //! output's quantization, as TFLM requires).
 
-use super::movement::{Movement, axis, same_dtype, strides, whole};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{Movement, axis, same_dtype, strides, whole};
+use crate::lowering::operator::Operator;
 
-/// Union tag of `ConcatenationOptions`.
-const OPTIONS: u8 = 10;
+use crate::tflite::fields::concatenation as field;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let n = cx.node.inputs.len();
     cx.arity(1, n.max(1), 1)?;
-    let opts = cx.options(OPTIONS, "ConcatenationOptions")?;
-    let raw_axis = opts.map(|o| o.scalar::<i32>(0, 0)).transpose()?.unwrap_or(0);
-    if opts.map(|o| o.scalar::<i8>(1, 0)).transpose()?.unwrap_or(0) != 0 {
+    let opts = cx.options(field::TAG, "ConcatenationOptions")?;
+    let raw_axis = opts.map(|o| o.scalar::<i32>(field::AXIS, 0)).transpose()?.unwrap_or(0);
+    if opts.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0) != 0 {
         return Err(cx.err("a fused activation on CONCATENATION is not supported (TFLM rejects it too)"));
     }
     let output = cx.output(0)?;

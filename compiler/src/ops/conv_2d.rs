@@ -1,82 +1,20 @@
-//! CONV_2D: int8 (per-channel or per-tensor symmetric filter, int32 bias)
-//! and float32; stride, dilation, SAME/VALID, fused RELU/RELU6/RELU_N1_TO_1,
+//! CONV_2D: int8 (per-channel or per-tensor symmetric filter, int32 bias),
+//! 16x8 (int64 or int32 bias) and float32; stride, dilation, SAME/VALID, fused RELU/RELU6/RELU_N1_TO_1,
 //! grouped filters.
 
-use super::{
-    Activation, Arith, InPlace, OpCx, Operator, PackedRows, Padding, Requant, Variant, conv_arith, folded_bias,
-    positive, window_slack,
-};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
+use crate::lowering::options::{Activation, Padding, positive};
+use crate::lowering::requant::{Arith, Requant, conv_arith, folded_bias};
+use crate::lowering::weights::PackedRows;
+use crate::lowering::window::{Geometry, window_slack};
 
-/// Index of the im2col variant in `variants()`.
-const IM2COL: usize = 1;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `Conv2DOptions`.
-const OPTIONS: u8 = 1;
-
-/// The window geometry shared by CONV_2D and DEPTHWISE_CONV_2D.
-#[derive(Clone, Copy, Debug)]
-pub struct Geometry {
-    /// Input N, H, W, C.
-    pub input: [usize; 4],
-    /// Output N, H, W, C.
-    pub output: [usize; 4],
-    /// Filter height and width.
-    pub kernel: [usize; 2],
-    /// Stride (h, w).
-    pub stride: [usize; 2],
-    /// Dilation (h, w).
-    pub dilation: [usize; 2],
-    /// Top and left padding.
-    pub pad: [usize; 2],
-}
-
-impl Geometry {
-    /// Computes output size and padding, and checks the stored output shape.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cx: &OpCx<'_, '_>,
-        input: [usize; 4],
-        kernel: [usize; 2],
-        out_channels: usize,
-        stride: [usize; 2],
-        dilation: [usize; 2],
-        padding: Padding,
-        output: &crate::graph::Tensor<'_>,
-    ) -> Result<Geometry, Error> {
-        let oh = padding.out_size(input[1], kernel[0], stride[0], dilation[0]);
-        let ow = padding.out_size(input[2], kernel[1], stride[1], dilation[1]);
-        let (Some(oh), Some(ow)) = (oh, ow) else {
-            return Err(cx.err(format!(
-                "a {}x{} filter (dilation {}x{}) does not fit the {}x{} input with VALID padding",
-                kernel[0], kernel[1], dilation[0], dilation[1], input[1], input[2]
-            )));
-        };
-        let out = [input[0], oh, ow, out_channels];
-        cx.check_shape(output, &out)?;
-        if oh == 0 || ow == 0 {
-            return Err(cx.err("the output is empty"));
-        }
-        let pad = [
-            Padding::leading(input[1], kernel[0], stride[0], dilation[0], oh),
-            Padding::leading(input[2], kernel[1], stride[1], dilation[1], ow),
-        ];
-        Ok(Geometry { input, output: out, kernel, stride, dilation, pad })
-    }
-
-    /// The runtime's `Window` literal.
-    pub fn window(&self) -> TokenStream {
-        let [sh, sw] = self.stride;
-        let [dh, dw] = self.dilation;
-        let [pt, pl] = self.pad;
-        quote!(&::tinyaot::__private::kernels::conv::Window {
-            stride_h: #sh, stride_w: #sw, dilation_h: #dh, dilation_w: #dw, pad_top: #pt, pad_left: #pl,
-        })
-    }
-}
+use crate::tflite::fields::conv_2d as field;
 
 /// Reads the common stride/dilation/padding/activation options.
 pub struct WindowOptions {
@@ -107,13 +45,19 @@ struct Conv2d {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
-    let opts = cx.options(OPTIONS, "Conv2DOptions")?;
+    let opts = cx.options(field::TAG, "Conv2DOptions")?;
     let o = opts.as_ref();
     let wo = WindowOptions {
-        padding: Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?,
-        stride: [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?],
-        dilation: [positive(cx, o, 5, 1, "dilation_h")?, positive(cx, o, 4, 1, "dilation_w")?],
-        activation: Activation::parse(cx, o.map(|o| o.scalar::<i8>(3, 0)).transpose()?.unwrap_or(0))?,
+        padding: Padding::parse(cx, o.map(|o| o.scalar::<i8>(field::PADDING, 0)).transpose()?.unwrap_or(0))?,
+        stride: [positive(cx, o, field::STRIDE_H, 0, "stride_h")?, positive(cx, o, field::STRIDE_W, 0, "stride_w")?],
+        dilation: [
+            positive(cx, o, field::DILATION_H, 1, "dilation_h")?,
+            positive(cx, o, field::DILATION_W, 1, "dilation_w")?,
+        ],
+        activation: Activation::parse(
+            cx,
+            o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0),
+        )?,
     };
     let input = cx.input(0)?;
     let filter = cx.input(1)?;
@@ -168,10 +112,10 @@ impl Operator for Conv2d {
         // it (the repacked ones carry their own copy).
         let filter = |cx: &mut Emit<'_>| cx.read(self.filter);
         // The folded kernels carry the bias inside their own table.
-        let bias = if cx.variant() == IM2COL { quote!(None) } else { cx.read_opt(self.bias)? };
+        let bias = if cx.kernel() == Kernel::Im2col { quote!(None) } else { cx.read_opt(self.bias)? };
         let win = self.geo.window();
         Ok(match &self.arith {
-            Arith::Int8(q) if cx.variant() == IM2COL => {
+            Arith::Int8(q) if cx.kernel() == Kernel::Im2col => {
                 let (Some(folded), Some(weights)) = (self.folded_bias.as_ref(), self.weights.as_ref()) else {
                     return Err(Error::model("internal error: im2col without a folded bias"));
                 };
@@ -245,11 +189,11 @@ impl Operator for Conv2d {
         let taps = (kh * kw) as u64;
         let depth = taps * self.filter_depth as u64;
         let direct = pixels * oc as u64 * (taps * (6 + 4 * self.filter_depth as u64) + 12);
-        let mut v = vec![Variant { name: "direct", scratch: 0, cost: direct }];
+        let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
             let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
             let scratch = if self.pointwise() { 0 } else { crate::layout::depth4(kh * kw * ic) };
-            v.push(Variant { name: "im2col", scratch, cost: im2col });
+            v.push(Variant { kernel: Kernel::Im2col, scratch, cost: im2col });
         }
         v
     }

@@ -2,19 +2,19 @@
 //! float32; depth multiplier, stride, dilation, SAME/VALID, fused RELU
 //! family.
 
-use super::conv_2d::Geometry;
-use super::{
-    Activation, Arith, InPlace, OpCx, Operator, PackedRows, Padding, Requant, Variant, conv_arith, positive,
-    window_slack,
-};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
+use crate::lowering::options::{Activation, Padding, positive};
+use crate::lowering::requant::{Arith, Requant, conv_arith};
+use crate::lowering::weights::PackedRows;
+use crate::lowering::window::{Geometry, window_slack};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `DepthwiseConv2DOptions`.
-const OPTIONS: u8 = 2;
+use crate::tflite::fields::depthwise_conv_2d as field;
 
 struct DepthwiseConv2d {
     input: usize,
@@ -28,19 +28,16 @@ struct DepthwiseConv2d {
     weights: Option<Vec<i8>>,
 }
 
-/// Name of the im2col variant (input depth 1: a convolution).
-const IM2COL: &str = "im2col";
-/// Name of the widened-rows variant (multiplier 1, dilation 1).
-const ROWS: &str = "rows";
-
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
-    let opts = cx.options(OPTIONS, "DepthwiseConv2DOptions")?;
+    let opts = cx.options(field::TAG, "DepthwiseConv2DOptions")?;
     let o = opts.as_ref();
-    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
-    let stride = [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?];
-    let dilation = [positive(cx, o, 6, 1, "dilation_h")?, positive(cx, o, 5, 1, "dilation_w")?];
-    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(4, 0)).transpose()?.unwrap_or(0))?;
+    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(field::PADDING, 0)).transpose()?.unwrap_or(0))?;
+    let stride = [positive(cx, o, field::STRIDE_H, 0, "stride_h")?, positive(cx, o, field::STRIDE_W, 0, "stride_w")?];
+    let dilation =
+        [positive(cx, o, field::DILATION_H, 1, "dilation_h")?, positive(cx, o, field::DILATION_W, 1, "dilation_w")?];
+    let activation =
+        Activation::parse(cx, o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0))?;
 
     let input = cx.input(0)?;
     let filter = cx.input(1)?;
@@ -57,7 +54,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     // when it is set.
     let multiplier = oc / ic;
     if let Some(o) = o {
-        let m = o.scalar::<i32>(3, 0)?;
+        let m = o.scalar::<i32>(field::DEPTH_MULTIPLIER, 0)?;
         if m != 0 && m as usize != multiplier {
             return Err(cx.err(format!(
                 "depth_multiplier option {m} disagrees with the shapes (output depth {oc} / input depth {ic})"
@@ -108,8 +105,8 @@ impl Operator for DepthwiseConv2d {
         if let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) {
             let [kh, kw] = self.geo.kernel;
             let oc = self.geo.output[3];
-            let variant = self.variants()[cx.variant()].name;
-            if variant == IM2COL {
+            let kernel = cx.kernel();
+            if kernel == Kernel::Im2col {
                 // Input depth 1: a convolution whose rows are the filter's columns.
                 let taps = kh * kw;
                 let rows: Vec<i8> =
@@ -126,7 +123,7 @@ impl Operator for DepthwiseConv2d {
                     #io, #packed, #folded, #win, #q, #patch);),
                 );
             }
-            if variant == ROWS {
+            if kernel == Kernel::WidenedRows {
                 let sw = self.geo.stride[1];
                 let rw = row_width(&self.geo);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
@@ -195,13 +192,13 @@ impl Operator for DepthwiseConv2d {
     /// kernel, with a `KH * KW` byte patch. Multiplier 1 and dilation 1:
     /// also the widened-rows kernel, with `KH` input rows of 16-bit values.
     fn variants(&self) -> Vec<Variant> {
-        let mut v = vec![Variant { name: "direct", scratch: 0, cost: self.macs() * 12 }];
+        let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: self.macs() * 12 }];
         let [kh, kw] = self.geo.kernel;
         let [n, oh, ow, oc] = self.geo.output;
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
             let pixels = (n * oh * ow) as u64;
             let scratch = crate::layout::depth4(kh * kw);
-            v.push(Variant { name: IM2COL, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
+            v.push(Variant { kernel: Kernel::Im2col, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
         }
         // Where the assembly loop exists (the portable loop is only faster
         // on cores without the DSP extension).
@@ -216,7 +213,7 @@ impl Operator for DepthwiseConv2d {
             let outputs = (n * oh * ow * oc) as u64;
             let scratch = kh.saturating_mul(oc).saturating_mul(rw).saturating_mul(2);
             let cost = self.macs() * 6 / 5 + outputs * 8 + widened * 3;
-            v.push(Variant { name: ROWS, scratch, cost });
+            v.push(Variant { kernel: Kernel::WidenedRows, scratch, cost });
         }
         v
     }

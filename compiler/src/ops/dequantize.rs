@@ -2,11 +2,12 @@
 //! which in single precision is the correctly rounded product TFLite's
 //! double computation rounds to; int8 tabulated at compile time).
 
-use super::unary::{Compute, io, unary};
-use super::{OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::{Compute, io, unary};
 use quote::quote;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {

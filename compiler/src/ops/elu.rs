@@ -1,9 +1,10 @@
 //! ELU: float32 (`expm1` below zero) and int8 (TFLM's table from the float
 //! function: `exp(x) - 1` in single precision, rounded to the output).
 
-use super::unary::{Compute, Elem, elem, io, table, unary};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::{Compute, Elem, elem, io, table, unary};
 use quote::quote;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {

@@ -2,15 +2,18 @@
 //! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
 //! flattened to rows of the weights' depth, as TFLite does.
 
-use super::{Activation, Arith, OpCx, Operator, PackedRows, Requant, Wide, check_bias, folded_bias};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::options::Activation;
+use crate::lowering::requant::{Arith, Requant, Requant16, check_bias, folded_bias};
+use crate::lowering::weights::PackedRows;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `FullyConnectedOptions`.
-const OPTIONS: u8 = 8;
+use crate::tflite::fields::fully_connected as field;
 
 struct FullyConnected {
     input: usize,
@@ -34,14 +37,15 @@ struct FullyConnected {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
-    let opts = cx.options(OPTIONS, "FullyConnectedOptions")?;
+    let opts = cx.options(field::TAG, "FullyConnectedOptions")?;
     let o = opts.as_ref();
-    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
-    let weights_format = o.map(|o| o.scalar::<i8>(1, 0)).transpose()?.unwrap_or(0);
+    let activation =
+        Activation::parse(cx, o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0))?;
+    let weights_format = o.map(|o| o.scalar::<i8>(field::WEIGHTS_FORMAT, 0)).transpose()?.unwrap_or(0);
     if weights_format != 0 {
         return Err(cx.err("the SHUFFLED4x16INT8 weights format is not supported"));
     }
-    let keep_num_dims = o.map(|o| o.scalar::<bool>(2, false)).transpose()?.unwrap_or(false);
+    let keep_num_dims = o.map(|o| o.scalar::<bool>(field::KEEP_NUM_DIMS, false)).transpose()?.unwrap_or(false);
 
     let input = cx.input(0)?;
     let weights = cx.input(1)?;
@@ -92,7 +96,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             Arith::Int8((rq, weight_offset))
         }
         (DType::I16, DType::I8, DType::I16) => {
-            Arith::Int16(Wide::new(cx, input, weights, bias, output, units, activation)?)
+            Arith::Int16(Requant16::new(cx, input, weights, bias, output, units, activation)?)
         }
         (DType::F32, DType::F32, DType::F32) => {
             check_bias(cx, bias, DType::F32, units)?;

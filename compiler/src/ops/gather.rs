@@ -3,16 +3,16 @@
 //! element dtype. An index out of range gives zeros (TFLM fails the
 //! invoke).
 
-use super::movement::{axis, same_dtype};
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{axis, same_dtype};
+use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `GatherOptions`.
-const OPTIONS: u8 = 23;
+use crate::tflite::fields::gather as field;
 
 struct Gather {
     params: usize,
@@ -26,9 +26,9 @@ struct Gather {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;
-    let o = cx.options(OPTIONS, "GatherOptions")?;
-    let raw_axis = o.map(|o| o.scalar::<i32>(0, 0)).transpose()?.unwrap_or(0);
-    let raw_batch_dims = o.map(|o| o.scalar::<i32>(1, 0)).transpose()?.unwrap_or(0) as i64;
+    let o = cx.options(field::TAG, "GatherOptions")?;
+    let raw_axis = o.map(|o| o.scalar::<i32>(field::AXIS, 0)).transpose()?.unwrap_or(0);
+    let raw_batch_dims = o.map(|o| o.scalar::<i32>(field::BATCH_DIMS, 0)).transpose()?.unwrap_or(0) as i64;
     let params = cx.input(0)?;
     let indices = cx.input(1)?;
     let output = cx.output(0)?;

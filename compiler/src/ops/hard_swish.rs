@@ -1,10 +1,11 @@
 //! HARD_SWISH: int8 (TFLM's 16-bit fixed-point evaluation, tabulated at
 //! compile time) and float32.
 
-use super::unary::{Compute, int8_or_float, io, table, unary};
-use super::{OpCx, Operator};
 use crate::diag::Error;
 use crate::fixedpoint::rounding_divide_by_pot;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::{Compute, int8_or_float, io, table, unary};
 use crate::quant::quantize_multiplier;
 use quote::quote;
 

@@ -2,21 +2,21 @@
 //! `QuantizeLeakyRelu`, tabulated), int16 (the same per element) and
 //! float32; any alpha, negative too.
 
-use super::unary::{Compute, Elem, elem, io, map16, table, unary};
-use super::{OpCx, Operator};
 use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::{Compute, Elem, elem, io, map16, table, unary};
 use crate::quant::quantize_multiplier;
 use quote::quote;
 
-/// Union tag of `LeakyReluOptions`.
-const OPTIONS: u8 = 75;
+use crate::tflite::fields::leaky_relu as field;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let alpha = match cx.options(OPTIONS, "LeakyReluOptions")? {
-        Some(o) => o.scalar::<f32>(0, 0.0)?,
+    let alpha = match cx.options(field::TAG, "LeakyReluOptions")? {
+        Some(o) => o.scalar::<f32>(field::ALPHA, 0.0)?,
         None => 0.0,
     };
     let kind = elem(cx, input, output, true)?;

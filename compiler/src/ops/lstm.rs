@@ -6,16 +6,16 @@
 //! projection and layer-norm tensors, which TFLM rejects, are errors here
 //! too.
 
-use super::{OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
 use crate::quant::{checked_log2, quantize_multiplier, sigmoid_q16};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `UnidirectionalSequenceLSTMOptions`.
-const OPTIONS: u8 = 71;
+use crate::tflite::fields::unidirectional_sequence_lstm as field;
 /// Inputs: weights of the input, forget, cell, output gates.
 const INPUT_WEIGHTS: [usize; 4] = [1, 2, 3, 4];
 const RECURRENT_WEIGHTS: [usize; 4] = [5, 6, 7, 8];
@@ -55,10 +55,10 @@ struct Lstm {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(20, 24, 1)?;
-    let o = cx.options(OPTIONS, "UnidirectionalSequenceLSTMOptions")?;
-    let activation = o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0);
-    let cell_clip = o.map(|o| o.scalar::<f32>(1, 0.0)).transpose()?.unwrap_or(0.0);
-    let time_major = o.map(|o| o.scalar::<bool>(3, false)).transpose()?.unwrap_or(false);
+    let o = cx.options(field::TAG, "UnidirectionalSequenceLSTMOptions")?;
+    let activation = o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0);
+    let cell_clip = o.map(|o| o.scalar::<f32>(field::CELL_CLIP, 0.0)).transpose()?.unwrap_or(0.0);
+    let time_major = o.map(|o| o.scalar::<bool>(field::TIME_MAJOR, false)).transpose()?.unwrap_or(false);
     if activation != 4 {
         return Err(cx.err(format!("the cell gate activation must be TANH (4), as TFLM requires; it is {activation}")));
     }

@@ -3,11 +3,13 @@
 //! int16 the same per element; float32), NEG, SQRT, EXP, LOG, SIN, COS, SQUARE (float32: TFLite's
 //! reference functions; exp and log in double, rounded once).
 
-use super::unary::{Compute, Elem, elem, io, map16, table, unary};
-use super::{OpCx, Operator, qrange};
 use crate::diag::Error;
 use crate::fixedpoint::{inv_sqrt_multiplier_exp, multiply_by_quantized_multiplier};
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::requant::qrange;
+use crate::lowering::unary::{Compute, Elem, elem, io, map16, table, unary};
 use crate::quant::quantize_multiplier;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -70,7 +72,10 @@ pub fn lower_rsqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     if kind == Elem::Int16 && (zi != 0 || zo != 0) {
         return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
     }
-    let (m, s) = multiplier(cx, 1.0 / (si.sqrt() * so) as f64)?;
+    // In double precision: TFLM's interpreter (the oracle) gives the
+    // double-precision multiplier; its source writes the square root and
+    // product in float (differential suite, int16 RSQRT).
+    let (m, s) = multiplier(cx, 1.0 / (f64::from(si).sqrt() * f64::from(so)))?;
     Ok(unary(
         input,
         output,

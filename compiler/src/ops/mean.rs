@@ -3,16 +3,17 @@
 //! SUM: TFLite's integer mean with the 1/count folded into the multiplier;
 //! the sum rescaled once; max and min on raw values) and float32.
 
-use super::{OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::broadcast::six;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
 use crate::quant::quantize_multiplier;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `ReducerOptions`.
-const OPTIONS: u8 = 27;
+use crate::tflite::fields::reducer as field;
 
 enum Arith {
     Int8 {
@@ -50,18 +51,6 @@ struct Mean {
     arith: Arith,
 }
 
-/// Right-aligns up to 6 (extent, stride) pairs.
-pub fn six(pairs: &[(usize, usize)]) -> ([usize; 6], [usize; 6]) {
-    let mut dims = [1; 6];
-    let mut strides = [0; 6];
-    let skip = 6 - pairs.len();
-    for (i, &(d, s)) in pairs.iter().enumerate() {
-        dims[skip + i] = d;
-        strides[skip + i] = s;
-    }
-    (dims, strides)
-}
-
 /// TFLite's integer mean rescaling: fold 1/count into the multiplier.
 fn mean_multiplier(real: f64, count: usize) -> (i32, i32) {
     let (mult, shift) = quantize_multiplier(real);
@@ -89,8 +78,8 @@ pub fn lower_min(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;
-    let keep_dims = match cx.options(OPTIONS, "ReducerOptions")? {
-        Some(o) => o.scalar::<bool>(0, false)?,
+    let keep_dims = match cx.options(field::TAG, "ReducerOptions")? {
+        Some(o) => o.scalar::<bool>(field::KEEP_DIMS, false)?,
         None => false,
     };
     let input = cx.input(0)?;

@@ -1,18 +1,17 @@
 //! PACK (stack N tensors along a new axis) and UNPACK (the inverse), any
 //! dtype.
 
-use super::movement::{BoxCopy, Movement, axis, same_dtype, strides};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{BoxCopy, Movement, axis, same_dtype, strides};
+use crate::lowering::operator::Operator;
 
-/// Union tags of `PackOptions` and `UnpackOptions`.
-const PACK_OPTIONS: u8 = 59;
-const UNPACK_OPTIONS: u8 = 64;
+use crate::tflite::fields::{pack, unpack};
 
 pub fn lower_pack(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let n = cx.node.inputs.len();
     cx.arity(1, n.max(1), 1)?;
-    let raw = cx.options(PACK_OPTIONS, "PackOptions")?.map(|o| o.scalar::<i32>(1, 0)).transpose()?.unwrap_or(0);
+    let raw = cx.options(pack::TAG, "PackOptions")?.map(|o| o.scalar::<i32>(pack::AXIS, 0)).transpose()?.unwrap_or(0);
     let output = cx.output(0)?;
     let inputs = (0..n).map(|i| cx.input(i)).collect::<Result<Vec<_>, _>>()?;
     same_dtype(cx, &inputs, output)?;
@@ -39,7 +38,8 @@ pub fn lower_pack(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 pub fn lower_unpack(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let n = cx.node.outputs.len();
     cx.arity(1, 1, n.max(1))?;
-    let raw = cx.options(UNPACK_OPTIONS, "UnpackOptions")?.map(|o| o.scalar::<i32>(1, 0)).transpose()?.unwrap_or(0);
+    let raw =
+        cx.options(unpack::TAG, "UnpackOptions")?.map(|o| o.scalar::<i32>(unpack::AXIS, 0)).transpose()?.unwrap_or(0);
     let input = cx.input(0)?;
     let ax = axis(cx, raw as i64, input.shape.len())?;
     if input.shape[ax] != n {

@@ -1,9 +1,10 @@
 //! PAD and PADV2: constant padding, any dtype (int8 pads with the output
 //! zero point, or PADV2's value), paddings from an int32/int64 constant.
 
-use super::movement::{Movement, const_ints, same_dtype, scalar_literal, strides, whole, zero_literal};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{Movement, const_ints, same_dtype, scalar_literal, strides, whole, zero_literal};
+use crate::lowering::operator::Operator;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;

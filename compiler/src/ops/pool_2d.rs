@@ -2,16 +2,18 @@
 //! fused RELU family. The two share options and geometry, so they share
 //! this file.
 
-use super::conv_2d::Geometry;
-use super::{Activation, Arith, InPlace, OpCx, Operator, Padding, positive, qrange, window_slack};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::{InPlace, Operator};
+use crate::lowering::options::{Activation, Padding, positive};
+use crate::lowering::requant::{Arith, qrange};
+use crate::lowering::window::{Geometry, window_slack};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// Union tag of `Pool2DOptions`.
-const OPTIONS: u8 = 5;
+use crate::tflite::fields::pool_2d as field;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -39,12 +41,16 @@ pub fn lower_average(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     cx.arity(1, 1, 1)?;
-    let opts = cx.options(OPTIONS, "Pool2DOptions")?;
+    let opts = cx.options(field::TAG, "Pool2DOptions")?;
     let o = opts.as_ref();
-    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
-    let stride = [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?];
-    let filter = [positive(cx, o, 4, 0, "filter_height")?, positive(cx, o, 3, 0, "filter_width")?];
-    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(5, 0)).transpose()?.unwrap_or(0))?;
+    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(field::PADDING, 0)).transpose()?.unwrap_or(0))?;
+    let stride = [positive(cx, o, field::STRIDE_H, 0, "stride_h")?, positive(cx, o, field::STRIDE_W, 0, "stride_w")?];
+    let filter = [
+        positive(cx, o, field::FILTER_HEIGHT, 0, "filter_height")?,
+        positive(cx, o, field::FILTER_WIDTH, 0, "filter_width")?,
+    ];
+    let activation =
+        Activation::parse(cx, o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0))?;
     let input = cx.input(0)?;
     let output = cx.output(0)?;
     cx.activation_tensor(input, "input")?;

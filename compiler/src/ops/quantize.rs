@@ -3,12 +3,14 @@
 //! uint8, int16 and int32 in the pairs TFLM supports (`Requantize`:
 //! int8 -> int8 tabulated, the others per element).
 
-use super::unary::{Compute, io, table, unary};
-use super::{OpCx, Operator, qrange};
 use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::requant::qrange;
+use crate::lowering::unary::{Compute, io, table, unary};
 use crate::quant::quantize_multiplier;
 use quote::quote;
 

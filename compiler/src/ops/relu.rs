@@ -3,10 +3,12 @@
 //! RELU_N1_TO_1 clamp in the input's quantization), int16 (RELU and RELU6,
 //! as TFLM) and float32.
 
-use super::unary::{Compute, Elem, elem, io, map16, table, unary};
-use super::{OpCx, Operator, qrange};
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::requant::qrange;
+use crate::lowering::unary::{Compute, Elem, elem, io, map16, table, unary};
 use crate::quant::quantize_multiplier;
 use quote::quote;
 

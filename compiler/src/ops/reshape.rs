@@ -1,9 +1,10 @@
 //! RESHAPE: a view of its input with another shape. No code, no copy: the
 //! planner gives input and output one buffer.
 
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 
 struct Reshape {

@@ -5,15 +5,15 @@
 //! tables; the kernel only blends.
 
 use super::resize_nearest_neighbor::resize_io;
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `ResizeBilinearOptions`.
-const OPTIONS: u8 = 15;
+use crate::tflite::fields::resize_bilinear as field;
 
 /// For each output row (or column): lower and upper source index and the
 /// weight of the upper one.
@@ -71,9 +71,9 @@ fn integer_taps(in_size: usize, out_size: usize, align_corners: bool, half_pixel
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    let o = cx.options(OPTIONS, "ResizeBilinearOptions")?;
-    let align_corners = o.map(|o| o.scalar::<bool>(2, false)).transpose()?.unwrap_or(false);
-    let half_pixel = o.map(|o| o.scalar::<bool>(3, false)).transpose()?.unwrap_or(false);
+    let o = cx.options(field::TAG, "ResizeBilinearOptions")?;
+    let align_corners = o.map(|o| o.scalar::<bool>(field::ALIGN_CORNERS, false)).transpose()?.unwrap_or(false);
+    let half_pixel = o.map(|o| o.scalar::<bool>(field::HALF_PIXEL_CENTERS, false)).transpose()?.unwrap_or(false);
     if align_corners && half_pixel {
         return Err(cx.err("align_corners and half_pixel_centers cannot both be set (TFLite rejects it)"));
     }

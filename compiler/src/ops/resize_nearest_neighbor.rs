@@ -2,16 +2,16 @@
 //! the source row and column of every output pixel are computed here with
 //! TFLite's float formula and stored as two small tables.
 
-use super::movement::{const_ints, same_dtype};
-use super::{OpCx, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::Tensor;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{const_ints, same_dtype};
+use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `ResizeNearestNeighborOptions`.
-const OPTIONS: u8 = 74;
+use crate::tflite::fields::resize_nearest_neighbor as field;
 
 struct Resize {
     input: usize,
@@ -57,9 +57,9 @@ pub fn resize_io<'g, 'a>(cx: &OpCx<'g, 'a>) -> Result<(&'g Tensor<'a>, &'g Tenso
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
-    let o = cx.options(OPTIONS, "ResizeNearestNeighborOptions")?;
-    let align_corners = o.map(|o| o.scalar::<bool>(0, false)).transpose()?.unwrap_or(false);
-    let half_pixel = o.map(|o| o.scalar::<bool>(1, false)).transpose()?.unwrap_or(false);
+    let o = cx.options(field::TAG, "ResizeNearestNeighborOptions")?;
+    let align_corners = o.map(|o| o.scalar::<bool>(field::ALIGN_CORNERS, false)).transpose()?.unwrap_or(false);
+    let half_pixel = o.map(|o| o.scalar::<bool>(field::HALF_PIXEL_CENTERS, false)).transpose()?.unwrap_or(false);
     let (input, output, [n, ih, iw, c], [oh, ow]) = resize_io(cx)?;
     let ys = (0..oh).map(|y| nearest(y, ih, oh, align_corners, half_pixel)).collect();
     let xs = (0..ow).map(|x| nearest(x, iw, ow, align_corners, half_pixel)).collect();

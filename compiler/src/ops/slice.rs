@@ -2,12 +2,12 @@
 //! end, strides of either sign, begin/end/shrink-axis masks, `offset`),
 //! any dtype, with TFLite's clamping rules.
 
-use super::movement::{BoxCopy, Movement, const_ints, same_dtype, strides};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{BoxCopy, Movement, const_ints, same_dtype, strides};
+use crate::lowering::operator::Operator;
 
-/// Union tag of `StridedSliceOptions`.
-const OPTIONS: u8 = 32;
+use crate::tflite::fields::strided_slice as field;
 
 /// Emits the copy of `(start, count, step)` per input dimension; dimensions
 /// in `shrunk` are dropped from the expected output shape.
@@ -55,10 +55,16 @@ pub fn lower_slice(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_strided(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(4, 4, 1)?;
-    let o = cx.options(OPTIONS, "StridedSliceOptions")?;
+    let o = cx.options(field::TAG, "StridedSliceOptions")?;
     let mask = |id: u16| -> Result<i32, Error> { Ok(o.map(|o| o.scalar::<i32>(id, 0)).transpose()?.unwrap_or(0)) };
-    let (begin_mask, end_mask, ellipsis, new_axis, shrink) = (mask(0)?, mask(1)?, mask(2)?, mask(3)?, mask(4)?);
-    let offset = o.map(|o| o.scalar::<bool>(5, false)).transpose()?.unwrap_or(false);
+    let (begin_mask, end_mask, ellipsis, new_axis, shrink) = (
+        mask(field::BEGIN_MASK)?,
+        mask(field::END_MASK)?,
+        mask(field::ELLIPSIS_MASK)?,
+        mask(field::NEW_AXIS_MASK)?,
+        mask(field::SHRINK_AXIS_MASK)?,
+    );
+    let offset = o.map(|o| o.scalar::<bool>(field::OFFSET, false)).transpose()?.unwrap_or(false);
     if ellipsis != 0 || new_axis != 0 {
         return Err(cx.err("STRIDED_SLICE with an ellipsis or new-axis mask is not supported"));
     }

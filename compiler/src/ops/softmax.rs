@@ -3,16 +3,16 @@
 //! interpolated exp and reciprocal tables, computed here) and float32,
 //! with beta.
 
-use super::{InPlace, OpCx, Operator};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::{InPlace, Operator};
 use crate::quant::{lut_populate_i16, quantize_multiplier};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `SoftmaxOptions`.
-const OPTIONS: u8 = 9;
+use crate::tflite::fields::softmax as field;
 /// Integer bits of the scaled difference (Q5.26), as TFLite.
 const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 
@@ -46,8 +46,8 @@ fn input_radius(integer_bits: i32, left_shift: i32) -> i32 {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(1, 1, 1)?;
-    let beta = match cx.options(OPTIONS, "SoftmaxOptions")? {
-        Some(o) => o.scalar::<f32>(0, 0.0)?,
+    let beta = match cx.options(field::TAG, "SoftmaxOptions")? {
+        Some(o) => o.scalar::<f32>(field::BETA, 0.0)?,
         None => 0.0,
     };
     let input = cx.input(0)?;

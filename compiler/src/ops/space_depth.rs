@@ -1,9 +1,12 @@
 //! SPACE_TO_DEPTH and DEPTH_TO_SPACE (NHWC, block size b), any dtype: each
 //! is one 6-dimensional strided copy over (n, h, w, by, bx, c).
 
-use super::movement::{BoxCopy, Movement, same_dtype};
-use super::{OpCx, Operator, positive};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{BoxCopy, Movement, same_dtype};
+use crate::lowering::operator::Operator;
+use crate::lowering::options::positive;
+use crate::tflite::fields::space_depth;
 
 pub fn lower_space_to_depth(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, true)
@@ -15,9 +18,13 @@ pub fn lower_depth_to_space(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Erro
 
 fn lower(cx: &OpCx<'_, '_>, to_depth: bool) -> Result<Box<dyn Operator>, Error> {
     cx.arity(1, 1, 1)?;
-    let (tag, table) = if to_depth { (19, "SpaceToDepthOptions") } else { (94, "DepthToSpaceOptions") };
+    let (tag, table) = if to_depth {
+        (space_depth::SPACE_TO_DEPTH_TAG, "SpaceToDepthOptions")
+    } else {
+        (space_depth::DEPTH_TO_SPACE_TAG, "DepthToSpaceOptions")
+    };
     let opts = cx.options(tag, table)?;
-    let b = positive(cx, opts.as_ref(), 0, 0, "block_size")?;
+    let b = positive(cx, opts.as_ref(), space_depth::BLOCK_SIZE, 0, "block_size")?;
     let input = cx.input(0)?;
     let output = cx.output(0)?;
     same_dtype(cx, &[input], output)?;

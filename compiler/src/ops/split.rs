@@ -1,10 +1,11 @@
 //! SPLIT (equal parts) and SPLIT_V (given sizes, one may be -1) along a
 //! constant axis, any dtype.
 
-use super::movement::{BoxCopy, Movement, axis, const_ints, same_dtype, strides};
-use super::{OpCx, Operator};
 use crate::diag::Error;
 use crate::graph::Tensor;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{BoxCopy, Movement, axis, const_ints, same_dtype, strides};
+use crate::lowering::operator::Operator;
 
 fn split(cx: &OpCx<'_, '_>, input: &Tensor<'_>, ax: usize, sizes: &[usize]) -> Result<Box<dyn Operator>, Error> {
     let n = cx.node.outputs.len();

@@ -3,16 +3,18 @@
 //! any batch. Input 4 is the state: a variable tensor, kept in the model's
 //! state memory between invocations and updated in place by the kernel.
 
-use super::{Activation, OpCx, Operator, check_bias};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::options::Activation;
+use crate::lowering::requant::check_bias;
 use crate::quant::quantize_multiplier;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `SVDFOptions`.
-const OPTIONS: u8 = 6;
+use crate::tflite::fields::svdf as field;
 
 enum Arith {
     /// int8 input and output, state and time weights of `state` type.
@@ -35,9 +37,10 @@ struct Svdf {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(5, 5, 1)?;
-    let o = cx.options(OPTIONS, "SVDFOptions")?;
-    let rank = o.map(|o| o.scalar::<i32>(0, 0)).transpose()?.unwrap_or(0);
-    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(1, 0)).transpose()?.unwrap_or(0))?;
+    let o = cx.options(field::TAG, "SVDFOptions")?;
+    let rank = o.map(|o| o.scalar::<i32>(field::RANK, 0)).transpose()?.unwrap_or(0);
+    let activation =
+        Activation::parse(cx, o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0))?;
     let input = cx.input(0)?;
     let wf = cx.input(1)?;
     let wt = cx.input(2)?;

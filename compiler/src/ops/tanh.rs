@@ -3,10 +3,11 @@
 //! TFLM's sigmoid table, output scale 2^-15) and float32.
 
 use super::logistic::{int16_rescale, saturating_table};
-use super::unary::{Compute, Elem, elem, io, map16, unary};
-use super::{OpCx, Operator};
 use crate::diag::Error;
 use crate::fixedpoint::{rounding_divide_by_pot, tanh};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::unary::{Compute, Elem, elem, io, map16, unary};
 use crate::quant::sigmoid_q16;
 use quote::quote;
 

@@ -1,8 +1,9 @@
 //! TRANSPOSE by a constant permutation, any dtype.
 
-use super::movement::{BoxCopy, Movement, const_ints, same_dtype, strides};
-use super::{OpCx, Operator};
 use crate::diag::Error;
+use crate::lowering::context::OpCx;
+use crate::lowering::movement::{BoxCopy, Movement, const_ints, same_dtype, strides};
+use crate::lowering::operator::Operator;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 2, 1)?;

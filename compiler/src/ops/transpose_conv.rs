@@ -10,15 +10,17 @@
 //! order the scatter adds them (input row, column, channel), so integer
 //! results are identical, float ones too, and no scratch is needed.
 
-use super::{Activation, Arith, OpCx, Operator, Padding, conv_arith, positive};
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use crate::lowering::options::{Activation, Padding, positive};
+use crate::lowering::requant::{Arith, conv_arith};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Union tag of `TransposeConvOptions`.
-const OPTIONS: u8 = 49;
+use crate::tflite::fields::transpose_conv as field;
 
 struct TransposeConv {
     input: usize,
@@ -32,16 +34,17 @@ struct TransposeConv {
     kernel: [usize; 2],
     stride: [usize; 2],
     pad: [usize; 2],
-    arith: Arith<super::Requant>,
+    arith: Arith<crate::lowering::requant::Requant>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(3, 4, 1)?;
-    let opts = cx.options(OPTIONS, "TransposeConvOptions")?;
+    let opts = cx.options(field::TAG, "TransposeConvOptions")?;
     let o = opts.as_ref();
-    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(0, 0)).transpose()?.unwrap_or(0))?;
-    let stride = [positive(cx, o, 2, 0, "stride_h")?, positive(cx, o, 1, 0, "stride_w")?];
-    let activation = Activation::parse(cx, o.map(|o| o.scalar::<i8>(3, 0)).transpose()?.unwrap_or(0))?;
+    let padding = Padding::parse(cx, o.map(|o| o.scalar::<i8>(field::PADDING, 0)).transpose()?.unwrap_or(0))?;
+    let stride = [positive(cx, o, field::STRIDE_H, 0, "stride_h")?, positive(cx, o, field::STRIDE_W, 0, "stride_w")?];
+    let activation =
+        Activation::parse(cx, o.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0)).transpose()?.unwrap_or(0))?;
     cx.input(0)?;
     let filter = cx.input(1)?;
     let input = cx.input(2)?;

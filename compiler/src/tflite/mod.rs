@@ -6,6 +6,7 @@
 //! vtable slots `4 + 2 * id`. Builtin-options unions are verified as tables
 //! up front and field by field when an operator reads them ([`Options`]).
 
+pub mod fields;
 pub mod names;
 
 use crate::diag::Error;

@@ -280,7 +280,7 @@ fn dot_blocks<const DEPTH: usize>(
 #[inline(always)]
 pub fn fused_scales<'a>(q: &Rescale<'a>) -> Option<&'a [DownScale]> {
     match q.scales {
-        Scales::Down(s) if tinyaot_common::requant::fuses(q.act_min, q.act_max, true) => Some(s),
+        Scales::Down(s) if tinyaot_common::whole_int8_range!(q.act_min, q.act_max) => Some(s),
         _ => None,
     }
 }

@@ -8,6 +8,7 @@
 //! reproduced from those two numbers, and `regressions.txt` keeps the ones
 //! found so far in every run.
 
+mod chains;
 mod ops;
 
 use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype};
@@ -132,6 +133,8 @@ pub struct Builder {
     buffers: Vec<Vec<u8>>,
     inputs: Vec<(i32, Ty)>,
     outputs: Vec<(i32, Ty)>,
+    opcodes: Vec<i32>,
+    ops: Vec<OpDef>,
 }
 
 impl Builder {
@@ -147,6 +150,16 @@ impl Builder {
         let t = self.tensor(name, shape, ty, quant);
         self.inputs.push((t, ty));
         t
+    }
+
+    /// Shape of tensor `t`.
+    pub fn shape_of(&self, t: i32) -> Vec<i32> {
+        self.tensors[t as usize].shape.clone()
+    }
+
+    /// Marks an existing tensor as a graph output.
+    pub fn mark_output(&mut self, t: i32, ty: Ty) {
+        self.outputs.push((t, ty));
     }
 
     /// A graph output.
@@ -171,22 +184,45 @@ impl Builder {
 
     /// The model: one operator (`code`) from `inputs` to `outputs`.
     pub fn finish(
-        self,
+        mut self,
         code: i32,
         inputs: &[i32],
         outputs: &[i32],
         options: Option<(u8, Vec<(u16, Scalar)>)>,
     ) -> Model {
+        self.op(code, inputs, outputs, options);
+        self.finish_graph()
+    }
+
+    /// Appends an operator (graphs of several ops).
+    pub fn op(&mut self, code: i32, inputs: &[i32], outputs: &[i32], options: Option<(u8, Vec<(u16, Scalar)>)>) {
+        let opcode = match self.opcodes.iter().position(|&c| c == code) {
+            Some(i) => i,
+            None => {
+                self.opcodes.push(code);
+                self.opcodes.len() - 1
+            }
+        } as u32;
+        self.ops.push(OpDef { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), options });
+    }
+
+    /// The model of every operator appended so far.
+    pub fn finish_graph(self) -> Model {
         let sub = SubgraphDef {
             tensors: self.tensors,
             inputs: self.inputs.iter().map(|i| i.0).collect(),
             outputs: self.outputs.iter().map(|o| o.0).collect(),
-            ops: vec![OpDef { opcode: 0, inputs: inputs.to_vec(), outputs: outputs.to_vec(), options }],
+            ops: self.ops,
         };
         let input_sizes: Vec<(Ty, usize)> =
             self.inputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
         let outputs = self.outputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
-        Model { def: ModelDef::new(&[code], sub, self.buffers), inputs: input_sizes, outputs, non_negative: false }
+        Model {
+            def: ModelDef::new(&self.opcodes, sub, self.buffers),
+            inputs: input_sizes,
+            outputs,
+            non_negative: false,
+        }
     }
 }
 

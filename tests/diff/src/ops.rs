@@ -65,6 +65,9 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("PADV2", padv2),
     ("SQUEEZE", squeeze),
     ("EXPAND_DIMS", expand_dims),
+    ("CHAIN", crate::chains::chain),
+    ("CHAIN", crate::chains::chain),
+    ("CHAIN", crate::chains::chain),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -77,13 +80,13 @@ const CONCATENATION_OPTIONS: u8 = 10;
 const REDUCER_OPTIONS: u8 = 27;
 const LEAKY_RELU_OPTIONS: u8 = 75;
 
-fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
+pub(crate) fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
     QuantDef::per_tensor(scale, zero_point)
 }
 
 /// Quantization of an activation of type `ty`: int8 any zero point, int16
 /// symmetric (TFLM's rule for 16-bit activations); `None` for float.
-fn activation_quant(r: &mut Rng, ty: Ty, lo: f64, hi: f64) -> Option<QuantDef> {
+pub(crate) fn activation_quant(r: &mut Rng, ty: Ty, lo: f64, hi: f64) -> Option<QuantDef> {
     match ty {
         Ty::I8 => per_tensor(r.log_uniform(lo, hi), r.zero_point(-128, 127)),
         Ty::I16 => per_tensor(r.log_uniform(lo / 64.0, hi / 64.0), 0),
@@ -91,14 +94,14 @@ fn activation_quant(r: &mut Rng, ty: Ty, lo: f64, hi: f64) -> Option<QuantDef> {
     }
 }
 
-fn scale_of(q: &Option<QuantDef>) -> f64 {
+pub(crate) fn scale_of(q: &Option<QuantDef>) -> f64 {
     q.as_ref().map_or(1.0, |q| f64::from(q.scale[0]))
 }
 
 /// The output quantization for values of typical size `real`: a scale that
 /// puts them at a random fraction of the type's range (saturating now and
 /// then, as real layers do).
-fn output_quant(r: &mut Rng, ty: Ty, real: f64) -> Option<QuantDef> {
+pub(crate) fn output_quant(r: &mut Rng, ty: Ty, real: f64) -> Option<QuantDef> {
     let spread = r.log_uniform(0.05, 3.0) as f64;
     match ty {
         Ty::I8 => per_tensor((real / (40.0 * spread)).max(1e-9) as f32, r.zero_point(-128, 127)),
@@ -108,7 +111,7 @@ fn output_quant(r: &mut Rng, ty: Ty, real: f64) -> Option<QuantDef> {
 }
 
 /// A fused activation: NONE, RELU, RELU_N1_TO_1, RELU6.
-fn activation(r: &mut Rng) -> i8 {
+pub(crate) fn activation(r: &mut Rng) -> i8 {
     r.pick(&[0, 0, 1, 2, 3])
 }
 
@@ -117,7 +120,7 @@ fn act_name(a: i8) -> &'static str {
 }
 
 /// SAME (0) or VALID (1) output size of a window.
-fn out_size(padding: i8, input: usize, kernel: usize, stride: usize, dilation: usize) -> Option<usize> {
+pub(crate) fn out_size(padding: i8, input: usize, kernel: usize, stride: usize, dilation: usize) -> Option<usize> {
     let effective = (kernel - 1) * dilation + 1;
     match padding {
         0 => Some(input.div_ceil(stride)),
@@ -126,7 +129,7 @@ fn out_size(padding: i8, input: usize, kernel: usize, stride: usize, dilation: u
 }
 
 /// int8 weights (symmetric) with one scale or one per channel along `axis`.
-fn weights_i8(
+pub(crate) fn weights_i8(
     r: &mut Rng,
     n: usize,
     channels: usize,
@@ -140,13 +143,13 @@ fn weights_i8(
     (bytes, Some(QuantDef { scale: scales, zero_point: vec![0; count], axis }), per_channel_scales)
 }
 
-fn floats(r: &mut Rng, n: usize, amplitude: f64) -> Vec<u8> {
+pub(crate) fn floats(r: &mut Rng, n: usize, amplitude: f64) -> Vec<u8> {
     (0..n).flat_map(|_| (((r.unit() * 2.0 - 1.0) * amplitude) as f32).to_le_bytes()).collect()
 }
 
 /// The bias of a quantized conv-like layer: int32 for int8, int64 for
 /// 16x8, scale `input * weight` per channel.
-fn bias(b: &mut Builder, r: &mut Rng, ty: Ty, channels: usize, in_scale: f64, w_scales: &[f64]) -> i32 {
+pub(crate) fn bias(b: &mut Builder, r: &mut Rng, ty: Ty, channels: usize, in_scale: f64, w_scales: &[f64]) -> i32 {
     let scales: Vec<f32> = w_scales.iter().map(|&w| (in_scale * w) as f32).collect();
     let q = Some(QuantDef { scale: scales, zero_point: vec![0; channels], axis: 0 });
     let magnitude = r.pick(&[0i64, 100, 5000, 1 << 20]);
@@ -161,7 +164,7 @@ fn bias(b: &mut Builder, r: &mut Rng, ty: Ty, channels: usize, in_scale: f64, w_
 }
 
 /// Typical magnitude of a dot product of `depth` terms.
-fn dot_magnitude(ty: Ty, in_scale: f64, w_scale: f64, depth: usize) -> f64 {
+pub(crate) fn dot_magnitude(ty: Ty, in_scale: f64, w_scale: f64, depth: usize) -> f64 {
     let (x, w) = match ty {
         Ty::F32 => (1.2, 0.6),
         Ty::I16 => (19000.0 * in_scale, 73.0 * w_scale),

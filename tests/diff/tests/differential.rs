@@ -146,7 +146,10 @@ struct Findings {
 
 /// Answers, compiles, runs and compares one batch of cases. `None`: no TFLM.
 fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &mut Findings) -> Option<()> {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff");
+    // One directory per process: concurrent runs (a soak beside the test
+    // suite) must not share cases or the runner's source; the runner's
+    // target directory is shared (cargo locks it).
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff").join(std::process::id().to_string());
     let case_dir = work.join("cases");
     let _ = std::fs::remove_dir_all(&case_dir);
     std::fs::create_dir_all(&case_dir).unwrap();
@@ -240,6 +243,7 @@ fn tinyaot_matches_tflm_on_random_models() {
         return;
     }
     let mut start = 0;
+    let mut reported = found.failures.len();
     while start < count {
         let end = (start + BATCH as u64).min(count);
         let batch: Vec<Case> = (start..end).map(|i| case(seed, i)).collect();
@@ -247,7 +251,12 @@ fn tinyaot_matches_tflm_on_random_models() {
         total += batch.len();
         start = end;
         if count > BATCH as u64 {
-            println!("{total} cases done, {} disagreements so far", found.failures.len());
+            // Long soaks: say what was found as it is found.
+            for f in &found.failures[reported..] {
+                println!("DISAGREEMENT {f}");
+            }
+            reported = found.failures.len();
+            println!("{total} cases done, {reported} disagreements so far");
         }
     }
 
@@ -268,5 +277,10 @@ fn tinyaot_matches_tflm_on_random_models() {
         println!("note: {l}");
     }
     let failures = &found.failures;
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff").join(std::process::id().to_string()),
+        );
+    }
     assert!(failures.is_empty(), "{} disagreements with TFLM:\n{}", failures.len(), failures.join("\n"));
 }

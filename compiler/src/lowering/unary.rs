@@ -2,7 +2,8 @@
 //! lookup table (computed by each op's own arithmetic), the float
 //! function, and codegen. Each op's file only says what it computes.
 
-use super::{InPlace, OpCx, Operator};
+use super::context::OpCx;
+use super::operator::{InPlace, Operator};
 use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};

@@ -2,7 +2,8 @@
 //! strided box copies between whole tensors, emitted as calls to the one
 //! runtime copy kernel. Each op's file computes its boxes.
 
-use super::{OpCx, Operator};
+use super::context::OpCx;
+use super::operator::Operator;
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};

@@ -1,0 +1,86 @@
+//! What every operator's lowering produces: the checked [`Operator`], the
+//! kernel [`Variant`]s it offers the planner, and the in-place slack it allows.
+
+use crate::codegen::Emit;
+use crate::diag::Error;
+use proc_macro2::TokenStream;
+
+/// A checked operator, ready to emit.
+pub trait Operator {
+    /// Emits the statement(s) that run this op (nothing for aliases).
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error>;
+
+    /// `Some((input, output))` when the output is a view of the input's
+    /// bytes (RESHAPE): the planner gives both one buffer, no copy is made.
+    fn alias(&self) -> Option<(usize, usize)> {
+        None
+    }
+
+    /// Multiply-accumulates per invoke (for reports).
+    fn macs(&self) -> u64 {
+        0
+    }
+
+    /// Whether the output may overlap the main input, and by how much.
+    fn in_place(&self) -> Option<InPlace> {
+        None
+    }
+
+    /// The kernels this op can run with. Variant 0 is [`Kernel::Direct`]
+    /// and needs no scratch; others trade scratch bytes for speed.
+    /// `Emit::kernel` tells `emit` which one the planner chose.
+    fn variants(&self) -> Vec<Variant> {
+        vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: self.macs() }]
+    }
+}
+
+/// Which kernel an op runs with: offered by the op, chosen by the planner
+/// (within the RAM budget, by estimated cost), matched by the op's codegen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// The op's own loop over its input, with no scratch (every op has it).
+    Direct,
+    /// Each window gathered into a contiguous patch in scratch first, then
+    /// blocked dot products against packed weight rows (conv; depthwise
+    /// with input depth 1).
+    Im2col,
+    /// Depthwise over input rows widened once per channel into a ring of
+    /// 16-bit rows in scratch, adjacent taps as `SMLAD` pairs.
+    WidenedRows,
+}
+
+impl Kernel {
+    /// Short name for reports and plan tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Direct => "direct",
+            Kernel::Im2col => "im2col",
+            Kernel::WidenedRows => "rows",
+        }
+    }
+}
+
+/// One way to run an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Scratch bytes it needs during the op.
+    pub scratch: usize,
+    /// Estimated instructions per invoke (only compared between variants).
+    pub cost: u64,
+}
+
+/// An op that may write its output over its (dying) input: the output may
+/// start at most `slack` bytes after the input's start (negative: before),
+/// and overlap it from there on. Computed per kernel from the order in
+/// which it reads and writes (see `window_slack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    /// The input tensor whose bytes may be overwritten.
+    pub input: usize,
+    /// The output tensor.
+    pub output: usize,
+    /// Largest allowed `output offset - input offset`, in bytes.
+    pub slack: i64,
+}

@@ -1,0 +1,194 @@
+//! The operator registry: which builtin codes tinyaot compiles, in which
+//! dtypes, and the lowering function of each (the README's table and
+//! `tinyaot ops` are generated from it).
+
+use super::context::OpCx;
+use super::operator::Operator;
+use crate::diag::Error;
+use crate::graph::{Graph, Node};
+use crate::ops::*;
+
+/// How each builtin operator is lowered, and in which dtypes.
+pub struct OpSupport {
+    /// Builtin code.
+    pub code: i32,
+    /// Name (as in the schema).
+    pub name: &'static str,
+    /// Activation dtypes supported.
+    pub dtypes: &'static [&'static str],
+    lower: fn(&OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error>,
+}
+
+/// Data movement works on every element type the generated code has.
+const ANY: &[&str] = &["int8", "uint8", "int16", "int32", "float32"];
+
+/// Every supported operator: the registry the docs table is checked against.
+pub const SUPPORTED: &[OpSupport] = &[
+    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "int16", "float32"], lower: binary::lower_add },
+    OpSupport { code: 41, name: "SUB", dtypes: &["int8", "int16", "float32"], lower: binary::lower_sub },
+    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "int16", "float32"], lower: binary::lower_mul },
+    OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_maximum },
+    OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_minimum },
+    OpSupport { code: 42, name: "DIV", dtypes: &["int8", "float32"], lower: binary::lower_div },
+    OpSupport { code: 54, name: "PRELU", dtypes: &["int8", "float32"], lower: binary::lower_prelu },
+    OpSupport { code: 111, name: "ELU", dtypes: &["int8", "float32"], lower: elu::lower },
+    OpSupport {
+        code: 99,
+        name: "SQUARED_DIFFERENCE",
+        dtypes: &["int8", "int16", "float32"],
+        lower: binary::lower_squared_difference,
+    },
+    OpSupport {
+        code: 1,
+        name: "AVERAGE_POOL_2D",
+        dtypes: &["int8", "int16", "float32"],
+        lower: pool_2d::lower_average,
+    },
+    OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "int16x8", "float32"], lower: conv_2d::lower },
+    OpSupport {
+        code: 4,
+        name: "DEPTHWISE_CONV_2D",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: depthwise_conv_2d::lower,
+    },
+    OpSupport {
+        code: 9,
+        name: "FULLY_CONNECTED",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: fully_connected::lower,
+    },
+    OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "int16", "float32"], lower: pool_2d::lower_max },
+    OpSupport { code: 22, name: "RESHAPE", dtypes: ANY, lower: reshape::lower },
+    OpSupport {
+        code: 25,
+        name: "SOFTMAX",
+        dtypes: &["int8", "int8 -> int16", "int16", "float32"],
+        lower: softmax::lower,
+    },
+    OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "int16", "float32"], lower: mean::lower },
+    OpSupport { code: 6, name: "DEQUANTIZE", dtypes: &["int8", "uint8", "int16 -> float32"], lower: dequantize::lower },
+    OpSupport { code: 14, name: "LOGISTIC", dtypes: &["int8", "int16", "float32"], lower: logistic::lower },
+    OpSupport { code: 19, name: "RELU", dtypes: &["int8", "int16", "float32"], lower: relu::lower_relu },
+    OpSupport { code: 20, name: "RELU_N1_TO_1", dtypes: &["int8", "float32"], lower: relu::lower_relu_n1_to_1 },
+    OpSupport { code: 21, name: "RELU6", dtypes: &["int8", "int16", "float32"], lower: relu::lower_relu6 },
+    OpSupport { code: 28, name: "TANH", dtypes: &["int8", "int16", "float32"], lower: tanh::lower },
+    OpSupport { code: 98, name: "LEAKY_RELU", dtypes: &["int8", "int16", "float32"], lower: leaky_relu::lower },
+    OpSupport {
+        code: 114,
+        name: "QUANTIZE",
+        dtypes: &[
+            "float32 -> int8/int16",
+            "int8 -> int8/uint8/int16/int32",
+            "uint8 -> int8",
+            "int16 -> int8/int16/int32",
+            "int32 -> int8/int16",
+        ],
+        lower: quantize::lower,
+    },
+    OpSupport { code: 117, name: "HARD_SWISH", dtypes: &["int8", "float32"], lower: hard_swish::lower },
+    OpSupport { code: 43, name: "SQUEEZE", dtypes: ANY, lower: reshape::lower },
+    OpSupport { code: 70, name: "EXPAND_DIMS", dtypes: ANY, lower: reshape::lower },
+    OpSupport { code: 2, name: "CONCATENATION", dtypes: ANY, lower: concatenation::lower },
+    OpSupport { code: 34, name: "PAD", dtypes: ANY, lower: pad::lower },
+    OpSupport { code: 60, name: "PADV2", dtypes: ANY, lower: pad::lower },
+    OpSupport { code: 39, name: "TRANSPOSE", dtypes: ANY, lower: transpose::lower },
+    OpSupport {
+        code: 67,
+        name: "TRANSPOSE_CONV",
+        dtypes: &["int8", "int16x8", "float32"],
+        lower: transpose_conv::lower,
+    },
+    OpSupport { code: 65, name: "SLICE", dtypes: ANY, lower: slice::lower_slice },
+    OpSupport { code: 45, name: "STRIDED_SLICE", dtypes: ANY, lower: slice::lower_strided },
+    OpSupport { code: 49, name: "SPLIT", dtypes: ANY, lower: split::lower_split },
+    OpSupport { code: 102, name: "SPLIT_V", dtypes: ANY, lower: split::lower_split_v },
+    OpSupport { code: 83, name: "PACK", dtypes: ANY, lower: pack::lower_pack },
+    OpSupport { code: 88, name: "UNPACK", dtypes: ANY, lower: pack::lower_unpack },
+    OpSupport { code: 97, name: "RESIZE_NEAREST_NEIGHBOR", dtypes: ANY, lower: resize_nearest_neighbor::lower },
+    OpSupport { code: 23, name: "RESIZE_BILINEAR", dtypes: &["int8", "float32"], lower: resize_bilinear::lower },
+    OpSupport { code: 26, name: "SPACE_TO_DEPTH", dtypes: ANY, lower: space_depth::lower_space_to_depth },
+    OpSupport { code: 5, name: "DEPTH_TO_SPACE", dtypes: ANY, lower: space_depth::lower_depth_to_space },
+    OpSupport { code: 36, name: "GATHER", dtypes: ANY, lower: gather::lower },
+    OpSupport { code: 74, name: "SUM", dtypes: &["int8", "int16", "float32"], lower: mean::lower_sum },
+    OpSupport { code: 82, name: "REDUCE_MAX", dtypes: &["int8", "float32"], lower: mean::lower_max },
+    OpSupport { code: 89, name: "REDUCE_MIN", dtypes: &["int8", "float32"], lower: mean::lower_min },
+    OpSupport {
+        code: 56,
+        name: "ARG_MAX",
+        dtypes: &["int8", "uint8", "int16", "int32", "float32 -> int32 or int64"],
+        lower: arg_max::lower_max,
+    },
+    OpSupport {
+        code: 79,
+        name: "ARG_MIN",
+        dtypes: &["int8", "uint8", "int16", "int32", "float32 -> int32 or int64"],
+        lower: arg_max::lower_min,
+    },
+    OpSupport {
+        code: 53,
+        name: "CAST",
+        dtypes: &["int8", "uint8", "int16", "int32", "int64", "float32 (any pair)"],
+        lower: cast::lower,
+    },
+    OpSupport { code: 101, name: "ABS", dtypes: &["int8", "int16", "float32"], lower: math::lower_abs },
+    OpSupport { code: 59, name: "NEG", dtypes: &["float32"], lower: math::lower_neg },
+    OpSupport { code: 75, name: "SQRT", dtypes: &["float32"], lower: math::lower_sqrt },
+    OpSupport { code: 76, name: "RSQRT", dtypes: &["int8", "int16", "float32"], lower: math::lower_rsqrt },
+    OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
+    OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
+    OpSupport { code: 27, name: "SVDF", dtypes: &["int8 (int8 or int16 state)", "float32"], lower: svdf::lower },
+    OpSupport {
+        code: 44,
+        name: "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32"],
+        lower: lstm::lower,
+    },
+    OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },
+    OpSupport { code: 108, name: "COS", dtypes: &["float32"], lower: math::lower_cos },
+    OpSupport { code: 92, name: "SQUARE", dtypes: &["float32"], lower: math::lower_square },
+];
+
+/// The supported operator names, sorted, for error messages.
+pub fn supported_list() -> String {
+    let mut names: Vec<&str> = SUPPORTED.iter().map(|s| s.name).collect();
+    names.sort_unstable();
+    names.join(", ")
+}
+
+/// The op x dtype table of the README, generated from the registry (a test
+/// keeps the README's copy equal to this).
+pub fn support_table() -> String {
+    let mut rows: Vec<&OpSupport> = SUPPORTED.iter().collect();
+    rows.sort_by_key(|s| s.name);
+    let mut t = String::from("| op | dtypes |\n|---|---|\n");
+    for s in rows {
+        t.push_str(&format!("| {} | {} |\n", s.name, s.dtypes.join(", ")));
+    }
+    t
+}
+
+/// Checks node `index` of the graph and returns its operator.
+pub fn lower(graph: &Graph<'_>, node: &Node<'_>) -> Result<Box<dyn Operator>, Error> {
+    let cx = OpCx { graph, node };
+    match SUPPORTED.iter().find(|s| s.code == node.code) {
+        Some(s) => (s.lower)(&cx),
+        None => Err(cx.err(format!("operator not supported; supported operators: {}", supported_list()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SUPPORTED;
+    use crate::tflite::names::builtin_name;
+
+    #[test]
+    fn registry_codes_match_the_schema() {
+        for s in SUPPORTED {
+            assert_eq!(builtin_name(s.code), Some(s.name), "code {}", s.code);
+        }
+        let mut codes: Vec<i32> = SUPPORTED.iter().map(|s| s.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), SUPPORTED.len(), "an op is registered twice");
+    }
+}

@@ -1,0 +1,300 @@
+//! Requantization constants computed at compile time: integer ranges, the
+//! per-channel multipliers of conv-like ops ([`Requant`] for int8,
+//! [`Requant16`] for 16x8, the runtime's types of the same names), bias
+//! checks and the bias with the input offset folded in.
+
+use super::context::OpCx;
+use super::options::Activation;
+use crate::codegen::Emit;
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use proc_macro2::TokenStream;
+
+/// Integer range of a quantized activation type.
+pub fn qrange(dtype: DType) -> (i32, i32) {
+    match dtype {
+        DType::I8 => (i8::MIN as i32, i8::MAX as i32),
+        DType::U8 => (0, 255),
+        DType::I16 => (i16::MIN as i32, i16::MAX as i32),
+        _ => (i32::MIN, i32::MAX),
+    }
+}
+
+/// Per-channel requantization constants for conv-like ops: the effective
+/// scale `input * filter[c] / output` (in double, as TFLM), quantized.
+pub fn conv_multipliers(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    filter: &Tensor<'_>,
+    output: &Tensor<'_>,
+    channels: usize,
+) -> Result<(Vec<i32>, Vec<i32>), Error> {
+    let (in_scale, _) = cx.per_tensor(input)?;
+    let (out_scale, _) = cx.per_tensor(output)?;
+    let fq = filter
+        .quant
+        .as_ref()
+        .ok_or_else(|| cx.err(format!("filter '{}' has no quantization parameters", filter.name)))?;
+    if fq.scales.len() != 1 && fq.scales.len() != channels {
+        return Err(cx.err(format!(
+            "filter '{}' has {} scales; expected 1 or one per output channel ({channels})",
+            filter.name,
+            fq.scales.len()
+        )));
+    }
+    if fq.zero_points.iter().any(|&z| z != 0) {
+        return Err(cx.err(format!("filter '{}' must be symmetric (zero point 0)", filter.name)));
+    }
+    let mut mult = Vec::with_capacity(channels);
+    let mut shift = Vec::with_capacity(channels);
+    for c in 0..channels {
+        let fs = if fq.scales.len() == 1 { fq.scales[0] } else { fq.scales[c] };
+        let eff = in_scale as f64 * fs as f64 / out_scale as f64;
+        let (m, s) = crate::quant::quantize_multiplier(eff);
+        if s > 30 {
+            return Err(cx.err(format!(
+                "the effective scale {eff:e} (input x filter / output) of channel {c} is too large to requantize"
+            )));
+        }
+        mult.push(m);
+        shift.push(s);
+    }
+    Ok((mult, shift))
+}
+
+/// Checks an optional bias: `dtype`, `channels` elements, constant.
+pub fn check_bias(cx: &OpCx<'_, '_>, bias: Option<&Tensor<'_>>, dtype: DType, channels: usize) -> Result<(), Error> {
+    if let Some(b) = bias {
+        if b.dtype != dtype {
+            return Err(cx.unsupported(&format!("a {} bias", b.dtype.name()), &format!("{} bias", dtype.name())));
+        }
+        if b.elements != channels {
+            return Err(cx.err(format!("bias '{}' has {} elements, expected {channels}", b.name, b.elements)));
+        }
+    }
+    Ok(())
+}
+
+/// `bias[c] + input_offset * sum(row c of the weights)` for every output
+/// channel, wrapping like the int32 accumulator: the input offset folded
+/// into the bias, so the inner loop is a plain int8 dot product.
+pub fn folded_bias(weights: &[u8], bias: Option<&[u8]>, channels: usize, input_offset: i32) -> Vec<i32> {
+    let depth = weights.len() / channels.max(1);
+    (0..channels)
+        .map(|c| {
+            let b = bias.map_or(0, |b| i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]));
+            let sum: i32 = weights[c * depth..(c + 1) * depth].iter().map(|&w| w as i8 as i32).sum();
+            b.wrapping_add(input_offset.wrapping_mul(sum))
+        })
+        .collect()
+}
+
+/// The arithmetic of CONV_2D and DEPTHWISE_CONV_2D: int8 with int32 bias
+/// and per-channel requantization, or float32 with its clamp.
+#[allow(clippy::too_many_arguments)]
+pub fn conv_arith(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    filter: &Tensor<'_>,
+    bias: Option<&Tensor<'_>>,
+    output: &Tensor<'_>,
+    channels: usize,
+    activation: Activation,
+) -> Result<Arith<Requant>, Error> {
+    match (input.dtype, filter.dtype, output.dtype) {
+        (DType::I8, DType::I8, DType::I8) => {
+            check_bias(cx, bias, DType::I32, channels)?;
+            Ok(Arith::Int8(Requant::new(cx, input, filter, output, channels, activation)?))
+        }
+        (DType::I16, DType::I8, DType::I16) => {
+            Ok(Arith::Int16(Requant16::new(cx, input, filter, bias, output, channels, activation)?))
+        }
+        (DType::F32, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, channels)?;
+            let (lo, hi) = activation.float_range();
+            Ok(Arith::Float(lo, hi))
+        }
+        (i, f, o) => Err(cx.unsupported(
+            &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
+            "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",
+        )),
+    }
+}
+
+/// The int8 requantization constants of a conv-like op (runtime `Requant`).
+#[derive(Clone, Debug)]
+pub struct Requant {
+    /// Negated input zero point.
+    pub input_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Per-channel significands.
+    pub multiplier: Vec<i32>,
+    /// Per-channel exponents.
+    pub shift: Vec<i32>,
+    /// Quantized activation range.
+    pub act_min: i32,
+    /// Upper end.
+    pub act_max: i32,
+}
+
+impl Requant {
+    /// Computes the constants of a conv-like op with `channels` outputs.
+    pub fn new(
+        cx: &OpCx<'_, '_>,
+        input: &Tensor<'_>,
+        filter: &Tensor<'_>,
+        output: &Tensor<'_>,
+        channels: usize,
+        activation: Activation,
+    ) -> Result<Requant, Error> {
+        let (_, in_zp) = cx.per_tensor(input)?;
+        let (out_scale, out_zp) = cx.per_tensor(output)?;
+        let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
+        let (qmin, qmax) = qrange(output.dtype);
+        let (act_min, act_max) = activation.quant_range(out_scale, out_zp, qmin, qmax);
+        Ok(Requant { input_offset: -in_zp, output_offset: out_zp, multiplier, shift, act_min, act_max })
+    }
+
+    /// `&::tinyaot::__private::kernels::Rescale { .. }`, the fast kernels' form, with
+    /// the per-channel scales precomputed: the short form with the output
+    /// zero point folded in (`kernels::down_scale_of`) when every channel's
+    /// multiplier is below 1/2, else the general one (`kernels::scale_of`).
+    pub fn emit_rescale(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        use crate::fixedpoint::scale_of;
+        let pairs = || self.multiplier.iter().zip(&self.shift);
+        let (form, scales) = match self.down_scales() {
+            Some(down) => (quote::quote!(Down), down),
+            None => {
+                let any = pairs().map(|(&m, &s)| {
+                    scale_of(m, s)
+                        .ok_or_else(|| Error::model(format!("internal error: multiplier {m}, shift {s} out of range")))
+                });
+                (quote::quote!(Any), any.collect::<Result<_, _>>()?)
+            }
+        };
+        let scales = cx.i32s(scales.as_flattened());
+        let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
+        Ok(quote::quote!(&::tinyaot::__private::kernels::Rescale {
+            input_offset: #input_offset,
+            output_offset: #output_offset,
+            scales: ::tinyaot::__private::kernels::Scales::#form(#scales.as_chunks::<4>().0),
+            act_min: #act_min,
+            act_max: #act_max,
+        }))
+    }
+
+    /// Every channel's short-form scale (`kernels::down_scale_of`), if
+    /// every channel has one.
+    pub fn down_scales(&self) -> Option<Vec<[i32; 4]>> {
+        use crate::fixedpoint::down_scale_of;
+        self.multiplier.iter().zip(&self.shift).map(|(&m, &s)| down_scale_of(m, s, self.output_offset)).collect()
+    }
+
+    /// Whether the kernels fuse this requantization into their sums (the
+    /// runtime's `dot::fused_scales`): every multiplier in the short form
+    /// and an activation range that is the whole int8 range. A constant of
+    /// the kernel, so only the path it takes is compiled.
+    pub fn fused(&self) -> bool {
+        tinyaot_common::requant::fuses(self.act_min, self.act_max, self.down_scales().is_some())
+    }
+
+    /// `&::tinyaot::__private::kernels::Requant { .. }` with the tables in flash.
+    pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        let Requant { input_offset, output_offset, act_min, act_max, .. } = self;
+        let m = cx.i32s(&self.multiplier);
+        let s = cx.i32s(&self.shift);
+        quote::quote!(&::tinyaot::__private::kernels::Requant {
+            input_offset: #input_offset,
+            output_offset: #output_offset,
+            multiplier: #m,
+            shift: #s,
+            act_min: #act_min,
+            act_max: #act_max,
+        })
+    }
+}
+
+/// The arithmetic of an op: int8, 16x8 or float32.
+#[derive(Clone, Debug)]
+pub enum Arith<Q> {
+    /// Quantized int8 with its constants.
+    Int8(Q),
+    /// int16 activations with int8 weights (conv-like ops only).
+    Int16(Requant16),
+    /// float32 with its activation clamp.
+    Float(f32, f32),
+}
+
+impl<Q> Arith<Q> {
+    /// Bytes per activation element.
+    pub fn elem_bytes(&self) -> usize {
+        match self {
+            Arith::Int8(_) => 1,
+            Arith::Int16(_) => 2,
+            Arith::Float(..) => 4,
+        }
+    }
+}
+
+/// The constants of a 16x8 conv-like op (runtime `Requant16`).
+#[derive(Clone, Debug)]
+pub struct Requant16 {
+    /// Per-channel significands.
+    pub multiplier: Vec<i32>,
+    /// Per-channel exponents.
+    pub shift: Vec<i32>,
+    /// Quantized activation range.
+    pub act_min: i32,
+    /// Upper end.
+    pub act_max: i32,
+    /// Accumulate in 64 bits (int64 bias, TFLite's default) or 32 (int32 bias).
+    pub acc64: bool,
+}
+
+impl Requant16 {
+    /// Checks a 16x8 op and computes its constants.
+    pub fn new(
+        cx: &OpCx<'_, '_>,
+        input: &Tensor<'_>,
+        filter: &Tensor<'_>,
+        bias: Option<&Tensor<'_>>,
+        output: &Tensor<'_>,
+        channels: usize,
+        activation: Activation,
+    ) -> Result<Requant16, Error> {
+        let (_, zi) = cx.per_tensor(input)?;
+        let (so, zo) = cx.per_tensor(output)?;
+        if zi != 0 || zo != 0 {
+            return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
+        }
+        let acc64 = match bias.map(|b| b.dtype) {
+            None | Some(DType::I64) => true,
+            Some(DType::I32) => false,
+            Some(d) => {
+                return Err(
+                    cx.unsupported(&format!("a {} bias with int16 activations", d.name()), "int64 or int32 bias")
+                );
+            }
+        };
+        check_bias(cx, bias, if acc64 { DType::I64 } else { DType::I32 }, channels)?;
+        let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
+        if acc64 && shift.iter().any(|&s| s >= 8) {
+            return Err(cx.err("an effective scale is too large for TFLite's 64-bit requantization (shift >= 8)"));
+        }
+        let (act_min, act_max) = activation.quant_range(so, 0, i16::MIN as i32, i16::MAX as i32);
+        Ok(Requant16 { multiplier, shift, act_min, act_max, acc64 })
+    }
+
+    /// `(accumulator type, &Requant16 { .. })` tokens.
+    pub fn emit(&self, cx: &mut Emit<'_>) -> (TokenStream, TokenStream) {
+        let m = cx.i32s(&self.multiplier);
+        let s = cx.i32s(&self.shift);
+        let (lo, hi) = (self.act_min, self.act_max);
+        let acc = if self.acc64 { quote::quote!(i64) } else { quote::quote!(i32) };
+        (
+            acc,
+            quote::quote!(&::tinyaot::__private::kernels::int16::Requant16 { multiplier: #m, shift: #s, act_min: #lo, act_max: #hi }),
+        )
+    }
+}

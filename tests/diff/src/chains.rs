@@ -1,0 +1,198 @@
+//! Small multi-op models: a random chain of the layers real models are
+//! made of (conv, depthwise, pooling, activations, residual ADD, channel
+//! concatenation, global mean, RESHAPE + FULLY_CONNECTED + SOFTMAX), so the
+//! planner's buffer reuse, in-place overlaps, scratch and views meet each
+//! other as they do in real models.
+
+use crate::ops::{
+    activation, activation_quant, bias, dot_magnitude, floats, out_size, output_quant, per_tensor, scale_of, weights_i8,
+};
+use crate::{Builder, Model, Rng, Ty};
+use tinyaot_tests::writer::{QuantDef, Scalar};
+
+/// A tensor of the chain: index, NHWC shape, quantization.
+#[derive(Clone)]
+struct Node {
+    t: i32,
+    shape: [usize; 4],
+    q: Option<QuantDef>,
+}
+
+/// A random chain of 2 to 6 layers, int8 or float32.
+pub fn chain(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32]);
+    let mut b = Builder::default();
+    let shape = [1, r.size(2, 10), r.size(2, 10), r.size(1, 4)];
+    let q = activation_quant(r, ty, 1e-2, 0.1);
+    let input = b.input("input", &shape, ty, q.clone());
+    let mut seen = vec![Node { t: input, shape, q }];
+    let mut steps = Vec::new();
+    let count = r.size(2, 6);
+    let mut n = 0;
+    while steps.len() < count {
+        n += 1;
+        let x = seen.last().unwrap().clone();
+        let name = format!("t{n}");
+        let step = match r.size(0, 7) {
+            0 => conv(&mut b, r, ty, &x, &name),
+            1 => depthwise(&mut b, r, ty, &x, &name),
+            2 => pool(&mut b, r, ty, &x, &name),
+            3 => unary(&mut b, r, ty, &x, &name),
+            4 => residual(&mut b, r, ty, &x, &seen, &name),
+            5 => concat(&mut b, r, ty, &x, &seen, &name),
+            6 if x.shape[1] * x.shape[2] > 1 => global_mean(&mut b, r, ty, &x, &name),
+            _ => conv(&mut b, r, ty, &x, &name),
+        };
+        if let Some((node, label)) = step {
+            seen.push(node);
+            steps.push(label);
+        }
+    }
+    let last = seen.last().unwrap().clone();
+    let (out, tail) = if r.chance(0.5) { classifier(&mut b, r, ty, &last) } else { (last.t, String::new()) };
+    // The chain's last tensor is the graph output.
+    let out_shape: Vec<i32> = b.shape_of(out);
+    b.mark_output(out, ty);
+    let label = format!("{} {shape:?}: {}{tail} -> {out_shape:?}", ty.name(), steps.join(", "));
+    (b.finish_graph(), label)
+}
+
+fn conv(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let [_, h, w, c] = x.shape;
+    let (k, s) = (r.size(1, 3), r.size(1, 2));
+    let padding =
+        if out_size(1, h, k, s, 1).is_some() && out_size(1, w, k, s, 1).is_some() { r.pick(&[0i8, 1]) } else { 0 };
+    let (oh, ow) = (out_size(padding, h, k, s, 1)?, out_size(padding, w, k, s, 1)?);
+    let oc = r.size(1, 6);
+    let act = activation(r);
+    let (filter, w_scales) = if ty == Ty::F32 {
+        (b.constant(&format!("{name}_w"), &[oc, k, k, c], Ty::F32, floats(r, oc * k * k * c, 0.7), None), vec![1.0; oc])
+    } else {
+        let per_channel = r.chance(0.7);
+        let (bytes, q, scales) = weights_i8(r, oc * k * k * c, oc, 0, per_channel);
+        (b.constant(&format!("{name}_w"), &[oc, k, k, c], Ty::I8, bytes, q), scales)
+    };
+    let bias_t = bias(b, r, ty, oc, scale_of(&x.q), &w_scales);
+    let q = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], k * k * c));
+    let out = b.tensor(name, &[1, oh, ow, oc], ty, q.clone());
+    let options =
+        vec![(0, Scalar::I8(padding)), (1, Scalar::I32(s as i32)), (2, Scalar::I32(s as i32)), (3, Scalar::I8(act))];
+    b.op(3, &[x.t, filter, bias_t], &[out], Some((1, options)));
+    Some((Node { t: out, shape: [1, oh, ow, oc], q }, format!("conv {k}x{k}/{s} -> {oc}")))
+}
+
+fn depthwise(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let [_, h, w, c] = x.shape;
+    let (k, s) = (r.size(1, 3), r.size(1, 2));
+    let (oh, ow) = (out_size(0, h, k, s, 1)?, out_size(0, w, k, s, 1)?);
+    let (filter, w_scales) = if ty == Ty::F32 {
+        (b.constant(&format!("{name}_w"), &[1, k, k, c], Ty::F32, floats(r, k * k * c, 0.7), None), vec![1.0; c])
+    } else {
+        let per_channel = r.chance(0.7);
+        let (bytes, q, scales) = weights_i8(r, k * k * c, c, 3, per_channel);
+        (b.constant(&format!("{name}_w"), &[1, k, k, c], Ty::I8, bytes, q), scales)
+    };
+    let bias_t = bias(b, r, ty, c, scale_of(&x.q), &w_scales);
+    let q = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], k * k));
+    let out = b.tensor(name, &[1, oh, ow, c], ty, q.clone());
+    let options = vec![
+        (0, Scalar::I8(0)),
+        (1, Scalar::I32(s as i32)),
+        (2, Scalar::I32(s as i32)),
+        (3, Scalar::I32(1)),
+        (4, Scalar::I8(activation(r))),
+    ];
+    b.op(4, &[x.t, filter, bias_t], &[out], Some((2, options)));
+    Some((Node { t: out, shape: [1, oh, ow, c], q }, format!("depthwise {k}x{k}/{s}")))
+}
+
+fn pool(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let [_, h, w, c] = x.shape;
+    let (k, s) = (r.size(2, 3), r.size(1, 2));
+    let padding =
+        if out_size(1, h, k, s, 1).is_some() && out_size(1, w, k, s, 1).is_some() { r.pick(&[0i8, 1]) } else { 0 };
+    let (oh, ow) = (out_size(padding, h, k, s, 1)?, out_size(padding, w, k, s, 1)?);
+    let (code, what) = r.pick(&[(1, "avg"), (17, "max")]);
+    let out = b.tensor(name, &[1, oh, ow, c], ty, x.q.clone());
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(s as i32)),
+        (2, Scalar::I32(s as i32)),
+        (3, Scalar::I32(k as i32)),
+        (4, Scalar::I32(k as i32)),
+    ];
+    b.op(code, &[x.t], &[out], Some((5, options)));
+    Some((Node { t: out, shape: [1, oh, ow, c], q: x.q.clone() }, format!("{what}pool {k}x{k}/{s}")))
+}
+
+fn unary(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let (code, what) = r.pick(&[(19, "relu"), (21, "relu6"), (14, "logistic"), (28, "tanh")]);
+    let q = match (ty, code) {
+        (Ty::I8, 14) => per_tensor(1.0 / 256.0, -128),
+        (Ty::I8, 28) => per_tensor(1.0 / 128.0, 0),
+        (Ty::I8, _) => x.q.clone(),
+        _ => None,
+    };
+    let out = b.tensor(name, &x.shape, ty, q.clone());
+    b.op(code, &[x.t], &[out], None);
+    Some((Node { t: out, shape: x.shape, q }, what.to_string()))
+}
+
+fn residual(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, seen: &[Node], name: &str) -> Option<(Node, String)> {
+    let earlier: Vec<&Node> = seen[..seen.len() - 1].iter().filter(|n| n.shape == x.shape).collect();
+    let other = *earlier.get(r.size(0, earlier.len().max(1) - 1))?;
+    let q = output_quant(r, ty, 74.0 * scale_of(&x.q).max(scale_of(&other.q)) * 1.4);
+    let out = b.tensor(name, &x.shape, ty, q.clone());
+    b.op(0, &[x.t, other.t], &[out], Some((11, vec![(0, Scalar::I8(activation(r)))])));
+    Some((Node { t: out, shape: x.shape, q }, "add (residual)".into()))
+}
+
+fn concat(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, seen: &[Node], name: &str) -> Option<(Node, String)> {
+    let earlier: Vec<&Node> =
+        seen[..seen.len() - 1].iter().filter(|n| n.shape[..3] == x.shape[..3] && same_quant(&n.q, &x.q)).collect();
+    let other = *earlier.get(r.size(0, earlier.len().max(1) - 1))?;
+    let shape = [1, x.shape[1], x.shape[2], x.shape[3] + other.shape[3]];
+    let out = b.tensor(name, &shape, ty, x.q.clone());
+    b.op(2, &[x.t, other.t], &[out], Some((10, vec![(0, Scalar::I32(3))])));
+    Some((Node { t: out, shape, q: x.q.clone() }, "concat (channels)".into()))
+}
+
+fn global_mean(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let axes = b.ints(&format!("{name}_axes"), &[2], &[1, 2]);
+    let q = if r.chance(0.5) { x.q.clone() } else { activation_quant(r, ty, 1e-2, 0.1) };
+    let shape = [1, 1, 1, x.shape[3]];
+    let out = b.tensor(name, &shape, ty, q.clone());
+    b.op(40, &[x.t, axes], &[out], Some((27, vec![(0, Scalar::Bool(true))])));
+    Some((Node { t: out, shape, q }, "mean (global)".into()))
+}
+
+/// RESHAPE to `[1, n]`, FULLY_CONNECTED, SOFTMAX: the classifier head.
+fn classifier(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node) -> (i32, String) {
+    let depth: usize = x.shape.iter().product();
+    let shape_t = b.ints("flat_shape", &[2], &[1, depth as i32]);
+    let flat = b.tensor("flat", &[1, depth], ty, x.q.clone());
+    b.op(22, &[x.t, shape_t], &[flat], None);
+    let units = r.size(2, 8);
+    let (weights, w_scales) = if ty == Ty::F32 {
+        (b.constant("fc_w", &[units, depth], Ty::F32, floats(r, units * depth, 0.5), None), vec![1.0; units])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, units * depth, units, 0, false);
+        (b.constant("fc_w", &[units, depth], Ty::I8, bytes, q), scales)
+    };
+    let bias_t = bias(b, r, ty, units, scale_of(&x.q), &w_scales);
+    let lq = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], depth));
+    let logits = b.tensor("logits", &[1, units], ty, lq);
+    b.op(9, &[flat, weights, bias_t], &[logits], Some((8, vec![(0, Scalar::I8(0))])));
+    let pq = if ty == Ty::I8 { per_tensor(1.0 / 256.0, -128) } else { None };
+    let probs = b.tensor("probs", &[1, units], ty, pq);
+    b.op(25, &[logits], &[probs], Some((9, vec![(0, Scalar::F32(1.0))])));
+    (probs, format!(", reshape, fc -> {units}, softmax"))
+}
+
+fn same_quant(a: &Option<QuantDef>, b: &Option<QuantDef>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.scale == b.scale && a.zero_point == b.zero_point,
+        (None, None) => true,
+        _ => false,
+    }
+}
