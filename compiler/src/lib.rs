@@ -186,49 +186,8 @@ pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
     analyze_with(bytes, &Options::default())
 }
 
-/// A planned schedule: order, buffers and offsets.
-struct Planned {
-    order: Vec<usize>,
-    schedule: Schedule,
-    plan: Plan,
-}
-
-/// Plans the candidate orders for one choice of kernel variants: every
-/// order is scheduled, the three most promising by lower bound are planned,
-/// the smallest arena wins (the model's own order on ties).
-fn plan_orders(
-    graph: &Graph<'_>,
-    ops: &[Box<dyn Operator>],
-    orders: &[Vec<usize>],
-    choice: &[usize],
-    opts: &Options,
-) -> Result<Planned, Error> {
-    let mut scheduled = Vec::new();
-    for order in orders {
-        let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
-        if !opts.in_place {
-            s.overlaps.clear();
-        }
-        let bound = plan::lower_bound(&s.requests()).0;
-        scheduled.push((bound, order.clone(), s));
-    }
-    // Stable: equal bounds keep the model's order first.
-    scheduled.sort_by_key(|c| c.0);
-    let mut best: Option<Planned> = None;
-    for (_, order, schedule) in scheduled.into_iter().take(3) {
-        let plan = plan::plan(&schedule.requests());
-        let own = order.iter().enumerate().all(|(i, &n)| i == n);
-        if best
-            .as_ref()
-            .is_none_or(|b| plan.arena_size < b.plan.arena_size || (plan.arena_size == b.plan.arena_size && own))
-        {
-            best = Some(Planned { order, schedule, plan });
-        }
-    }
-    best.ok_or_else(|| Error::model("internal error: no execution order"))
-}
-
-/// Reads, checks and plans a model.
+/// Reads, checks and plans a model: read -> lower -> schedule and plan
+/// (the policy in `plan::choose`) -> state layout.
 pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>, Error> {
     let model = tflite::read(bytes)?;
     let graph = Graph::read(&model)?;
@@ -239,41 +198,11 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     // TFLM runs the model's own order with its reference (direct) kernels.
     let direct = vec![0; ops.len()];
     let tflm_requests = schedule::schedule(&graph, &ops, &orders[0], &direct, false)?.tflm_requests;
-
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
-    // The fastest variant of every op, then, over a budget (`arena_limit`,
-    // or else TFLM's arena for the same model: fast kernels never cost RAM
-    // over what TFLM would take), the scratch at the peak is given up
-    // (largest first) until the plan fits.
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
-    let mut choice: Vec<usize> =
-        variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
-    let mut planned = plan_orders(&graph, &ops, &orders, &choice, opts)?;
-    loop {
-        if planned.plan.arena_size <= budget {
-            break;
-        }
-        let (_, peak) = plan::lower_bound(&planned.schedule.requests());
-        let scratch_at =
-            |b: &schedule::Buffer| b.scratch.map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos));
-        let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
-        choice[planned.order[pos]] = 0;
-        planned = plan_orders(&graph, &ops, &orders, &choice, opts)?;
-    }
-    // What the fast kernels cost: the arena with direct kernels only.
-    let direct_arena = if choice.iter().any(|&c| c != 0) {
-        Some(plan_orders(&graph, &ops, &orders, &direct, opts)?.plan.arena_size)
-    } else {
-        None
-    };
-    // What keeping the inputs costs: the same kernels without it.
-    let arena_without_kept_inputs = if opts.keep_inputs {
-        let free = Options { keep_inputs: false, ..*opts };
-        Some(plan_orders(&graph, &ops, &orders, &choice, &free)?.plan.arena_size)
-    } else {
-        None
-    };
-    let Planned { order, schedule, plan } = planned;
+    let plan::choose::Choice { choice, planned, direct_arena, arena_without_kept_inputs } =
+        plan::choose::choose(&graph, &ops, &orders, &variants, budget, opts)?;
+    let plan::choose::Planned { order, schedule, plan } = planned;
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
@@ -336,24 +265,7 @@ pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled
     {
         return Err(Error::arena_limit(report::over_budget(&a, limit)));
     }
-    let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
-    let mut emit = codegen::Emit::new(&a.graph, offsets, a.state_offsets.clone());
-    let mut calls = Vec::new();
-    for (pos, &n) in a.order.iter().enumerate() {
-        let scratch = a
-            .schedule
-            .buffers
-            .iter()
-            .position(|b| b.scratch == Some(pos))
-            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
-        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch);
-        let call = a.ops[n].emit(&mut emit)?;
-        if !call.is_empty() {
-            calls.push(quote::quote! { { #call } });
-        }
-    }
-    let weight_bytes = emit.flash_bytes;
-    let statics = emit.into_statics();
+    let codegen::Ops { calls, statics, weight_bytes } = codegen::ops(&a)?;
     let tokens = codegen::model::emit(&a, target, calls, statics, weight_bytes)?;
     Ok(Compiled {
         tokens,

@@ -62,9 +62,17 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     m.subgraphs[0].ops[0].inputs[0] = 4;
     v.push(("read_before_write", m.to_bytes(), "reads tensor 'dead' before any op writes it"));
 
-    let mut m = base;
+    let mut m = base.clone();
     m.subgraphs[0].ops.push(OpDef { opcode: 0, inputs: vec![3, 1, 2], outputs: vec![3], options: None });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
+
+    // Float activations with int8 weights: TFLM refuses hybrid models too.
+    let mut m = base;
+    for t in [0, 2, 3] {
+        m.subgraphs[0].tensors[t].dtype = dtype::F32;
+        m.subgraphs[0].tensors[t].quant = None;
+    }
+    v.push(("hybrid_fc", m.to_bytes(), "a hybrid (dynamic-range) model, which TFLM does not run"));
     v
 }
 

@@ -268,3 +268,37 @@ pub fn f32_lit(x: f32) -> TokenStream {
     let bits = x.to_bits();
     quote!(::core::primitive::f32::from_bits(#bits))
 }
+
+/// Every op's call, in execution order, with the constants they put in
+/// flash.
+pub struct Ops {
+    /// One block per op that runs code (views emit nothing).
+    pub calls: Vec<TokenStream>,
+    /// The `static` weight and table items.
+    pub statics: Vec<TokenStream>,
+    /// Bytes of those constants.
+    pub weight_bytes: usize,
+}
+
+/// Emits every op of a planned model with the kernel and scratch the plan
+/// gave it.
+pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
+    let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
+    let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone());
+    let mut calls = Vec::new();
+    for (pos, &n) in a.order.iter().enumerate() {
+        let scratch = a
+            .schedule
+            .buffers
+            .iter()
+            .position(|b| b.scratch == Some(pos))
+            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
+        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch);
+        let call = a.ops[n].emit(&mut emit)?;
+        if !call.is_empty() {
+            calls.push(quote! { { #call } });
+        }
+    }
+    let weight_bytes = emit.flash_bytes;
+    Ok(Ops { calls, statics: emit.into_statics(), weight_bytes })
+}

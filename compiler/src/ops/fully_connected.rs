@@ -8,7 +8,7 @@ use crate::graph::DType;
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::Operator;
 use crate::lowering::options::Activation;
-use crate::lowering::requant::{Arith, Requant, Requant16, check_bias, folded_bias};
+use crate::lowering::requant::{Arith, Requant, Requant16, check_bias, folded_bias, hybrid};
 use crate::lowering::weights::PackedRows;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -103,6 +103,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let (lo, hi) = activation.float_range();
             Arith::Float(lo, hi)
         }
+        (DType::F32, DType::I8 | DType::U8, DType::F32) => return Err(hybrid(cx)),
         (i, w, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),

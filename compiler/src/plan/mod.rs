@@ -12,6 +12,8 @@
 //! - [`check`] verifies the invariants of a plan; every plan is checked
 //!   before code is emitted.
 
+pub mod choose;
+
 /// Alignment of every offset and of every buffer's footprint, as in TFLM.
 pub const ALIGN: usize = 16;
 

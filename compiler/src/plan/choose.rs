@@ -1,0 +1,110 @@
+//! The plan policy: which kernel each op runs with and which op order,
+//! within the RAM budget. The fastest kernel of every op first; over the
+//! budget (`arena_limit`, or else TFLM's arena for the same model, so fast
+//! kernels never cost RAM TFLM would not take), the scratch at the peak is
+//! given up, largest first, until the plan fits.
+
+use crate::Options;
+use crate::diag::Error;
+use crate::graph::Graph;
+use crate::lowering::operator::{Operator, Variant};
+use crate::schedule::{self, Schedule};
+
+use super::Plan;
+
+/// A planned schedule: order, buffers and offsets.
+pub struct Planned {
+    /// Execution order: `order[p]` is the node run at position `p`.
+    pub order: Vec<usize>,
+    /// Arena buffers and their lifetimes.
+    pub schedule: Schedule,
+    /// Our plan of them.
+    pub plan: Plan,
+}
+
+/// Plans the candidate orders for one choice of kernel variants: every
+/// order is scheduled, the three most promising by lower bound are planned,
+/// the smallest arena wins (the model's own order on ties).
+pub fn plan_orders(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    choice: &[usize],
+    opts: &Options,
+) -> Result<Planned, Error> {
+    let mut scheduled = Vec::new();
+    for order in orders {
+        let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
+        if !opts.in_place {
+            s.overlaps.clear();
+        }
+        let bound = super::lower_bound(&s.requests()).0;
+        scheduled.push((bound, order.clone(), s));
+    }
+    // Stable: equal bounds keep the model's order first.
+    scheduled.sort_by_key(|c| c.0);
+    let mut best: Option<Planned> = None;
+    for (_, order, schedule) in scheduled.into_iter().take(3) {
+        let plan = super::plan(&schedule.requests());
+        let own = order.iter().enumerate().all(|(i, &n)| i == n);
+        if best
+            .as_ref()
+            .is_none_or(|b| plan.arena_size < b.plan.arena_size || (plan.arena_size == b.plan.arena_size && own))
+        {
+            best = Some(Planned { order, schedule, plan });
+        }
+    }
+    best.ok_or_else(|| Error::model("internal error: no execution order"))
+}
+
+/// What the policy settled on.
+pub struct Choice {
+    /// The variant each node runs with (index into its variants).
+    pub choice: Vec<usize>,
+    /// The plan with those kernels.
+    pub planned: Planned,
+    /// The arena with scratch-free kernels only, when faster ones were chosen.
+    pub direct_arena: Option<usize>,
+    /// With `keep_inputs`: the arena the same kernels need without it.
+    pub arena_without_kept_inputs: Option<usize>,
+}
+
+/// Chooses kernels and op order within `budget` bytes.
+pub fn choose(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    variants: &[Vec<Variant>],
+    budget: usize,
+    opts: &Options,
+) -> Result<Choice, Error> {
+    let mut choice: Vec<usize> =
+        variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
+    let mut planned = plan_orders(graph, ops, orders, &choice, opts)?;
+    loop {
+        if planned.plan.arena_size <= budget {
+            break;
+        }
+        let (_, peak) = super::lower_bound(&planned.schedule.requests());
+        let scratch_at =
+            |b: &schedule::Buffer| b.scratch.map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos));
+        let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
+        choice[planned.order[pos]] = 0;
+        planned = plan_orders(graph, ops, orders, &choice, opts)?;
+    }
+    // What the fast kernels cost: the arena with direct kernels only.
+    let direct = vec![0; ops.len()];
+    let direct_arena = if choice.iter().any(|&c| c != 0) {
+        Some(plan_orders(graph, ops, orders, &direct, opts)?.plan.arena_size)
+    } else {
+        None
+    };
+    // What keeping the inputs costs: the same kernels without it.
+    let arena_without_kept_inputs = if opts.keep_inputs {
+        let free = Options { keep_inputs: false, ..*opts };
+        Some(plan_orders(graph, ops, orders, &choice, &free)?.plan.arena_size)
+    } else {
+        None
+    };
+    Ok(Choice { choice, planned, direct_arena, arena_without_kept_inputs })
+}
