@@ -48,30 +48,41 @@ class captured_stderr:
 
 
 def run_case(path, raw):
+    """Runs one model on `raw`: one or several sets of inputs, invoked one
+    after another on one interpreter (state carries over), outputs
+    concatenated."""
     it = tflm.Interpreter.from_bytes(open(path, 'rb').read(), arena_size=4 << 20)
-    off, i = 0, 0
+    details, i = [], 0
     while True:
         try:
-            d = it.get_input_details(i)
+            details.append(it.get_input_details(i))
         except Exception:
             break
-        dtype = np.dtype(d['dtype']).newbyteorder('<')
-        n = int(np.prod(d['shape'])) if len(d['shape']) else 1
-        x = np.frombuffer(raw, dtype=dtype, count=n, offset=off).astype(d['dtype']).reshape(d['shape'])
-        off += n * dtype.itemsize
-        it.set_input(x, i)
         i += 1
-    if off != len(raw):
-        raise ValueError(f'input file has {len(raw)} bytes, the inputs take {off}')
-    it.invoke()
-    out, k = b'', 0
-    while True:
-        try:
-            it.get_output_details(k)
-        except Exception:
-            break
-        out += np.ascontiguousarray(it.get_output(k)).astype(it.get_output(k).dtype.newbyteorder('<')).tobytes()
-        k += 1
+
+    def count(d):
+        return int(np.prod(d['shape'])) if len(d['shape']) else 1
+    per = sum(count(d) * np.dtype(d['dtype']).itemsize for d in details)
+    if per == 0 or len(raw) % per:
+        raise ValueError(f'input file has {len(raw)} bytes, not a multiple of the {per} the inputs take')
+    out = b''
+    for start in range(0, len(raw), per):
+        off = start
+        for i, d in enumerate(details):
+            dtype = np.dtype(d['dtype']).newbyteorder('<')
+            x = np.frombuffer(raw, dtype=dtype, count=count(d), offset=off).astype(d['dtype']).reshape(d['shape'])
+            off += count(d) * dtype.itemsize
+            it.set_input(x, i)
+        it.invoke()
+        k = 0
+        while True:
+            try:
+                it.get_output_details(k)
+            except Exception:
+                break
+            y = it.get_output(k)
+            out += np.ascontiguousarray(y).astype(y.dtype.newbyteorder('<')).tobytes()
+            k += 1
     return out
 
 

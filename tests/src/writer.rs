@@ -53,16 +53,18 @@ pub struct TensorDef {
     pub buffer: u32,
     /// Quantization.
     pub quant: Option<QuantDef>,
+    /// A variable (state kept between invocations, e.g. SVDF's).
+    pub is_variable: bool,
 }
 
 impl TensorDef {
     /// An activation tensor.
     pub fn new(name: &str, shape: &[i32], dtype: i8, quant: Option<QuantDef>) -> Self {
-        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer: 0, quant }
+        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer: 0, quant, is_variable: false }
     }
     /// A constant backed by buffer `buffer`.
     pub fn constant(name: &str, shape: &[i32], dtype: i8, buffer: u32, quant: Option<QuantDef>) -> Self {
-        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer, quant }
+        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer, quant, is_variable: false }
     }
 }
 
@@ -304,6 +306,7 @@ fn tensor(b: &mut FlatBufferBuilder<'_>, t: &TensorDef) -> Table {
     if let Some(q) = quant {
         b.push_slot_always(slot(4), q);
     }
+    b.push_slot::<bool>(slot(5), t.is_variable, false);
     b.end_table(tt)
 }
 

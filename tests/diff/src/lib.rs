@@ -152,6 +152,13 @@ impl Builder {
         t
     }
 
+    /// A variable tensor (state kept between invokes).
+    pub fn variable(&mut self, name: &str, shape: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
+        let t = self.tensor(name, shape, ty, quant);
+        self.tensors[t as usize].is_variable = true;
+        t
+    }
+
     /// Shape of tensor `t`.
     pub fn shape_of(&self, t: i32) -> Vec<i32> {
         self.tensors[t as usize].shape.clone()
@@ -222,6 +229,7 @@ impl Builder {
             inputs: input_sizes,
             outputs,
             non_negative: false,
+            invokes: 1,
         }
     }
 }
@@ -241,6 +249,9 @@ pub struct Model {
     /// Integer inputs drawn from `0..=max` only (where TFLM refuses
     /// negative values at run time: RSQRT).
     pub non_negative: bool,
+    /// `invoke()`s in a row, each on its own inputs, state carried over
+    /// (stateful ops: SVDF); 1 for the rest.
+    pub invokes: usize,
 }
 
 /// One differential case.
@@ -262,18 +273,26 @@ pub struct Case {
 /// Case `index` of run `seed`: the operator is chosen by the index (every
 /// generator in turn), everything else by the seeded generator.
 pub fn case(seed: u64, index: u64) -> Case {
-    let (op, generate) = GENERATORS[(index % GENERATORS.len() as u64) as usize];
+    case_of(GENERATORS[(index % GENERATORS.len() as u64) as usize].0, seed, index)
+}
+
+/// Case `index` of run `seed` drawn by the generator of `op` (regressions
+/// name their generator, so adding generators does not move them).
+pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
+    let (op, generate) = *GENERATORS.iter().find(|g| g.0 == op).unwrap_or_else(|| panic!("no generator {op}"));
     let mut rng = Rng::for_case(seed, index);
     let (model, label) = generate(&mut rng);
     let mut input: Vec<u8> = Vec::new();
-    for &(ty, n) in &model.inputs {
-        let mut values = random_values(&mut rng, ty, n);
-        if model.non_negative && ty == Ty::I16 {
-            for pair in values.chunks_exact_mut(2) {
-                pair[1] &= 0x7F;
+    for _ in 0..model.invokes {
+        for &(ty, n) in &model.inputs {
+            let mut values = random_values(&mut rng, ty, n);
+            if model.non_negative && ty == Ty::I16 {
+                for pair in values.chunks_exact_mut(2) {
+                    pair[1] &= 0x7F;
+                }
             }
+            input.extend(values);
         }
-        input.extend(values);
     }
     Case {
         name: format!("c{index}_{op}").to_lowercase(),
@@ -304,6 +323,15 @@ pub fn compare(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), S
     if got.len() != want.len() {
         return Err(format!("{} output bytes, TFLM gives {}", got.len(), want.len()));
     }
+    // Several invokes give one set of outputs each.
+    let per: usize = outputs.iter().map(|&(ty, n)| n * ty.size()).sum::<usize>().max(1);
+    for (run, (g, w)) in got.chunks(per).zip(want.chunks(per)).enumerate() {
+        compare_one(outputs, g, w).map_err(|e| if got.len() > per { format!("invoke {run}, {e}") } else { e })?;
+    }
+    Ok(())
+}
+
+fn compare_one(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), String> {
     let mut off = 0;
     for (k, &(ty, n)) in outputs.iter().enumerate() {
         let len = n * ty.size();
@@ -339,15 +367,16 @@ pub fn compare(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), S
     Ok(())
 }
 
-/// The regression cases kept in `regressions.txt`: `(seed, index)`.
-pub fn regressions() -> Vec<(u64, u64)> {
+/// The regression cases kept in `regressions.txt`: `(op, seed, index)`.
+pub fn regressions() -> Vec<(String, u64, u64)> {
     include_str!("../regressions.txt")
         .lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
         .filter_map(|l| {
-            let mut it = l.split_whitespace().map(|x| x.parse::<u64>().ok());
-            Some((it.next()??, it.next()??))
+            let mut it = l.split_whitespace();
+            let op = it.next()?.to_string();
+            Some((op, it.next()?.parse().ok()?, it.next()?.parse().ok()?))
         })
         .collect()
 }

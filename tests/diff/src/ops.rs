@@ -68,6 +68,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN", crate::chains::chain),
     ("CHAIN", crate::chains::chain),
     ("CHAIN", crate::chains::chain),
+    ("SVDF", svdf),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1077,4 +1078,68 @@ fn expand_dims(r: &mut Rng) -> (Model, String) {
     let output = b.output("output", &out, ty, q);
     let label = format!("{} {shape:?} axis {written}", ty.name());
     (b.finish(70, &[input, axis_t], &[output], None), label)
+}
+
+/// SVDF over 2 to 5 invokes in a row (the state carries over): float32, or
+/// int8 with an int16 or int8 state; rank, batch, memory and bias drawn.
+fn svdf(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::F32, Ty::I8, Ty::I8]);
+    let state_ty = if ty == Ty::F32 { Ty::F32 } else { r.pick(&[Ty::I16, Ty::I16, Ty::I8]) };
+    let (batch, input_size, units, rank, memory) =
+        (r.size(1, 2), r.size(1, 12), r.size(1, 5), r.size(1, 3), r.size(1, 6));
+    let filters = units * rank;
+    let act = activation(r);
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-2, 0.2);
+    let input = b.input("input", &[batch, input_size], ty, in_q.clone());
+    let (wf, wt, state_q, out_q, bias_scale) = if ty == Ty::F32 {
+        let wf =
+            b.constant("weights_feature", &[filters, input_size], Ty::F32, floats(r, filters * input_size, 0.5), None);
+        let wt = b.constant("weights_time", &[filters, memory], Ty::F32, floats(r, filters * memory, 0.5), None);
+        (wf, wt, None, None, 0.0)
+    } else {
+        let fq = per_tensor(r.log_uniform(1e-3, 0.02), 0);
+        let wf_bytes = (0..filters * input_size).map(|_| r.range(-127, 127) as i8 as u8).collect();
+        let wf = b.constant("weights_feature", &[filters, input_size], Ty::I8, wf_bytes, fq.clone());
+        // The state holds feature activations: a scale that keeps them in range.
+        let feature = scale_of(&in_q) * scale_of(&fq) * 74.0 * 73.0 * (input_size as f64).sqrt();
+        let state_range = if state_ty == Ty::I16 { 8000.0 } else { 40.0 };
+        let sq = per_tensor((feature / state_range * r.log_uniform(0.5, 2.0) as f64) as f32, 0);
+        let (wt_bytes, tq) = if state_ty == Ty::I16 {
+            let v: Vec<u8> =
+                (0..filters * memory).flat_map(|_| (r.range(-20000, 20000) as i16).to_le_bytes()).collect();
+            (v, per_tensor(r.log_uniform(1e-5, 1e-4), 0))
+        } else {
+            let v: Vec<u8> = (0..filters * memory).map(|_| r.range(-127, 127) as i8 as u8).collect();
+            (v, per_tensor(r.log_uniform(1e-3, 0.02), 0))
+        };
+        let wt = b.constant("weights_time", &[filters, memory], state_ty, wt_bytes, tq.clone());
+        let time_range = if state_ty == Ty::I16 { 12000.0 } else { 73.0 };
+        let out = scale_of(&sq) * state_range * scale_of(&tq) * time_range * ((memory * rank) as f64).sqrt();
+        let bias_scale = (scale_of(&sq) * scale_of(&tq)) as f32;
+        (wf, wt, sq, output_quant(r, Ty::I8, out), bias_scale)
+    };
+    // TFLM's SVDF reads the bias unconditionally (an omitted one crashes
+    // the interpreter) and checks its scale is state x time weights.
+    let with_bias = true;
+    let bias_t = if ty == Ty::F32 {
+        b.constant("bias", &[units], Ty::F32, floats(r, units, 0.5), None)
+    } else {
+        let values: Vec<u8> = (0..units).flat_map(|_| (r.range(-2000, 2000) as i32).to_le_bytes()).collect();
+        b.constant("bias", &[units], Ty::I32, values, per_tensor(bias_scale, 0))
+    };
+    let state = b.variable("state", &[batch, memory * filters], state_ty, state_q);
+    let output = b.output("output", &[batch, units], ty, out_q);
+    let options = vec![(0, Scalar::I32(rank as i32)), (1, Scalar::I8(act))];
+    let invokes = r.size(2, 5);
+    let label = format!(
+        "{} state {} batch {batch} input {input_size} units {units} rank {rank} memory {memory} {}{} x{invokes}",
+        ty.name(),
+        state_ty.name(),
+        act_name(act),
+        if with_bias { "" } else { " no bias" }
+    );
+    let mut m = b.finish(27, &[input, wf, wt, bias_t, state], &[output], Some((6, options)));
+    m.invokes = invokes;
+    (m, label)
 }

@@ -1,7 +1,8 @@
 //! tinyaot against TFLM on random single-op models (see the crate docs).
 //!
 //! `TINYAOT_DIFF_CASES=N` (default 4000) and `TINYAOT_DIFF_SEED=S` (default 1)
-//! choose the run; the cases of `regressions.txt` run every time. Needs
+//! choose the run, `TINYAOT_DIFF_OPS=SVDF,CONV_2D` keeps only those
+//! generators; the cases of `regressions.txt` run every time. Needs
 //! Python with `tflite-micro` (`pip install tflite-micro numpy`): without it
 //! the test says so and passes, unless `TINYAOT_REQUIRE_TFLM=1` (CI).
 //!
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tinyaot_diff::{Case, case, compare, regressions};
+use tinyaot_diff::{Case, case, case_of, compare, regressions};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -97,11 +98,15 @@ opt-level = 1
          |input: &[u8]| -> Vec<u8> {\n\
          let mut arena = Box::new(tinyaot::Arena::<{ $m::Model::ARENA_SIZE }>::new());\n\
          let mut model = $m::Model::new(&mut arena);\n\
+         let per: usize = $m::Model::INPUTS.iter().map(|t| t.bytes).sum();\n\
+         let mut out = Vec::new();\n\
+         for set in input.chunks(per) {\n\
          let (mut off, mut i) = (0, 0);\n\
-         while let Some(b) = model.input_bytes_mut(i) { b.copy_from_slice(&input[off..off + b.len()]); off += b.len(); i += 1; }\n\
+         while let Some(b) = model.input_bytes_mut(i) { b.copy_from_slice(&set[off..off + b.len()]); off += b.len(); i += 1; }\n\
          model.invoke();\n\
-         let (mut out, mut i) = (Vec::new(), 0);\n\
+         let mut i = 0;\n\
          while let Some(b) = model.output_bytes(i) { out.extend_from_slice(b); i += 1; }\n\
+         }\n\
          out\n\
          }\n\
          };\n\
@@ -223,13 +228,16 @@ fn tinyaot_matches_tflm_on_random_models() {
     let seed = env_u64("TINYAOT_DIFF_SEED", 1);
     let count = env_u64("TINYAOT_DIFF_CASES", 4000);
     let require = std::env::var_os("TINYAOT_REQUIRE_TFLM").is_some();
+    // `TINYAOT_DIFF_OPS=SVDF,CONV_2D`: only these generators (targeted soaks).
+    let only_var = std::env::var("TINYAOT_DIFF_OPS").unwrap_or_default();
+    let only: Vec<&str> = only_var.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
 
     // Regressions first (under their own seeds), then the run's cases, in
     // batches generated as they go.
     let regressions: Vec<Case> = regressions()
         .into_iter()
-        .map(|(s, i)| {
-            let mut c = case(s, i);
+        .map(|(op, s, i)| {
+            let mut c = case_of(&op, s, i);
             c.name = format!("r{s}_{}", c.name);
             c
         })
@@ -246,7 +254,8 @@ fn tinyaot_matches_tflm_on_random_models() {
     let mut reported = found.failures.len();
     while start < count {
         let end = (start + BATCH as u64).min(count);
-        let batch: Vec<Case> = (start..end).map(|i| case(seed, i)).collect();
+        let batch: Vec<Case> =
+            (start..end).map(|i| case(seed, i)).filter(|c| only.is_empty() || only.contains(&c.op)).collect();
         run_batch(&batch, &mut tally, &mut found).expect("TFLM went away");
         total += batch.len();
         start = end;
