@@ -126,9 +126,8 @@ fn groups<const R: usize>(x: &[i8], block: &[u32], acc: [i32; R]) -> [i32; R] {
 }
 
 /// Whole groups in plain Rust, the halves read with one halfword load
-/// each: on a little-endian target a u32 slice is its 16-bit halves, low
-/// half first.
-#[cfg(target_endian = "little")]
+/// each: a u32 slice is its 16-bit halves, low half first (tinyaot builds
+/// for little-endian targets only: `lib.rs` refuses the others).
 #[cfg_attr(all(target_arch = "arm", target_feature = "dsp"), allow(dead_code))]
 #[inline(always)]
 fn groups_scalar<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> [i32; R] {
@@ -142,25 +141,6 @@ fn groups_scalar<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> 
                 + xg[2] as i32 * w[1] as i32
                 + xg[1] as i32 * w[2] as i32
                 + xg[3] as i32 * w[3] as i32;
-            *a = a.wrapping_add(s);
-        }
-    }
-    acc
-}
-
-/// Whole groups in plain Rust on a big-endian target: the halves by
-/// shifts.
-#[cfg(not(target_endian = "little"))]
-#[inline(always)]
-fn groups_scalar<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> [i32; R] {
-    let half = |w: u32, h: u32| (w >> (16 * h)) as u16 as i16 as i32;
-    for (xg, wg) in x.chunks_exact(4).zip(block.chunks_exact(2 * R)) {
-        for (r, a) in acc.iter_mut().enumerate() {
-            let (w02, w13) = (wg[2 * r], wg[2 * r + 1]);
-            let s = xg[0] as i32 * half(w02, 0)
-                + xg[2] as i32 * half(w02, 1)
-                + xg[1] as i32 * half(w13, 0)
-                + xg[3] as i32 * half(w13, 1);
             *a = a.wrapping_add(s);
         }
     }
