@@ -5,7 +5,7 @@
 //! other as they do in real models.
 
 use crate::ops::{
-    activation, activation_quant, bias, dot_magnitude, floats, out_size, output_quant, per_tensor, scale_of, weights_i8,
+    activation, activation_quant, bias, dot_magnitude, out_size, output_quant, per_tensor, scale_of, weights,
 };
 use crate::{Builder, Model, Rng, Ty};
 use tinyaot_tests::writer::{QuantDef, Scalar};
@@ -65,13 +65,8 @@ fn conv(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(N
     let (oh, ow) = (out_size(padding, h, k, s, 1)?, out_size(padding, w, k, s, 1)?);
     let oc = r.size(1, 6);
     let act = activation(r);
-    let (filter, w_scales) = if ty == Ty::F32 {
-        (b.constant(&format!("{name}_w"), &[oc, k, k, c], Ty::F32, floats(r, oc * k * k * c, 0.7), None), vec![1.0; oc])
-    } else {
-        let per_channel = r.chance(0.7);
-        let (bytes, q, scales) = weights_i8(r, oc * k * k * c, oc, 0, per_channel);
-        (b.constant(&format!("{name}_w"), &[oc, k, k, c], Ty::I8, bytes, q), scales)
-    };
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let (filter, w_scales) = weights(b, r, ty, &format!("{name}_w"), &[oc, k, k, c], (oc, 0), per_channel, 0.7);
     let bias_t = bias(b, r, ty, oc, scale_of(&x.q), &w_scales);
     let q = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], k * k * c));
     let out = b.tensor(name, &[1, oh, ow, oc], ty, q.clone());
@@ -85,13 +80,8 @@ fn depthwise(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Opti
     let [_, h, w, c] = x.shape;
     let (k, s) = (r.size(1, 3), r.size(1, 2));
     let (oh, ow) = (out_size(0, h, k, s, 1)?, out_size(0, w, k, s, 1)?);
-    let (filter, w_scales) = if ty == Ty::F32 {
-        (b.constant(&format!("{name}_w"), &[1, k, k, c], Ty::F32, floats(r, k * k * c, 0.7), None), vec![1.0; c])
-    } else {
-        let per_channel = r.chance(0.7);
-        let (bytes, q, scales) = weights_i8(r, k * k * c, c, 3, per_channel);
-        (b.constant(&format!("{name}_w"), &[1, k, k, c], Ty::I8, bytes, q), scales)
-    };
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let (filter, w_scales) = weights(b, r, ty, &format!("{name}_w"), &[1, k, k, c], (c, 3), per_channel, 0.7);
     let bias_t = bias(b, r, ty, c, scale_of(&x.q), &w_scales);
     let q = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], k * k));
     let out = b.tensor(name, &[1, oh, ow, c], ty, q.clone());
@@ -173,16 +163,11 @@ fn classifier(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node) -> (i32, String) {
     let flat = b.tensor("flat", &[1, depth], ty, x.q.clone());
     b.op(22, &[x.t, shape_t], &[flat], None);
     let units = r.size(2, 8);
-    let (weights, w_scales) = if ty == Ty::F32 {
-        (b.constant("fc_w", &[units, depth], Ty::F32, floats(r, units * depth, 0.5), None), vec![1.0; units])
-    } else {
-        let (bytes, q, scales) = weights_i8(r, units * depth, units, 0, false);
-        (b.constant("fc_w", &[units, depth], Ty::I8, bytes, q), scales)
-    };
+    let (fc_weights, w_scales) = weights(b, r, ty, "fc_w", &[units, depth], (units, 0), false, 0.5);
     let bias_t = bias(b, r, ty, units, scale_of(&x.q), &w_scales);
     let lq = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], depth));
     let logits = b.tensor("logits", &[1, units], ty, lq);
-    b.op(9, &[flat, weights, bias_t], &[logits], Some((8, vec![(0, Scalar::I8(0))])));
+    b.op(9, &[flat, fc_weights, bias_t], &[logits], Some((8, vec![(0, Scalar::I8(0))])));
     let pq = if ty == Ty::I8 { per_tensor(1.0 / 256.0, -128) } else { None };
     let probs = b.tensor("probs", &[1, units], ty, pq);
     b.op(25, &[logits], &[probs], Some((9, vec![(0, Scalar::F32(1.0))])));

@@ -148,6 +148,29 @@ pub(crate) fn floats(r: &mut Rng, n: usize, amplitude: f64) -> Vec<u8> {
     (0..n).flat_map(|_| (((r.unit() * 2.0 - 1.0) * amplitude) as f32).to_le_bytes()).collect()
 }
 
+/// A constant weight tensor of `shape` with `channels` output channels
+/// along `axis`: float32 in `[-amplitude, amplitude)`, or int8 (one scale
+/// or one per channel). Returns the tensor and each channel's scale.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn weights(
+    b: &mut Builder,
+    r: &mut Rng,
+    ty: Ty,
+    name: &str,
+    shape: &[usize],
+    (channels, axis): (usize, i32),
+    per_channel: bool,
+    amplitude: f64,
+) -> (i32, Vec<f64>) {
+    let n = shape.iter().product();
+    if ty == Ty::F32 {
+        (b.constant(name, shape, Ty::F32, floats(r, n, amplitude), None), vec![1.0; channels])
+    } else {
+        let (bytes, q, scales) = weights_i8(r, n, channels, axis, per_channel);
+        (b.constant(name, shape, Ty::I8, bytes, q), scales)
+    }
+}
+
 /// The bias of a quantized conv-like layer: int32 for int8, int64 for
 /// 16x8, scale `input * weight` per channel.
 pub(crate) fn bias(b: &mut Builder, r: &mut Rng, ty: Ty, channels: usize, in_scale: f64, w_scales: &[f64]) -> i32 {
@@ -201,12 +224,7 @@ fn conv_2d(r: &mut Rng) -> (Model, String) {
     let in_q = activation_quant(r, ty, 1e-3, 0.5);
     let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
     let depth = kh * kw * group_channels;
-    let (filter, w_scales) = if ty == Ty::F32 {
-        (b.constant("filter", &[oc, kh, kw, group_channels], Ty::F32, floats(r, oc * depth, 1.0), None), vec![1.0; oc])
-    } else {
-        let (bytes, q, scales) = weights_i8(r, oc * depth, oc, 0, per_channel);
-        (b.constant("filter", &[oc, kh, kw, group_channels], Ty::I8, bytes, q), scales)
-    };
+    let (filter, w_scales) = weights(&mut b, r, ty, "filter", &[oc, kh, kw, group_channels], (oc, 0), per_channel, 1.0);
     let with_bias = r.chance(0.8);
     let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
     let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], depth));
@@ -250,16 +268,10 @@ fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
     let mut b = Builder::default();
     let in_q = activation_quant(r, ty, 1e-3, 0.5);
     let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
-    let (filter, w_scales) = if ty == Ty::F32 {
-        (b.constant("filter", &[1, kh, kw, oc], Ty::F32, floats(r, kh * kw * oc, 1.0), None), vec![1.0; oc])
-    } else {
-        let (bytes, q, scales) = weights_i8(r, kh * kw * oc, oc, 3, per_channel);
-        (b.constant("filter", &[1, kh, kw, oc], Ty::I8, bytes, q), scales)
-    };
+    let (filter, w_scales) = weights(&mut b, r, ty, "filter", &[1, kh, kw, oc], (oc, 3), per_channel, 1.0);
     // TFLM's depthwise kernels read the bias unconditionally: an omitted
     // one crashes the interpreter (float too), so TFLM cannot judge it.
-    let with_bias = true;
-    let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
+    let bias = bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales);
     let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], kh * kw));
     let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
     let options = vec![
@@ -272,12 +284,11 @@ fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
         (6, Scalar::I32(dh as i32)),
     ];
     let label = format!(
-        "{} {h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}{}{}",
+        "{} {h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}{}",
         ty.name(),
         ["SAME", "VALID"][padding as usize],
         act_name(act),
         if per_channel { " per-channel" } else { "" },
-        if with_bias { "" } else { " no bias" },
     );
     (b.finish(4, &[input, filter, bias], &[output], Some((DEPTHWISE_OPTIONS, options))), label)
 }
@@ -295,12 +306,7 @@ fn fully_connected(r: &mut Rng) -> (Model, String) {
     let mut b = Builder::default();
     let in_q = activation_quant(r, ty, 1e-3, 0.5);
     let input = b.input("input", &in_shape, ty, in_q.clone());
-    let (weights, w_scales) = if ty == Ty::F32 {
-        (b.constant("weights", &[units, depth], Ty::F32, floats(r, units * depth, 1.0), None), vec![1.0; units])
-    } else {
-        let (bytes, q, scales) = weights_i8(r, units * depth, units, 0, per_channel);
-        (b.constant("weights", &[units, depth], Ty::I8, bytes, q), scales)
-    };
+    let (weights, w_scales) = weights(&mut b, r, ty, "weights", &[units, depth], (units, 0), per_channel, 1.0);
     let with_bias = r.chance(0.8);
     let bias = if with_bias { bias(&mut b, r, ty, units, scale_of(&in_q), &w_scales) } else { -1 };
     let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], depth));
@@ -928,12 +934,7 @@ fn transpose_conv(r: &mut Rng) -> (Model, String) {
         b.ints("output_shape", &[4], &[1, oh as i32, ow as i32, oc as i32])
     };
     let in_q = activation_quant(r, ty, 1e-3, 0.5);
-    let (filter, w_scales) = if ty == Ty::F32 {
-        (b.constant("filter", &[oc, kh, kw, c], Ty::F32, floats(r, oc * kh * kw * c, 1.0), None), vec![1.0; oc])
-    } else {
-        let (bytes, q, scales) = weights_i8(r, oc * kh * kw * c, oc, 0, per_channel);
-        (b.constant("filter", &[oc, kh, kw, c], Ty::I8, bytes, q), scales)
-    };
+    let (filter, w_scales) = weights(&mut b, r, ty, "filter", &[oc, kh, kw, c], (oc, 0), per_channel, 1.0);
     let input = b.input("input", &[1, h, w, c], ty, in_q.clone());
     let with_bias = r.chance(0.7);
     let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
