@@ -46,8 +46,10 @@ pub fn lower_abs(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         return Err(cx.err("int16 activations must be symmetric (zero point 0), as TFLite requires"));
     }
     let (qmin, qmax) = qrange(output.dtype);
-    // TFLM rescales only when the scales differ (ratio in single precision).
-    let rescale = if si != so { Some(multiplier(cx, (si / so) as f64)?) } else { None };
+    // TFLM rescales only when the scales differ; the ratio in double
+    // precision, as TFLM's interpreter gives it (its source divides in
+    // float; differential suite, int16 ABS).
+    let rescale = if si != so { Some(multiplier(cx, f64::from(si) / f64::from(so))?) } else { None };
     let compute = match (kind, rescale) {
         (Elem::Int8, None) => table(|x| (x - zi).abs() + zo),
         (Elem::Int8, Some((m, s))) => table(|x| multiply_by_quantized_multiplier((x - zi).abs(), m, s) + zo),

@@ -230,6 +230,7 @@ impl Builder {
             outputs,
             non_negative: false,
             invokes: 1,
+            nonzero: None,
         }
     }
 }
@@ -252,6 +253,9 @@ pub struct Model {
     /// `invoke()`s in a row, each on its own inputs, state carried over
     /// (stateful ops: SVDF); 1 for the rest.
     pub invokes: usize,
+    /// An int8 input (index, zero point) that must never hold its zero
+    /// point: a quantized divisor (TFLM divides by zero otherwise).
+    pub nonzero: Option<(usize, i8)>,
 }
 
 /// One differential case.
@@ -284,8 +288,14 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
     let (model, label) = generate(&mut rng);
     let mut input: Vec<u8> = Vec::new();
     for _ in 0..model.invokes {
-        for &(ty, n) in &model.inputs {
+        for (k, &(ty, n)) in model.inputs.iter().enumerate() {
             let mut values = random_values(&mut rng, ty, n);
+            if let Some((at, zero)) = model.nonzero.filter(|&(at, _)| at == k) {
+                debug_assert_eq!(at, k);
+                for v in values.iter_mut().filter(|v| **v as i8 == zero) {
+                    *v = zero.wrapping_add(1) as u8;
+                }
+            }
             if model.non_negative && ty == Ty::I16 {
                 for pair in values.chunks_exact_mut(2) {
                     pair[1] &= 0x7F;
