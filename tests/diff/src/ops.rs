@@ -69,6 +69,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN", crate::chains::chain),
     ("CHAIN", crate::chains::chain),
     ("SVDF", svdf),
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", lstm),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1159,6 +1160,56 @@ fn svdf(r: &mut Rng) -> (Model, String) {
         if with_bias { "" } else { " no bias" }
     );
     let mut m = b.finish(27, &[input, wf, wt, bias_t, state], &[output], Some((6, options)));
+    m.invokes = invokes;
+    (m, label)
+}
+
+/// Float32 UNIDIRECTIONAL_SEQUENCE_LSTM over 2 to 4 invokes in a row (the
+/// states carry over): batch- or time-major, cell clip or none; no
+/// peephole, projection or layer norm (TFLM has none).
+fn lstm(r: &mut Rng) -> (Model, String) {
+    let (batch, time, n_input, units) = (r.size(1, 2), r.size(1, 4), r.size(1, 6), r.size(1, 5));
+    let time_major = r.chance(0.3);
+    let clip = if r.chance(0.4) { r.pick(&[0.5f32, 1.0, 3.0]) } else { 0.0 };
+    let shape = if time_major { [time, batch, n_input] } else { [batch, time, n_input] };
+    let out_shape = if time_major { [time, batch, units] } else { [batch, time, units] };
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, Ty::F32, None);
+    let mut inputs = vec![input];
+    for gate in ["input", "forget", "cell", "output"] {
+        let t =
+            b.constant(&format!("{gate}_weights"), &[units, n_input], Ty::F32, floats(r, units * n_input, 0.6), None);
+        inputs.push(t);
+    }
+    for gate in ["input", "forget", "cell", "output"] {
+        let t = b.constant(&format!("{gate}_recurrent"), &[units, units], Ty::F32, floats(r, units * units, 0.6), None);
+        inputs.push(t);
+    }
+    inputs.extend([-1, -1, -1]); // peepholes
+    // TFLM's LSTM reads every gate bias (an omitted one crashes it).
+    let with_bias = true;
+    for gate in ["input", "forget", "cell", "output"] {
+        let t = if with_bias {
+            b.constant(&format!("{gate}_bias"), &[units], Ty::F32, floats(r, units, 0.5), None)
+        } else {
+            -1
+        };
+        inputs.push(t);
+    }
+    inputs.extend([-1, -1]); // projection
+    inputs.push(b.variable("output_state", &[batch, units], Ty::F32, None));
+    inputs.push(b.variable("cell_state", &[batch, units], Ty::F32, None));
+    inputs.extend([-1, -1, -1, -1]); // layer norm: TFLM wants all 24 inputs listed
+    let output = b.output("output", &out_shape, Ty::F32, None);
+    let options = vec![(0, Scalar::I8(4)), (1, Scalar::F32(clip)), (3, Scalar::Bool(time_major))];
+    let invokes = r.size(2, 4);
+    let label = format!(
+        "float32 batch {batch} time {time} input {n_input} units {units}{}{}{} x{invokes}",
+        if time_major { " time-major" } else { "" },
+        if clip > 0.0 { format!(" cell clip {clip}") } else { String::new() },
+        if with_bias { "" } else { " no bias" }
+    );
+    let mut m = b.finish(44, &inputs, &[output], Some((71, options)));
     m.invokes = invokes;
     (m, label)
 }
