@@ -39,6 +39,7 @@
 
 #[doc(hidden)]
 pub use tinyaot_common::fixedpoint;
+mod arch;
 #[doc(hidden)]
 pub mod kernels;
 

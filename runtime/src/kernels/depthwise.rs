@@ -493,7 +493,7 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
         for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
             for (p, &w) in w.iter().enumerate() {
                 // An odd last tap's pair has a zero high half.
-                a = smlad(pair(row, ox * SW + 2 * p), w, a);
+                a = crate::arch::smlad(pair(row, ox * SW + 2 * p), w, a);
             }
         }
         put(ox, a);
@@ -693,72 +693,11 @@ fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
     }
     #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
     {
+        use crate::arch::{smlabb, smlatt, sxtb16};
         let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
         [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
     }
 }
-
-/// `SXTB16` (portable): bytes 0 and 2 sign-extended into two 16-bit halves.
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-#[inline(always)]
-fn sxtb16(x: u32) -> u32 {
-    (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
-}
-
-/// The low (`false`) or high (`true`) signed half of a word.
-#[inline(always)]
-fn half(x: u32, high: bool) -> i32 {
-    (if high { x >> 16 } else { x }) as u16 as i16 as i32
-}
-
-/// One DSP multiply-accumulate of 16-bit halves as a single instruction
-/// (`$op acc_out, a, b, acc`) on DSP cores, its definition elsewhere.
-macro_rules! dsp_mac {
-    ($(#[$doc:meta])* $name:ident, $op:literal, |$a:ident, $b:ident| $portable:expr) => {
-        $(#[$doc])*
-        #[inline(always)]
-        fn $name($a: u32, $b: u32, acc: i32) -> i32 {
-            #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-            {
-                let out;
-                // SAFETY: register arithmetic of the DSP extension (this
-                // cfg); no memory, no stack.
-                unsafe {
-                    core::arch::asm!(
-                        concat!($op, " {out}, {a}, {b}, {acc}"),
-                        out = lateout(reg) out,
-                        a = in(reg) $a,
-                        b = in(reg) $b,
-                        acc = in(reg) acc,
-                        options(pure, nomem, nostack),
-                    )
-                };
-                out
-            }
-            #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-            {
-                acc.wrapping_add($portable)
-            }
-        }
-    };
-}
-
-dsp_mac!(
-    /// `SMLABB`: `acc + low(a) * low(b)` (as `smlatt`).
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    smlabb, "smlabb", |a, b| half(a, false) * half(b, false)
-);
-dsp_mac!(
-    /// `SMLATT`: `acc + high(a) * high(b)` (the DSP path of `mac4` has
-    /// its own).
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    smlatt, "smlatt", |a, b| half(a, true) * half(b, true)
-);
-dsp_mac!(
-    /// `SMLAD`: `acc + low(a) * low(b) + high(a) * high(b)` (wrapping,
-    /// as the instruction; the sums here never reach the limits).
-    smlad, "smlad", |a, b| (half(a, false) * half(b, false)).wrapping_add(half(a, true) * half(b, true))
-);
 
 /// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).
 #[allow(clippy::too_many_arguments)]
