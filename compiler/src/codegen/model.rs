@@ -45,7 +45,8 @@ struct Io {
     offset: usize,
     bytes: usize,
     elements: usize,
-    ty: TokenStream,
+    /// The element type's name (`i8`), for docs and the primitive path.
+    ty: &'static str,
     info: TokenStream,
     shape: Vec<usize>,
     quant: TokenStream,
@@ -73,10 +74,7 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
         offset,
         bytes,
         elements: tensor.elements,
-        ty: {
-            let ty = format_ident!("{}", ty);
-            quote!(::core::primitive::#ty)
-        },
+        ty,
         info: quote!(::tinyaot::TensorInfo {
             name: #name, dtype: #dtype, shape: &[#(#shape),*], quant: #quant, offset: #offset, bytes: #bytes,
         }),
@@ -127,10 +125,11 @@ pub fn emit(
             let quant_c = format_ident!("{}_QUANT", upper);
             let get = format_ident!("{}{}", role, suffix);
             let get_mut = format_ident!("{}{}_mut", role, suffix);
-            let (off, n, ty, shape, quant) = (io.offset, io.elements, &io.ty, &io.shape, &io.quant);
+            let (off, n, shape, quant) = (io.offset, io.elements, &io.shape, &io.quant);
             let rank = shape.len();
-            let ty_name = ty.to_string().rsplit(' ').next().unwrap_or_default().to_string();
-            let doc = format!("Graph {role} {i} `{}`: `{ty_name}{:?}` (shape {:?}).", io.name, [n], shape);
+            let doc = format!("Graph {role} {i} `{}`: `{}{:?}` (shape {:?}).", io.name, io.ty, [n], shape);
+            let ty = format_ident!("{}", io.ty);
+            let ty = quote!(::core::primitive::#ty);
             let reuse = if role == "input" {
                 " After `invoke()` the input may read back changed: its bytes are reused once its last \
                  reader has run (as in TFLM), so write it again before the next `invoke()`, or compile \

@@ -1141,7 +1141,6 @@ fn svdf(r: &mut Rng) -> (Model, String) {
     };
     // TFLM's SVDF reads the bias unconditionally (an omitted one crashes
     // the interpreter) and checks its scale is state x time weights.
-    let with_bias = true;
     let bias_t = if ty == Ty::F32 {
         b.constant("bias", &[units], Ty::F32, floats(r, units, 0.5), None)
     } else {
@@ -1153,11 +1152,10 @@ fn svdf(r: &mut Rng) -> (Model, String) {
     let options = vec![(0, Scalar::I32(rank as i32)), (1, Scalar::I8(act))];
     let invokes = r.size(2, 5);
     let label = format!(
-        "{} state {} batch {batch} input {input_size} units {units} rank {rank} memory {memory} {}{} x{invokes}",
+        "{} state {} batch {batch} input {input_size} units {units} rank {rank} memory {memory} {} x{invokes}",
         ty.name(),
         state_ty.name(),
         act_name(act),
-        if with_bias { "" } else { " no bias" }
     );
     let mut m = b.finish(27, &[input, wf, wt, bias_t, state], &[output], Some((6, options)));
     m.invokes = invokes;
@@ -1187,14 +1185,8 @@ fn lstm(r: &mut Rng) -> (Model, String) {
     }
     inputs.extend([-1, -1, -1]); // peepholes
     // TFLM's LSTM reads every gate bias (an omitted one crashes it).
-    let with_bias = true;
     for gate in ["input", "forget", "cell", "output"] {
-        let t = if with_bias {
-            b.constant(&format!("{gate}_bias"), &[units], Ty::F32, floats(r, units, 0.5), None)
-        } else {
-            -1
-        };
-        inputs.push(t);
+        inputs.push(b.constant(&format!("{gate}_bias"), &[units], Ty::F32, floats(r, units, 0.5), None));
     }
     inputs.extend([-1, -1]); // projection
     inputs.push(b.variable("output_state", &[batch, units], Ty::F32, None));
@@ -1204,10 +1196,9 @@ fn lstm(r: &mut Rng) -> (Model, String) {
     let options = vec![(0, Scalar::I8(4)), (1, Scalar::F32(clip)), (3, Scalar::Bool(time_major))];
     let invokes = r.size(2, 4);
     let label = format!(
-        "float32 batch {batch} time {time} input {n_input} units {units}{}{}{} x{invokes}",
+        "float32 batch {batch} time {time} input {n_input} units {units}{}{} x{invokes}",
         if time_major { " time-major" } else { "" },
         if clip > 0.0 { format!(" cell clip {clip}") } else { String::new() },
-        if with_bias { "" } else { " no bias" }
     );
     let mut m = b.finish(44, &inputs, &[output], Some((71, options)));
     m.invokes = invokes;
