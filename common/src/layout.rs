@@ -173,8 +173,8 @@ pub fn pack_f32_rows8(w: &[f32], rows: usize, depth: usize) -> impl Iterator<Ite
     transposed.chain(w[8 * blocks * depth..rows * depth].iter().copied())
 }
 
-/// Words of [`pack_rows_wide`] for `channels` rows of `depth` values.
-pub const fn packed_wide_len(channels: usize, depth: usize) -> usize {
+/// Words of [`pack_rows_widened`] for `channels` rows of `depth` values.
+pub const fn packed_widened_len(channels: usize, depth: usize) -> usize {
     channels * depth4(depth) / 2
 }
 
@@ -182,10 +182,10 @@ pub const fn packed_wide_len(channels: usize, depth: usize) -> usize {
 /// values the block's rows in turn) with every row's group widened at
 /// compile time to two words of 16-bit pairs, values (0, 2) and (1, 3):
 /// what `SXTB16` would make of the packed bytes, so the inner loop only
-/// loads them (`kernels::dot::dots_wide`). Twice the flash of
+/// loads them (`kernels::dot::dots_widened`). Twice the flash of
 /// [`pack_rows`]; the compiler uses it for small layers. `out` holds
-/// [`packed_wide_len`] words.
-pub fn pack_rows_wide(filter: &[i8], channels: usize, depth: usize, out: &mut [u32]) {
+/// [`packed_widened_len`] words.
+pub fn pack_rows_widened(filter: &[i8], channels: usize, depth: usize, out: &mut [u32]) {
     let value = |c: usize, k: usize| if k < depth { filter[c * depth + k] as i16 as u16 as u32 } else { 0 };
     for (c, block, off) in row_blocks(channels, depth4(depth)) {
         for g in 0..depth4(depth) / 4 {

@@ -20,9 +20,18 @@
 //! - *widened*: int8 values stored as 16-bit lanes, two to a word, so one
 //!   `SMLAD` multiplies a pair.
 //! - *short form* ([`fixedpoint::DownScale`]): a requantization multiplier
-//!   and shift reduced to one widening multiply and a shift.
+//!   and shift reduced to two 64-bit multiply-accumulates and a shift.
 //! - *fused*: a requantization done on sums still in registers, straight to
 //!   the int8 output.
+//! - *packed rows*: weight rows in the [`layout::pack_rows`] layout (blocks
+//!   of 4 rows, groups of 4 values); *widened rows* the same in 16-bit lanes.
+//! - *requantization constants*: `Requant` (TFLite's multiplier and shift per
+//!   channel, the compact form the reference kernels read; `Requant16` the
+//!   16x8 ops' form, no zero points) and `Rescale` (the same precomputed as
+//!   [`fixedpoint::Scale`] or short form, for the fast kernels); one name on
+//!   both sides, compiler and runtime.
+//! - *arithmetic* (`Arith` in the compiler): which dtype path an op computes
+//!   in, with its constants.
 #![no_std]
 #![deny(missing_docs)]
 

@@ -281,7 +281,7 @@ fn im2col_matches_direct_conv() {
     let mut packed = [0i8; 2 * 28];
     tinyaot::__private::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
     let mut wide = [0u32; 2 * 14];
-    tinyaot::__private::kernels::layout::pack_rows_wide(&filter, 2, 27, &mut wide);
+    tinyaot::__private::kernels::layout::pack_rows_widened(&filter, 2, 27, &mut wide);
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
     // The short form of the same scales (both multipliers below 1/2).
     let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
@@ -430,7 +430,7 @@ fn softmax_s16_of_equal_logits_is_uniform() {
 #[test]
 fn packed_dots_match_plain_dots_for_every_block_shape() {
     use tinyaot::__private::kernels::PackedRows;
-    use tinyaot::__private::kernels::layout::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
+    use tinyaot::__private::kernels::layout::{pack_rows, pack_rows_widened, packed_len, packed_widened_len};
     // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
     // partial last group of 4.
     for channels in 1..=7usize {
@@ -440,8 +440,8 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 1000 - 2500).collect();
             let mut packed = vec![0i8; packed_len(channels, depth)];
             pack_rows(&w, channels, depth, &mut packed);
-            let mut wide = vec![0u32; packed_wide_len(channels, depth)];
-            pack_rows_wide(&w, channels, depth, &mut wide);
+            let mut wide = vec![0u32; packed_widened_len(channels, depth)];
+            pack_rows_widened(&w, channels, depth, &mut wide);
             let want: Vec<i32> = (0..channels)
                 .map(|c| bias[c] + (0..depth).map(|k| x[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
                 .collect();
@@ -618,7 +618,7 @@ fn float_fast_paths_match_reference_order() {
 fn fused_kernels_in_place_match_separate() {
     use tinyaot::__private::kernels::conv::conv2d_im2col_s8;
     use tinyaot::__private::kernels::depthwise::depthwise_m1_s8;
-    use tinyaot::__private::kernels::layout::{pack_depthwise, pack_rows_wide};
+    use tinyaot::__private::kernels::layout::{pack_depthwise, pack_rows_widened};
     const C: usize = 8;
     const PIXELS: usize = 4 * 5;
     let input: Vec<i8> = (0..PIXELS * C).map(|i| ((i * 89 + 7) % 256) as u8 as i8).collect();
@@ -641,7 +641,7 @@ fn fused_kernels_in_place_match_separate() {
     // would overlap the pixel it reads, which `split` refuses).
     let filter: Vec<i8> = (0..C * C).map(|i| ((i * 37 + 3) % 255) as u8 as i8).collect();
     let mut wide = vec![0u32; C * C / 2];
-    pack_rows_wide(&filter, C, C, &mut wide);
+    pack_rows_widened(&filter, C, C, &mut wide);
     let mut want = vec![0i8; PIXELS * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
     conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);

@@ -6,14 +6,14 @@ use crate::codegen::Emit;
 use proc_macro2::TokenStream;
 
 /// Largest layer (int8 weight bytes) whose rows the compiler widens at
-/// compile time (`layout::pack_rows_wide`): twice the flash, about a third
+/// compile time (`layout::pack_rows_widened`): twice the flash, about a third
 /// fewer instructions in the dot products on DSP cores. Small layers are
 /// the ones whose per-pixel work is least amortized.
-pub const WIDE_ROWS_MAX_BYTES: usize = 1024;
+pub const WIDENED_ROWS_MAX_BYTES: usize = 1024;
 
 /// int8 weight rows packed for the kernels' blocked dot products
 /// (`kernels::PackedRows`): bytes (`layout::pack_rows`), and for small
-/// layers also widened words (`layout::pack_rows_wide`), which the
+/// layers also widened words (`layout::pack_rows_widened`), which the
 /// generated code uses where they are faster: cores with the DSP
 /// extension and x86-64 (the other array is never referenced, so the
 /// linker drops it).
@@ -21,38 +21,38 @@ pub const WIDE_ROWS_MAX_BYTES: usize = 1024;
 pub struct PackedRows {
     /// `layout::pack_rows`.
     pub bytes: Vec<u8>,
-    /// `layout::pack_rows_wide` as little-endian words, for small layers.
-    pub wide: Option<Vec<u8>>,
+    /// `layout::pack_rows_widened` as little-endian words, for small layers.
+    pub widened: Option<Vec<u8>>,
 }
 
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
     pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
-        use crate::layout::{pack_rows, pack_rows_wide, packed_len, packed_wide_len};
+        use crate::layout::{pack_rows, pack_rows_widened, packed_len, packed_widened_len};
         let mut packed = vec![0i8; packed_len(channels, depth)];
         pack_rows(rows, channels, depth, &mut packed);
-        let wide = (packed.len() <= WIDE_ROWS_MAX_BYTES).then(|| {
-            let mut words = vec![0u32; packed_wide_len(channels, depth)];
-            pack_rows_wide(rows, channels, depth, &mut words);
+        let widened = (packed.len() <= WIDENED_ROWS_MAX_BYTES).then(|| {
+            let mut words = vec![0u32; packed_widened_len(channels, depth)];
+            pack_rows_widened(rows, channels, depth, &mut words);
             words.iter().flat_map(|w| w.to_le_bytes()).collect()
         });
-        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), wide }
+        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened }
     }
 
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
-        match &self.wide {
+        match &self.widened {
             None => {
                 let bytes = cx.bytes(&self.bytes);
                 quote::quote!(#bytes.cast::<i8>())
             }
-            Some(wide) => {
+            Some(widened) => {
                 // WEIGHT_BYTES counts the larger, widened layout.
-                let wide = cx.bytes(wide);
+                let widened = cx.bytes(widened);
                 let bytes = cx.alternative_bytes(&self.bytes);
                 quote::quote!({
                     #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
-                    let rows = #wide.cast::<u32>();
+                    let rows = #widened.cast::<u32>();
                     #[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
                     let rows = #bytes.cast::<i8>();
                     rows

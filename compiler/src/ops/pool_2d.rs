@@ -103,8 +103,8 @@ impl Operator for Pool2d {
             Arith::Int8((lo, hi)) => {
                 // int8 averages over more than 256 taps overflow the DSP
                 // kernel's 16-bit lanes: the int32 one.
-                let wide = self.kind == Kind::Average && self.int_type == "i8" && fh * fw > 256;
-                let f = format_ident!("{prefix}_q{}", if wide { "_wide" } else { "" });
+                let int32_sums = self.kind == Kind::Average && self.int_type == "i8" && fh * fw > 256;
+                let f = format_ident!("{prefix}_q{}", if int32_sums { "_i32" } else { "" });
                 let t = format_ident!("{}", self.int_type);
                 quote!(::tinyaot::__private::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }

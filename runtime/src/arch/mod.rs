@@ -1,18 +1,45 @@
-//! Target-specific building blocks, the same names for every target family,
-//! chosen here once by `cfg`: kernels call `crate::arch::...` and carry no
-//! `cfg` for these. `dsp`: Arm cores with the DSP extension (Cortex-M4/M7/
-//! M33), one instruction each; `portable`: the same results in plain Rust.
+//! Target-specific building blocks, chosen here once by `cfg`: kernels
+//! call `crate::arch::...` and carry no `cfg` of their own.
 //!
-//! So far this holds the 16-bit-lane multiply-accumulates and sign
-//! extensions; the kernels' larger assembly loops still sit in their own
-//! files (moving them here is the next step of the architecture issue).
+//! `portable` defines every block in plain Rust; it is the interface and
+//! the code of every target that has nothing faster. Each target family
+//! module replaces the blocks it does faster, under the same names (the
+//! `use` lists below: a named import shadows the glob), with the same
+//! results bit for bit. Where a fast form exists only on some targets, a
+//! `const` of the family says so (`LANES16`, `WIDEN_INPUT`,
+//! `F32_WINDOW_LOOPS`) and the kernel's `if` on it folds away elsewhere.
+//!
+//! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops.
+//! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
+//! - `vfp`: hard-float Arm: the float32 window loops.
+//! - `x86`: the host (SSE2): int8 dot products, saturation.
+//!
+//! A new fast path: its plain-Rust form in `portable.rs`, its target form
+//! in the family's file (the kernel family's file under `dsp/`), one name
+//! added to the family's `use` line here.
+
+mod portable;
+pub(crate) use portable::*;
+
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+mod armv7m;
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+pub(crate) use armv7m::{requantize_block, requantize_pixels_down};
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-pub(crate) use dsp::*;
+pub(crate) use dsp::{
+    LANES16, WIDEN_INPUT, add_byte_lanes, depthwise_rows_fused, dot_groups, dot_groups_widened,
+    dot_quads_widened_input, mac4, smlad, taps4, widen_input,
+};
 
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-mod portable;
-#[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-pub(crate) use portable::*;
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+mod vfp;
+#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+pub(crate) use vfp::{F32_WINDOW_LOOPS, depthwise_window8, mac_lanes8, mac_window8};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::{dot_groups, dot_groups_widened, saturate_i8};

@@ -1,7 +1,18 @@
-//! The DSP extension's lane instructions in plain Rust, bit for bit
-//! (wrapping, as the instructions; the kernels' sums never reach the
-//! limits).
-#![allow(dead_code)] // the same set of names as `dsp`; kernels use what they need here
+//! Every building block in plain Rust: the interface each target family
+//! implements (in part), and the code of every target that has no faster
+//! form of a block. Results are bit for bit those of the target forms
+//! (integer sums wrap, as the instructions do; the kernels' sums never reach
+//! the limits; float sums keep TFLite's order).
+#![allow(dead_code)] // a target family replaces some of these (`arch/mod.rs`)
+
+use tinyaot_common::fixedpoint::{DownScale, rescale_down};
+
+// ---- 16-bit lanes ----------------------------------------------------------
+
+/// Whether the 16-bit lane instructions below are single instructions
+/// (`SMLAD`, `SXTB16`, `SADD16`): kernels whose fast form is built from
+/// them take it only where they are.
+pub(crate) const LANES16: bool = false;
 
 /// The low (`false`) or high (`true`) signed half of a word.
 #[inline(always)]
@@ -31,4 +42,284 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
 #[inline(always)]
 pub(crate) fn sxtb16(x: u32) -> u32 {
     (x as u8 as i8 as i16 as u16 as u32) | (((x >> 16) as u8 as i8 as i16 as u16 as u32) << 16)
+}
+
+/// `SADD16`: the two 16-bit halves added separately (wrapping).
+#[inline(always)]
+fn sadd16(a: u32, b: u32) -> u32 {
+    let low = (a as u16).wrapping_add(b as u16) as u32;
+    let high = ((a >> 16) as u16).wrapping_add((b >> 16) as u16) as u32;
+    low | (high << 16)
+}
+
+/// The four bytes of `word` added to two words of 16-bit lanes: bytes 0
+/// and 2 to `even`, 1 and 3 to `odd` (the average pool's sums).
+#[inline(always)]
+pub(crate) fn add_byte_lanes(word: u32, (even, odd): (u32, u32)) -> (u32, u32) {
+    (sadd16(even, sxtb16(word)), sadd16(odd, sxtb16(word.rotate_right(8))))
+}
+
+/// Four channels' products of one depthwise tap: the input word widened
+/// to 16-bit pairs (channels 0, 2 and 1, 3) against the packed weights.
+#[inline(always)]
+pub(crate) fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
+    let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
+    [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
+}
+
+/// Four channels' depthwise sums over all taps: channels `c0..c0 + 4` of
+/// every row in `rows` (one per tap, in the packed weights' order) against
+/// the group's packed weights (two words per tap).
+#[inline(always)]
+pub(crate) fn taps4<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    c0: usize,
+    weights: &[u32],
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let weights = &weights[..2 * KH * KW];
+    assert!(c0 + 4 <= C);
+    for (row, w) in rows.iter().flatten().zip(weights.chunks_exact(2)) {
+        let x = &row[c0..c0 + 4];
+        let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+        acc = crate::arch::mac4(acc, x, w[0], w[1]);
+    }
+    acc
+}
+
+/// One output row of the row-streaming depthwise kernel, every channel,
+/// requantized, in one loop where a target has one (see `dsp`), for the
+/// shapes of `layout::rows_fast` (the caller checks); `false`: not done,
+/// the kernel's own loop runs.
+#[inline(always)]
+pub(crate) fn depthwise_rows_fused<
+    const KH: usize,
+    const KW: usize,
+    const C: usize,
+    const OW: usize,
+    const SW: usize,
+    const RW: usize,
+>(
+    _phase: usize,
+    _ring: &[i16],
+    _stream: &[u32],
+    _out: &mut [[i8; C]],
+) -> bool {
+    false
+}
+
+// ---- int8 dot products -----------------------------------------------------
+
+/// Whole groups of 4 values of `x` against a block of `R` packed rows
+/// (`layout::pack_rows`: per group, 4 bytes of each row): `acc[r] +=
+/// row_r . x`, wrapping, so the total is the same in any order.
+#[inline(always)]
+pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32; R] {
+    for (xg, wg) in x.chunks_exact(4).zip(block.chunks_exact(4 * R)) {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let s: i32 = (0..4).map(|j| xg[j] as i32 * wg[4 * r + j] as i32).sum();
+            *a = a.wrapping_add(s);
+        }
+    }
+    acc
+}
+
+/// [`dot_groups`] over rows widened at compile time
+/// (`layout::pack_rows_widened`: per group, two words of 16-bit pairs, values
+/// 0, 2 then 1, 3), the halves read with one halfword load each: a u32
+/// slice is its 16-bit halves, low half first (tinyaot builds for
+/// little-endian targets only: `lib.rs` refuses the others).
+#[inline(always)]
+pub(crate) fn dot_groups_widened<const R: usize>(x: &[i8], block: &[u32], mut acc: [i32; R]) -> [i32; R] {
+    // SAFETY: a u32 slice is 4-aligned and holds exactly twice as many
+    // i16, any bit pattern of which is valid; the borrow is kept.
+    let halves = unsafe { core::slice::from_raw_parts(block.as_ptr().cast::<i16>(), 2 * block.len()) };
+    for (xg, wg) in x.chunks_exact(4).zip(halves.chunks_exact(4 * R)) {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let w = &wg[4 * r..4 * r + 4];
+            let s = xg[0] as i32 * w[0] as i32
+                + xg[2] as i32 * w[1] as i32
+                + xg[1] as i32 * w[2] as i32
+                + xg[3] as i32 * w[3] as i32;
+            *a = a.wrapping_add(s);
+        }
+    }
+    acc
+}
+
+/// Whether the dot products widen their input to 16-bit pairs once per
+/// call ([`widen_input`], [`dot_quads_widened_input`]) when there are
+/// many rows: where that saves the per-block widening (`SXTB16`).
+pub(crate) const WIDEN_INPUT: bool = false;
+
+/// Words in the stack buffer of [`widen_input`]: inputs of up to twice as
+/// many values.
+pub(crate) const WIDENED_INPUT_WORDS: usize = 128;
+
+/// The 16-bit pairs of `x` (values 0, 2 and 1, 3 of each group of 4),
+/// written into `buf` (not zeroed first: every word returned is written).
+pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>) -> &'b [u32] {
+    let groups = x.len() / 4;
+    assert!(2 * groups <= WIDENED_INPUT_WORDS);
+    let buf = buf.write([0; WIDENED_INPUT_WORDS]);
+    for (g, words) in x.chunks_exact(4).zip(buf.chunks_exact_mut(2)) {
+        let word = u32::from_le_bytes([g[0] as u8, g[1] as u8, g[2] as u8, g[3] as u8]);
+        words[0] = sxtb16(word);
+        words[1] = sxtb16(word.rotate_right(8));
+    }
+    &buf[..2 * groups]
+}
+
+/// [`dot_groups`] of a block of 4 rows with the input already widened
+/// ([`widen_input`]).
+#[inline(always)]
+pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i32; 4]) -> [i32; 4] {
+    for (pairs, wg) in widened.chunks_exact(2).zip(block.chunks_exact(16)) {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let w =
+                u32::from_le_bytes([wg[4 * r] as u8, wg[4 * r + 1] as u8, wg[4 * r + 2] as u8, wg[4 * r + 3] as u8]);
+            *a = smlad(pairs[1], sxtb16(w.rotate_right(8)), smlad(pairs[0], sxtb16(w), *a));
+        }
+    }
+    acc
+}
+
+// ---- requantization to int8 --------------------------------------------
+
+/// `v` saturated to int8.
+#[inline(always)]
+pub(crate) fn saturate_i8(v: i32) -> i8 {
+    v.clamp(i8::MIN as i32, i8::MAX as i32) as i8
+}
+
+/// `out[k] = saturate(rescale_down(sums[k], scales[k]))` for a block of
+/// sums still in registers.
+#[inline(always)]
+pub(crate) fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let n = sums.len();
+    let (scales, out) = (&scales[..n], &mut out[..n]);
+    for ((o, &a), s) in out.iter_mut().zip(sums).zip(scales) {
+        *o = crate::arch::saturate_i8(rescale_down(a, s));
+    }
+}
+
+/// Consecutive pixels of `scales.len()` channels each: `out[k] =
+/// saturate(rescale_down(acc[k], scales[k % channels]))` for the whole
+/// pixels `out` holds.
+#[inline(always)]
+pub(crate) fn requantize_pixels_down(acc: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let channels = scales.len();
+    if channels == 0 {
+        return;
+    }
+    for (acc, out) in acc.chunks_exact(channels).zip(out.chunks_exact_mut(channels)) {
+        for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
+            *o = crate::arch::saturate_i8(rescale_down(a, s));
+        }
+    }
+}
+
+// ---- float32 -----------------------------------------------------------
+
+/// Whether the float window loops below are one assembly block each (hard
+/// float): kernels take them for whole 8-channel blocks only there.
+pub(crate) const F32_WINDOW_LOOPS: bool = false;
+
+/// `sums[l] += x[i] * w[8 i + l]` for every input `i` in order.
+#[inline(always)]
+pub(crate) fn mac_lanes8(x: &[f32], w: &[f32], sums: &mut [f32; 8]) {
+    let w = &w[..8 * x.len()];
+    for (&xv, wl) in x.iter().zip(w.chunks_exact(8)) {
+        for (s, &wv) in sums.iter_mut().zip(wl) {
+            *s += xv * wv;
+        }
+    }
+}
+
+/// [`mac_lanes8`] over a `kh x kw` block of a convolution window's taps
+/// (all of them, or the part inside the image). The taps of a window row
+/// are adjacent (dilation 1 across), so a row is one run of `kw * IC`
+/// inputs: `window` starts at the block's first tap, `row_step` is the
+/// bytes from one window row to the next. `w` starts at the first tap's
+/// weights (`IC x 8` per tap, in order, `KW` taps per filter row; a row's
+/// clipped taps are skipped).
+#[inline(always)]
+pub(crate) fn mac_window8<const KW: usize, const IC: usize>(
+    window: &[f32],
+    w: &[f32],
+    row_step: usize,
+    (kh, kw): (usize, usize),
+    sums: &mut [f32; 8],
+) {
+    for r in 0..kh {
+        let x = &window[r * row_step / 4..][..kw * IC];
+        crate::arch::mac_lanes8(x, &w[r * KW * IC * 8..], sums);
+    }
+}
+
+/// float32 depthwise (multiplier 1) of 8 channels over a `kh x kw` block
+/// of a `KH x KW` window, taps in TFLite's order. `window` starts at the
+/// block's first tap, channel `c0`; `steps` are the bytes from one window
+/// row to the next and from one tap to the next; `filter` starts at the
+/// first tap's weight for channel `c0` (a tap's weights are `C` floats
+/// apart; a row's clipped taps are skipped).
+#[inline(always)]
+pub(crate) fn depthwise_window8<const KW: usize, const C: usize>(
+    window: &[f32],
+    filter: &[f32],
+    (row_step, tap_step): (usize, usize),
+    (kh, kw): (usize, usize),
+    sums: &mut [f32; 8],
+) {
+    for r in 0..kh {
+        for t in 0..kw {
+            let x = &window[(r * row_step + t * tap_step) / 4..][..8];
+            let f = &filter[(r * KW + t) * C..][..8];
+            for l in 0..8 {
+                sums[l] += x[l] * f[l];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// `n` pseudo-random bytes, the extremes first.
+    fn bytes(n: usize, mut seed: u32) -> Vec<i8> {
+        let mut v: Vec<i8> = (0..n)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (seed >> 24) as i8
+            })
+            .collect();
+        v[0] = i8::MIN;
+        v[1] = i8::MAX;
+        v
+    }
+
+    #[test]
+    fn widened_input_gives_the_same_sums() {
+        let (x, block) = (bytes(40, 1), bytes(160, 2));
+        let mut buf = core::mem::MaybeUninit::uninit();
+        let widened = widen_input(&x, &mut buf);
+        let acc = [1, -2, 3, i32::MAX - 70_000];
+        assert_eq!(dot_quads_widened_input(widened, &block, acc), dot_groups::<4>(&x, &block, acc));
+    }
+
+    #[test]
+    fn byte_lanes_hold_the_sums() {
+        let (mut even, mut odd) = (0u32, 0u32);
+        let mut expect = [0i32; 4];
+        for word in [0x80_7f_01_ffu32, 0x80_80_80_80, 0x7f_7f_7f_7f, 0x12_34_56_78] {
+            (even, odd) = add_byte_lanes(word, (even, odd));
+            for (k, e) in expect.iter_mut().enumerate() {
+                *e += (word >> (8 * k)) as u8 as i8 as i32;
+            }
+        }
+        assert_eq!([half(even, false), half(odd, false), half(even, true), half(odd, true)], expect);
+    }
 }

@@ -94,14 +94,14 @@ impl AddQuant {
     /// Input 1 offset, shifted left by the headroom and rescaled.
     #[inline(always)]
     pub fn rescaled1<T: Narrow>(&self, x: T) -> i32 {
-        let a = (self.input1_offset + x.widen()).wrapping_mul(1 << self.left_shift);
+        let a = (self.input1_offset + x.to_i32()).wrapping_mul(1 << self.left_shift);
         self.input_lt1(a, self.input1_multiplier, self.input1_shift)
     }
 
     /// Input 2 offset, shifted left by the headroom and rescaled.
     #[inline(always)]
     pub fn rescaled2<T: Narrow>(&self, y: T) -> i32 {
-        let b = (self.input2_offset + y.widen()).wrapping_mul(1 << self.left_shift);
+        let b = (self.input2_offset + y.to_i32()).wrapping_mul(1 << self.left_shift);
         self.input_lt1(b, self.input2_multiplier, self.input2_shift)
     }
 
@@ -163,7 +163,7 @@ impl MulQuant {
     /// One product (int8 or int16).
     #[inline(always)]
     pub fn mul<T: Narrow>(&self, x: T, y: T) -> T {
-        let p = (self.input1_offset + x.widen()).wrapping_mul(self.input2_offset + y.widen());
+        let p = (self.input1_offset + x.to_i32()).wrapping_mul(self.input2_offset + y.to_i32());
         let raw = multiply_by_quantized_multiplier(p, self.multiplier, self.shift).wrapping_add(self.output_offset);
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }

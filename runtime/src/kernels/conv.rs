@@ -3,6 +3,7 @@
 
 pub use super::layout::pack_rows;
 use super::{Io, Requant, Rescale, clamp_f32};
+use crate::arch;
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
 #[derive(Clone, Copy, Debug)]
@@ -163,14 +164,28 @@ pub fn conv2d_f32_oc<
 ) {
     let padded = OC.div_ceil(4) * 4;
     let packed = &packed[..padded * KH * KW * IC];
-    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-    if KH == 1 && KW == 1 && IH == OH && IW == OW && IC >= 2 && OC % 8 == 0 && win.pad_top == 0 && win.pad_left == 0 {
+    if arch::F32_WINDOW_LOOPS
+        && KH == 1
+        && KW == 1
+        && IH == OH
+        && IW == OW
+        && IC >= 2
+        && OC.is_multiple_of(8)
+        && win.pad_top == 0
+        && win.pad_left == 0
+    {
         // Pointwise (unit strides, as the equal sizes imply): output
         // pixel i is input pixel i times the filter, with no window setup.
         for pixel in 0..N * OH * OW {
             for c0 in (0..OC).step_by(8) {
                 let mut sums = [0.0f32; 8];
-                mac_window8::<1, IC>(io.run(pixel * IC, IC), &packed[c0 * IC..(c0 + 8) * IC], 0, (1, 1), &mut sums);
+                arch::mac_window8::<1, IC>(
+                    io.run(pixel * IC, IC),
+                    &packed[c0 * IC..(c0 + 8) * IC],
+                    0,
+                    (1, 1),
+                    &mut sums,
+                );
                 super::finish_f32(
                     io.out_run(pixel * OC + c0, 8),
                     &sums,
@@ -194,21 +209,15 @@ pub fn conv2d_f32_oc<
                 ((b * IH + iy) * IW + ix) * IC
             };
             let mut sums = [0.0f32; 8];
-            #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
             let block = IC >= 2 && win.dilation_w == 1 && !ys.is_empty() && !xs.is_empty();
-            #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
-            let block = false;
-            if lanes == 8 && block {
+            if arch::F32_WINDOW_LOOPS && lanes == 8 && block {
                 // The window's taps inside the image (all of them away
-                // from the edges): one assembly loop (see `mac_window8`).
-                #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-                {
-                    let first = at(ys.start, xs.start);
-                    let window = io.run(first, at(ys.end - 1, xs.end - 1) + IC - first);
-                    let taps = &w[(ys.start * KW + xs.start) * IC * 8..];
-                    let row_step = 4 * win.dilation_h * IW * IC;
-                    mac_window8::<KW, IC>(window, taps, row_step, (ys.len(), xs.len()), &mut sums);
-                }
+                // from the edges): one assembly loop (`arch::mac_window8`).
+                let first = at(ys.start, xs.start);
+                let window = io.run(first, at(ys.end - 1, xs.end - 1) + IC - first);
+                let taps = &w[(ys.start * KW + xs.start) * IC * 8..];
+                let row_step = 4 * win.dilation_h * IW * IC;
+                arch::mac_window8::<KW, IC>(window, taps, row_step, (ys.len(), xs.len()), &mut sums);
             } else if lanes == 8 {
                 f32_block::<8, KW, IC, _>(&io, w, ys.clone(), xs.clone(), at, &mut sums);
             } else {
@@ -241,7 +250,7 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
             let wt = &w[(ky * KW + kx) * IC * L..][..IC * L];
             if L == 8 && IC >= 4 {
                 let lanes: &mut [f32; 8] = (&mut sums[..]).try_into().unwrap_or_else(|_| unreachable!());
-                mac_lanes8(x, wt, lanes);
+                arch::mac_lanes8(x, wt, lanes);
                 continue;
             }
             for (&xv, wl) in x.iter().zip(wt.chunks_exact(L)) {
@@ -250,165 +259,6 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
                 }
             }
         }
-    }
-}
-
-/// Assembly: the 8 sums in `s24`-`s31` plus the 8 weights in `s16`-`s23`
-/// (or, given `s8`, in `s8`-`s15`) times the input in `$x` (`VMLA.F32`,
-/// rounding like a separate multiply and add).
-#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-#[rustfmt::skip]
-macro_rules! vmla8 {
-    ($x:literal) => {
-        vmla8!($x, ["s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23"])
-    };
-    ($x:literal, s8) => {
-        vmla8!($x, ["s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15"])
-    };
-    ($x:literal, [$w0:literal, $w1:literal, $w2:literal, $w3:literal, $w4:literal, $w5:literal, $w6:literal, $w7:literal]) => {
-        concat!(
-            "vmla.f32 s24, ", $w0, ", ", $x, "\n",
-            "vmla.f32 s25, ", $w1, ", ", $x, "\n",
-            "vmla.f32 s26, ", $w2, ", ", $x, "\n",
-            "vmla.f32 s27, ", $w3, ", ", $x, "\n",
-            "vmla.f32 s28, ", $w4, ", ", $x, "\n",
-            "vmla.f32 s29, ", $w5, ", ", $x, "\n",
-            "vmla.f32 s30, ", $w6, ", ", $x, "\n",
-            "vmla.f32 s31, ", $w7, ", ", $x, "\n"
-        )
-    };
-}
-
-/// `sums[l] += x[i] * w[8 i + l]` for every input `i` in order. On
-/// hard-float Arm cores: per input one `VLDM` of its 8 weights and eight
-/// `VMLA.F32` (multiply, round, add, round: the bits of a separate
-/// multiply and add), where the compiler loads each weight on its own.
-/// Naming S registers as operands needs an unstable target feature, so
-/// the block saves the ones it uses (`s4`-`s31`) itself.
-#[inline(always)]
-pub fn mac_lanes8(x: &[f32], w: &[f32], sums: &mut [f32; 8]) {
-    let n = x.len();
-    if n == 0 {
-        return;
-    }
-    let w = &w[..8 * n];
-    #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
-    for (&xv, wl) in x.iter().zip(w.chunks_exact(8)) {
-        for (s, &wv) in sums.iter_mut().zip(wl) {
-            *s += xv * wv;
-        }
-    }
-    // SAFETY: reads `n` floats of `x` and `8 n` of `w` (sliced above; the
-    // two loops take n / 4 fours and n % 4 ones) and reads and writes the
-    // 8 floats of `sums`, all 4-aligned; every FP register it touches is
-    // pushed first and popped last.
-    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-    unsafe {
-        core::arch::asm!(
-            "vpush {{s4-s31}}",
-            "vldmia {s}, {{s24-s31}}",
-            // Four inputs per pass, two inputs' weights per `VLDM` ...
-            "cmp {fours}, #0",
-            "beq 3f",
-            "2:",
-            "vldmia {x}!, {{s4-s7}}",
-            "vldmia {w}!, {{s8-s23}}",
-            vmla8!("s4", s8),
-            vmla8!("s5"),
-            "vldmia {w}!, {{s8-s23}}",
-            vmla8!("s6", s8),
-            vmla8!("s7"),
-            "subs {fours}, {fours}, #1",
-            "bne 2b",
-            // ... then the rest one by one.
-            "3:",
-            "cmp {ones}, #0",
-            "beq 5f",
-            "4:",
-            "vldmia {x}!, {{s15}}",
-            "vldmia {w}!, {{s16-s23}}",
-            vmla8!("s15"),
-            "subs {ones}, {ones}, #1",
-            "bne 4b",
-            "5:",
-            "vstmia {s}, {{s24-s31}}",
-            "vpop {{s4-s31}}",
-            x = inout(reg) x.as_ptr() => _,
-            w = inout(reg) w.as_ptr() => _,
-            fours = inout(reg) n / 4 => _,
-            ones = inout(reg) n % 4 => _,
-            s = in(reg) sums.as_mut_ptr(),
-        );
-    }
-}
-
-/// [`mac_lanes8`] over a `kh x kw` block of a window's taps (all of them,
-/// or the part inside the image) in one assembly block. The taps of a
-/// window row are adjacent (dilation 1 across), so a row is one run of
-/// `kw * IC` inputs: `window` starts at the block's first tap, `row_step`
-/// is the bytes from one window row to the next. `w` starts at the first
-/// tap's weights (`IC x 8` per tap, in order, `KW` taps per filter row;
-/// a row's clipped taps are skipped).
-#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-#[inline(always)]
-fn mac_window8<const KW: usize, const IC: usize>(
-    window: &[f32],
-    w: &[f32],
-    row_step: usize,
-    (kh, kw): (usize, usize),
-    sums: &mut [f32; 8],
-) {
-    if kh == 0 || kw == 0 || IC == 0 {
-        return;
-    }
-    assert!(row_step % 4 == 0 && kw <= KW);
-    assert!((kh - 1) * row_step / 4 + kw * IC <= window.len());
-    assert!(((kh - 1) * KW + kw) * IC * 8 <= w.len());
-    // Inputs per pass of the inner loop: 4, 2 or 1 (a row's run divides).
-    let per_pass = if IC % 4 == 0 {
-        4
-    } else if IC % 2 == 0 {
-        2
-    } else {
-        1
-    };
-    macro_rules! window_loop {
-        ($($inner:tt)*) => {
-            // SAFETY: reads inside `window` and `w` (the asserts bound
-            // every address: `kh` rows of `kw * IC` inputs, `row_step`
-            // bytes apart, and their `kh * kw * IC * 8` weights with
-            // `KW - kw` taps skipped per row), and the 8 floats of `sums`;
-            // all 4-aligned. The FP registers used are saved and restored.
-            unsafe {
-                vfp_rows_loop!(
-                    save: "s4-s31", window: window.as_ptr(), weights: w.as_ptr(), rows: kh,
-                    passes: kw * IC / per_pass, skip: (KW - kw) * IC * 8 * 4, row: row_step,
-                    sums: sums.as_mut_ptr(), inner: [$($inner)*],
-                );
-            }
-        };
-    }
-    if per_pass == 4 {
-        // Two inputs' weights per `VLDM`.
-        window_loop!(
-            "vldmia {r}!, {{s4-s7}}",
-            "vldmia {w}!, {{s8-s23}}",
-            vmla8!("s4", s8),
-            vmla8!("s5"),
-            "vldmia {w}!, {{s8-s23}}",
-            vmla8!("s6", s8),
-            vmla8!("s7")
-        );
-    } else if per_pass == 2 {
-        window_loop!(
-            "vldmia {r}!, {{s14-s15}}",
-            "vldmia {w}!, {{s16-s23}}",
-            vmla8!("s14"),
-            "vldmia {w}!, {{s16-s23}}",
-            vmla8!("s15")
-        );
-    } else {
-        window_loop!("vldmia {r}!, {{s15}}", "vldmia {w}!, {{s16-s23}}", vmla8!("s15"));
     }
 }
 

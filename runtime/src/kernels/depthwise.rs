@@ -2,6 +2,7 @@
 
 use super::conv::{Pending, Pixel, Window};
 use super::{Io, Requant, Rescale, clamp_f32, finish_f32};
+use crate::arch;
 
 /// Output channels accumulated together (a stack block of i32).
 const BLOCK: usize = 32;
@@ -128,7 +129,7 @@ pub fn depthwise_m1_s8<
             for (k, &x) in row[full..].iter().enumerate() {
                 v[k] = x as u8;
             }
-            acc = mac4(acc, u32::from_le_bytes(v), w[0], w[1]);
+            acc = arch::mac4(acc, u32::from_le_bytes(v), w[0], w[1]);
         }
         acc
     };
@@ -154,11 +155,11 @@ pub fn depthwise_m1_s8<
             let rows = tap_table::<C, KW, KH>(input, &zp_row, (&ys, &xs), steps);
             let groups = whole.chunks_exact(taps * 2).zip(bias[..full].chunks_exact(4));
             for (g, ((weights, b4), out)) in groups.zip(out[..full].chunks_exact_mut(4)).enumerate() {
-                let sums = taps4(&rows, 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]);
-                super::dot::requantize_block(&sums, &scales[4 * g..], out);
+                let sums = arch::taps4(&rows, 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]);
+                arch::requantize_block(&sums, &scales[4 * g..], out);
             }
             if full < C {
-                super::dot::requantize_block(&partial(&rows)[..C - full], &scales[full..], &mut out[full..]);
+                arch::requantize_block(&partial(&rows)[..C - full], &scales[full..], &mut out[full..]);
             }
             return;
         }
@@ -174,7 +175,7 @@ pub fn depthwise_m1_s8<
                 let chunk = whole[g0 * taps * 2..(g0 + groups) * taps * 2].chunks_exact(taps * 2);
                 for (g, ((weights, b4), out)) in chunk.zip(bias[c_chunk..].chunks_exact(4)).zip(sums).enumerate() {
                     // A fixed-length copy: registers, not a `memcpy` call.
-                    out.copy_from_slice(&taps4(&rows, c_chunk + 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]));
+                    out.copy_from_slice(&arch::taps4(&rows, c_chunk + 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]));
                 }
                 if full < c_chunk + n {
                     acc_buf[at + full - c_chunk..at + n].copy_from_slice(&partial(&rows)[..C - full]);
@@ -271,9 +272,9 @@ pub fn depthwise_rows_s8<
             next = next.max(y0 + KH as isize);
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
-            #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-            if super::layout::rows_fast(KH, KW, SW, RW, C) {
-                rows_fused_asm::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out);
+            if super::layout::rows_fast(KH, KW, SW, RW, C)
+                && arch::depthwise_rows_fused::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out)
+            {
                 continue;
             }
             for (c, (rows, stream)) in
@@ -283,195 +284,10 @@ pub fn depthwise_rows_s8<
                 // The header's short-form scale, as `DownScale` orders it.
                 let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                    out[ox][c] = super::dot::saturate_i8(super::rescale_down(acc, &scale))
+                    out[ox][c] = arch::saturate_i8(super::rescale_down(acc, &scale))
                 });
             }
         }
-    }
-}
-
-/// One output row, every channel, in one assembly loop (DSP cores, fused
-/// requantization, the shapes of `layout::rows_fast`): per channel, pairs
-/// of outputs, then an odd last one; each output's sum requantized in
-/// registers (`SMLAL`, the sign nudge as a 64-bit add, `ASR`, `SSAT`) and
-/// stored `C` bytes after the previous one. `phase` is which ring slot
-/// holds the window's first row.
-#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-#[inline(always)]
-fn rows_fused_asm<
-    const KH: usize,
-    const KW: usize,
-    const C: usize,
-    const OW: usize,
-    const SW: usize,
-    const RW: usize,
->(
-    phase: usize,
-    ring: &[i16],
-    stream: &[u32],
-    out: &mut [[i8; C]],
-) {
-    macro_rules! phases {
-        ($($p:literal)*) => {
-            match phase {
-                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW>(ring, stream, out),)*
-                _ => unreachable!("the phase is below KH <= 5"),
-            }
-        };
-    }
-    phases!(0 1 2 3 4)
-}
-
-/// [`rows_fused_asm`] for one phase (the slots' order is in the
-/// immediate offsets).
-#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-#[inline(always)]
-fn rows_fused_phase<
-    const PHASE: usize,
-    const KH: usize,
-    const KW: usize,
-    const C: usize,
-    const OW: usize,
-    const SW: usize,
-    const RW: usize,
->(
-    ring: &[i16],
-    stream: &[u32],
-    out: &mut [[i8; C]],
-) {
-    use super::layout::DEPTHWISE_ROWS_HEADER as HEADER;
-    // Constants (folded): the caller checks `rows_fast`, the rest holds by
-    // the layouts.
-    let kp = KW.div_ceil(2);
-    assert!(super::layout::rows_fast(KH, KW, SW, RW, C) && OW > 0 && C > 0 && RW % 2 == 0 && HEADER == 6);
-    assert!(ring.len() >= C * KH * RW && stream.len() >= C * (HEADER + KH * kp) && out.len() >= OW);
-    // SAFETY: per channel `c` the loop reads the ring words at `c * KH *
-    // RW` halfwords plus slot offsets below `KH * RW` halfwords and column
-    // offsets below `RW` (the outputs' windows, `depthwise_row_width`) and
-    // the channel's `6 + KH * kp` stream words, and writes output byte `ox
-    // * C + c` for `ox < OW`: all inside the slices (the asserts). Ring
-    // loads are unaligned word loads (ARMv7-M allows them), `LDRD` reads
-    // the 4-aligned `u32` stream. Register arithmetic of the DSP extension
-    // otherwise; no stack.
-    unsafe {
-        core::arch::asm!(
-            // Requantize `a` (the channel's short-form scale: `k` at
-            // stream words 2-3, multiplier `m`, shift `sh`), store, step.
-            ".macro tinyaot_requant a",
-            "ldrd {x}, {y}, [{wp}, #8]",
-            "smlal {x}, {y}, \\a, {m}",
-            "asr {t}, \\a, #31",
-            "adds {x}, {x}, {t}, lsl #31",
-            "adc {y}, {y}, {t}",
-            "asr {y}, {y}, {sh}",
-            "ssat {y}, #8, {y}",
-            "strb {y}, [{out}], #{c}",
-            ".endm",
-            // Tap pair `pp` of a filter row (`row`: the slot's byte
-            // offset; weights in `w`) for output `a0`, and with `two` for
-            // the next one in `a1`; an odd last tap multiplies the low
-            // half only (with stride 1 the next output's tap is the high
-            // half of the same word).
-            ".macro tinyaot_pair row, pp, w, two",
-            "ldr {t}, [{p}, #(\\row + 4 * \\pp)]",
-            ".if 2 * \\pp + 1 < {kw}",
-            "smlad {a0}, {t}, \\w, {a0}",
-            ".if \\two",
-            "ldr {t}, [{p}, #(\\row + 4 * \\pp + 2 * {sw})]",
-            "smlad {a1}, {t}, \\w, {a1}",
-            ".endif",
-            ".else",
-            "smlabb {a0}, {t}, \\w, {a0}",
-            ".if \\two",
-            ".if {sw} == 1",
-            "smlatb {a1}, {t}, \\w, {a1}",
-            ".else",
-            "ldr {t}, [{p}, #(\\row + 4 * \\pp + 2 * {sw})]",
-            "smlabb {a1}, {t}, \\w, {a1}",
-            ".endif",
-            ".endif",
-            ".endif",
-            ".endm",
-            // One filter row: its weight pairs two at a time (`LDRD`).
-            ".macro tinyaot_taps ky, row, two",
-            ".set tinyaot_pp, 0",
-            ".rept ({kp} + 1) / 2",
-            ".if tinyaot_pp + 1 < {kp}",
-            "ldrd {x}, {y}, [{wp}, #(24 + 4 * (\\ky * {kp} + tinyaot_pp))]",
-            "tinyaot_pair \\row, tinyaot_pp, {x}, \\two",
-            "tinyaot_pair \\row, (tinyaot_pp+1), {y}, \\two",
-            ".else",
-            "ldr {x}, [{wp}, #(24 + 4 * (\\ky * {kp} + tinyaot_pp))]",
-            "tinyaot_pair \\row, tinyaot_pp, {x}, \\two",
-            ".endif",
-            ".set tinyaot_pp, tinyaot_pp + 2",
-            ".endr",
-            ".endm",
-            "1:",
-            "ldrd {m}, {sh}, [{wp}, #16]",
-            ".if {pairs}",
-            "movw {cnt}, #{pairs}",
-            "2:",
-            "ldrd {a0}, {a1}, [{wp}]",
-            ".set tinyaot_ky, 0",
-            ".rept {kh}",
-            "tinyaot_taps tinyaot_ky, (((({phase} + tinyaot_ky) % {kh}) * {rb})), 1",
-            ".set tinyaot_ky, tinyaot_ky + 1",
-            ".endr",
-            "add {p}, {p}, #(4 * {sw})",
-            "tinyaot_requant {a0}",
-            "tinyaot_requant {a1}",
-            "subs {cnt}, {cnt}, #1",
-            "bne 2b",
-            ".endif",
-            ".if {odd}",
-            "ldr {a0}, [{wp}]",
-            ".set tinyaot_ky, 0",
-            ".rept {kh}",
-            "tinyaot_taps tinyaot_ky, (((({phase} + tinyaot_ky) % {kh}) * {rb})), 0",
-            ".set tinyaot_ky, tinyaot_ky + 1",
-            ".endr",
-            "tinyaot_requant {a0}",
-            ".endif",
-            // Next channel: its ring rows, stream words, first output.
-            "add {p}, {p}, #({kh} * {rb} - {pairs} * 4 * {sw})",
-            "add {wp}, {wp}, #(4 * (6 + {kh} * {kp}))",
-            ".if {ow} * {c} - 1 < 4096",
-            "sub {out}, {out}, #({ow} * {c} - 1)",
-            ".else",
-            "movw {t}, #(({ow} * {c} - 1) & 0xffff)",
-            "movt {t}, #(({ow} * {c} - 1) >> 16)",
-            "sub {out}, {out}, {t}",
-            ".endif",
-            "subs {ch}, {ch}, #1",
-            "bne 1b",
-            ".purgem tinyaot_requant",
-            ".purgem tinyaot_pair",
-            ".purgem tinyaot_taps",
-            p = inout(reg) ring.as_ptr() => _,
-            wp = inout(reg) stream.as_ptr() => _,
-            out = inout(reg) out.as_mut_ptr() => _,
-            ch = inout(reg) C => _,
-            cnt = out(reg) _,
-            t = out(reg) _,
-            x = out(reg) _,
-            y = out(reg) _,
-            a0 = out(reg) _,
-            a1 = out(reg) _,
-            m = out(reg) _,
-            sh = out(reg) _,
-            pairs = const OW / 2,
-            odd = const OW % 2,
-            kh = const KH,
-            kw = const KW,
-            kp = const KW.div_ceil(2),
-            rb = const RW * 2,
-            sw = const SW,
-            c = const C,
-            ow = const OW,
-            phase = const PHASE,
-            options(nostack),
-        );
     }
 }
 
@@ -493,7 +309,7 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
         for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
             for (p, &w) in w.iter().enumerate() {
                 // An odd last tap's pair has a zero high half.
-                a = crate::arch::smlad(pair(row, ox * SW + 2 * p), w, a);
+                a = arch::smlad(pair(row, ox * SW + 2 * p), w, a);
             }
         }
         put(ox, a);
@@ -540,165 +356,6 @@ fn tap_table<'a, const C: usize, const KW: usize, const KH: usize>(
     rows
 }
 
-/// float32 depthwise (multiplier 1) of 8 channels over a `kh x kw` block
-/// of a `KH x KW` window (all of it, or the part inside the image) in one
-/// assembly block, on hard-float Arm: per tap one `VLDM` of the 8 inputs,
-/// one of the 8 weights and eight `VMLA.F32` (the bits of a separate
-/// multiply and add), taps in TFLite's order. `window` starts at the
-/// block's first tap, channel `c0`; `steps` are the bytes from one window
-/// row to the next and from one tap to the next; `filter` starts at the
-/// first tap's weight for channel `c0` (a tap's weights are `C` floats
-/// apart; a row's clipped taps are skipped).
-#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-#[inline(always)]
-fn depthwise_window8<const KW: usize, const C: usize>(
-    window: &[f32],
-    filter: &[f32],
-    (row_step, tap_step): (usize, usize),
-    (kh, kw): (usize, usize),
-    sums: &mut [f32; 8],
-) {
-    if kh == 0 || kw == 0 {
-        return;
-    }
-    assert!(row_step % 4 == 0 && tap_step % 4 == 0 && C >= 8 && kw <= KW);
-    assert!(((kh - 1) * row_step + (kw - 1) * tap_step) / 4 + 8 <= window.len());
-    assert!(((kh - 1) * KW + kw - 1) * C + 8 <= filter.len());
-    // SAFETY: reads inside `window` and `filter` (the asserts bound every
-    // address the loops form) and the 8 floats of `sums`, all 4-aligned;
-    // the FP registers used are saved and restored.
-    unsafe {
-        vfp_rows_loop!(
-            save: "s8-s31", window: window.as_ptr(), weights: filter.as_ptr(), rows: kh, passes: kw,
-            skip: (KW - kw) * 4 * C, row: row_step, sums: sums.as_mut_ptr(),
-            inner: [
-                "vldmia {r}, {{s8-s15}}",
-                "vldmia {w}, {{s16-s23}}",
-                "add {w}, {w}, #{fstep}",
-                "vmla.f32 s24, s16, s8",
-                "vmla.f32 s25, s17, s9",
-                "vmla.f32 s26, s18, s10",
-                "vmla.f32 s27, s19, s11",
-                "vmla.f32 s28, s20, s12",
-                "vmla.f32 s29, s21, s13",
-                "vmla.f32 s30, s22, s14",
-                "vmla.f32 s31, s23, s15",
-                "add {r}, {r}, {tap}"
-            ],
-            tap = in(reg) tap_step,
-            fstep = const 4 * C,
-        );
-    }
-}
-
-/// Four channels' sums over all taps: channels `c0..c0 + 4` of every row
-/// in `rows` (one per tap, in the packed weights' order) against the
-/// group's packed weights (two words per tap).
-#[inline(always)]
-fn taps4<const C: usize, const KW: usize, const KH: usize>(
-    rows: &[[&[i8; C]; KW]; KH],
-    c0: usize,
-    weights: &[u32],
-    acc: [i32; 4],
-) -> [i32; 4] {
-    let weights = &weights[..2 * KH * KW];
-    assert!(c0 + 4 <= C);
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    {
-        if KH * KW == 0 {
-            return acc;
-        }
-        let [mut a0, mut a1, mut a2, mut a3] = acc;
-        // SAFETY: `rows` is KH * KW thin pointers (references to arrays),
-        // each to C >= c0 + 4 readable bytes (the assert), whose word at c0
-        // is read unaligned (ARMv7-M's `LDR` allows it); `weights` holds
-        // 2 * KH * KW words (the slicing above), read by `LDRD` at 4-byte
-        // alignment (a `u32` slice). Nothing is written to memory; register
-        // arithmetic of the DSP extension otherwise.
-        unsafe {
-            core::arch::asm!(
-                ".rept {taps}",
-                "ldr {p}, [{tbl}], #4",
-                "ldr {x}, [{p}, {c0}]",
-                "ldrd {w02}, {w13}, [{w}], #8",
-                "sxtb16 {p}, {x}",
-                "sxtb16 {x}, {x}, ror #8",
-                "smlabb {a0}, {p}, {w02}, {a0}",
-                "smlabb {a1}, {x}, {w13}, {a1}",
-                "smlatt {a2}, {p}, {w02}, {a2}",
-                "smlatt {a3}, {x}, {w13}, {a3}",
-                ".endr",
-                taps = const KH * KW,
-                tbl = inout(reg) rows.as_ptr() as *const *const i8 => _,
-                w = inout(reg) weights.as_ptr() => _,
-                c0 = in(reg) c0,
-                p = out(reg) _,
-                x = out(reg) _,
-                w02 = out(reg) _,
-                w13 = out(reg) _,
-                a0 = inout(reg) a0,
-                a1 = inout(reg) a1,
-                a2 = inout(reg) a2,
-                a3 = inout(reg) a3,
-                options(nostack, preserves_flags, readonly),
-            );
-        }
-        [a0, a1, a2, a3]
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    {
-        let mut acc = acc;
-        for (row, w) in rows.iter().flatten().zip(weights.chunks_exact(2)) {
-            let x = &row[c0..c0 + 4];
-            let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
-            acc = mac4(acc, x, w[0], w[1]);
-        }
-        acc
-    }
-}
-
-/// Four channels' products of one tap: the input word widened to
-/// 16-bit pairs (channels 0, 2 and 1, 3) against the packed weights.
-#[inline(always)]
-fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    {
-        // One block per tap, declared as touching memory (it does not) so
-        // the next tap's loads stay after it: left to itself the compiler
-        // hoists every tap's loads to the top and runs out of registers.
-        let [mut a0, mut a1, mut a2, mut a3] = acc;
-        // SAFETY: register arithmetic of the DSP extension (this cfg); it
-        // reads and writes no memory.
-        unsafe {
-            core::arch::asm!(
-                "sxtb16 {x02}, {x}",
-                "sxtb16 {x13}, {x}, ror #8",
-                "smlabb {a0}, {x02}, {w02}, {a0}",
-                "smlabb {a1}, {x13}, {w13}, {a1}",
-                "smlatt {a2}, {x02}, {w02}, {a2}",
-                "smlatt {a3}, {x13}, {w13}, {a3}",
-                x = in(reg) x,
-                w02 = in(reg) w02,
-                w13 = in(reg) w13,
-                x02 = out(reg) _,
-                x13 = out(reg) _,
-                a0 = inout(reg) a0,
-                a1 = inout(reg) a1,
-                a2 = inout(reg) a2,
-                a3 = inout(reg) a3,
-                options(nostack, preserves_flags),
-            )
-        };
-        [a0, a1, a2, a3]
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "dsp")))]
-    {
-        use crate::arch::{smlabb, smlatt, sxtb16};
-        let (x02, x13) = (sxtb16(x), sxtb16(x.rotate_right(8)));
-        [smlabb(x02, w02, acc[0]), smlabb(x13, w13, acc[1]), smlatt(x02, w02, acc[2]), smlatt(x13, w13, acc[3])]
-    }
-}
-
 /// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
@@ -732,8 +389,7 @@ pub fn depthwise_f32<
                 let n = (IC - c0).min(8);
                 let mut sums = [0.0f32; 8];
                 let bias = bias.map(|b| &b[c0..c0 + n]);
-                #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-                if n == 8 && !ys.is_empty() && !xs.is_empty() {
+                if arch::F32_WINDOW_LOOPS && n == 8 && !ys.is_empty() && !xs.is_empty() {
                     // The window's taps inside the image (all of them
                     // away from the edges): one assembly loop.
                     let (kh, kw) = (ys.len(), xs.len());
@@ -744,7 +400,7 @@ pub fn depthwise_f32<
                     let window = io.run(first, last + 8);
                     let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
                     let taps = &filter[(ys.start * KW + xs.start) * IC + c0..];
-                    depthwise_window8::<KW, IC>(window, taps, steps, (kh, kw), &mut sums);
+                    arch::depthwise_window8::<KW, IC>(window, taps, steps, (kh, kw), &mut sums);
                     finish_f32(io.out_run(out_base + c0, 8), &sums, bias, act_min, act_max);
                     continue;
                 }

@@ -75,7 +75,7 @@ pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
         for (blk, w) in packed[..full * D].chunks_exact(8 * D).enumerate() {
             let mut sums = [0.0f32; 8];
-            super::conv::mac_lanes8(row, w, &mut sums);
+            crate::arch::mac_lanes8(row, w, &mut sums);
             let c0 = 8 * blk;
             super::finish_f32(&mut out[c0..c0 + 8], &sums, bias.map(|b| &b[c0..c0 + 8]), act_min, act_max);
         }

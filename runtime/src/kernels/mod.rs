@@ -6,52 +6,11 @@
 //! kernels keep the reference summation order, so results agree with TFLM's
 //! to the last rounding.
 
-/// Assembly (hard-float Arm): the rows of a float window. Per row `{k}`
-/// passes of `inner`, `{r}` starting at the row's first input; then the
-/// weights pointer `{w}` skips `skip` bytes (a clipped row's taps) and
-/// the window pointer steps `row` bytes. The 8 sums live in `s24`-`s31`
-/// (loaded from and stored back to `sums`); the FP registers `save` are
-/// pushed first and popped last. `extra` are the operands `inner` names
-/// beyond these.
-#[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
-macro_rules! vfp_rows_loop {
-    (save: $save:literal, window: $p:expr, weights: $w:expr, rows: $kh:expr, passes: $passes:expr,
-     skip: $skip:expr, row: $row:expr, sums: $s:expr, inner: [$($inner:tt)*], $($extra:tt)*) => {
-        core::arch::asm!(
-            concat!("vpush {{", $save, "}}"),
-            "vldmia {s}, {{s24-s31}}",
-            "1:",
-            "mov {r}, {p}",
-            "mov {k}, {passes}",
-            "2:",
-            $($inner)*,
-            "subs {k}, {k}, #1",
-            "bne 2b",
-            "add {w}, {w}, {skip}",
-            "add {p}, {p}, {row}",
-            "subs {ky}, {ky}, #1",
-            "bne 1b",
-            "vstmia {s}, {{s24-s31}}",
-            concat!("vpop {{", $save, "}}"),
-            p = inout(reg) $p => _,
-            w = inout(reg) $w => _,
-            ky = inout(reg) $kh => _,
-            passes = in(reg) $passes,
-            skip = in(reg) $skip,
-            row = in(reg) $row,
-            s = in(reg) $s,
-            r = out(reg) _,
-            k = out(reg) _,
-            $($extra)*
-        )
-    };
-}
-
 pub mod binary;
 pub mod conv;
 pub mod depthwise;
 pub mod dot;
-pub mod dot_wide;
+pub mod dot_widened;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod int16;
@@ -201,7 +160,7 @@ impl Requant<'_> {
 }
 
 pub use crate::fixedpoint::{DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, scale_of};
-pub use dot_wide::PackedRows;
+pub use dot_widened::PackedRows;
 
 /// Per-channel rescaling constants in one of two precomputed forms, chosen
 /// by the compiler per op.
@@ -252,8 +211,8 @@ pub trait Narrow: Copy + PartialOrd {
     const MIN: Self;
     /// Largest value.
     const MAX: Self;
-    /// Widen.
-    fn widen(self) -> i32;
+    /// The value as an `i32`.
+    fn to_i32(self) -> i32;
     /// Narrow an already clamped value.
     fn narrow(v: i32) -> Self;
 }
@@ -263,7 +222,7 @@ impl Narrow for i8 {
     const MIN: i8 = i8::MIN;
     const MAX: i8 = i8::MAX;
     #[inline(always)]
-    fn widen(self) -> i32 {
+    fn to_i32(self) -> i32 {
         self as i32
     }
     #[inline(always)]
@@ -277,7 +236,7 @@ impl Narrow for i16 {
     const MIN: i16 = i16::MIN;
     const MAX: i16 = i16::MAX;
     #[inline(always)]
-    fn widen(self) -> i32 {
+    fn to_i32(self) -> i32 {
         self as i32
     }
     #[inline(always)]

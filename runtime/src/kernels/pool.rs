@@ -143,8 +143,8 @@ pub fn max_pool_q<
     pool_channels::<T, i32, N, IH, IW, C, OH, OW, IO>(
         io,
         p,
-        T::MIN.widen(),
-        |max, v| max.max(v.widen()),
+        T::MIN.to_i32(),
+        |max, v| max.max(v.to_i32()),
         |max, _| T::narrow(clamp_i32(max, act_min, act_max)),
     );
 }
@@ -193,21 +193,20 @@ pub fn avg_pool_q<
     act_min: i32,
     act_max: i32,
 ) {
-    #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
-    if T::BYTES == 1 && C % 4 == 0 {
-        assert!(p.filter_h * p.filter_w <= 256, "windows of over 256 taps take avg_pool_q_wide");
+    if crate::arch::LANES16 && T::BYTES == 1 && C.is_multiple_of(4) {
+        assert!(p.filter_h * p.filter_w <= 256, "windows of over 256 taps take avg_pool_q_i32");
         return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, |acc, taps| {
             rounded_average(acc, taps, act_min, act_max)
         });
     }
-    avg_pool_q_wide::<T, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
+    avg_pool_q_i32::<T, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
 }
 
 /// [`avg_pool_q`] for any window: int32 sums per channel. The compiler
 /// calls it for int8 windows of more than 256 taps (too many for the
 /// 16-bit lanes of [`avg_pool_q`] on DSP cores).
 #[inline(never)]
-pub fn avg_pool_q_wide<
+pub fn avg_pool_q_i32<
     T: Narrow,
     const N: usize,
     const IH: usize,
@@ -226,7 +225,7 @@ pub fn avg_pool_q_wide<
         io,
         p,
         0,
-        |acc, v| acc + v.widen(),
+        |acc, v| acc + v.to_i32(),
         |acc, taps| rounded_average(acc, taps, act_min, act_max),
     );
 }
@@ -242,12 +241,12 @@ fn rounded_average<T: Narrow>(acc: i32, taps: usize, act_min: i32, act_max: i32)
     T::narrow(clamp_i32(if acc > 0 { magnitude } else { -magnitude }, act_min, act_max))
 }
 
-/// int8 average pooling on DSP cores: 4 channels per word, summed as two
-/// pairs of 16-bit lanes (`SXTB16`, `SADD16`: 5 instructions per 4
-/// channels and tap, against 2 per channel); at most 256 taps keep every
-/// sum inside 16 bits (|sum| <= 128 * 256), so the lanes hold the exact
-/// int32 sums, then `average` per channel as in the plain path.
-#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+/// int8 average pooling with 16-bit lanes (DSP cores): 4 channels per word,
+/// summed as two pairs of 16-bit lanes (`arch::add_byte_lanes`: 5
+/// instructions per 4 channels and tap, against 2 per channel); at most
+/// 256 taps keep every sum inside 16 bits (|sum| <= 128 * 256), so the
+/// lanes hold the exact int32 sums, then `average` per channel as in the
+/// plain path.
 #[inline(always)]
 fn avg_pool_pairs<
     T: Narrow,
@@ -280,24 +279,7 @@ fn avg_pool_pairs<
                     let row = unsafe { core::slice::from_raw_parts(row.as_ptr().cast::<u8>(), row.len() * T::BYTES) };
                     for (v, pair) in row.chunks_exact(4).zip(acc.chunks_exact_mut(2)) {
                         let word = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                        let (mut even, mut odd) = (pair[0], pair[1]);
-                        // SAFETY: register arithmetic of the DSP extension
-                        // (this cfg); no memory.
-                        unsafe {
-                            core::arch::asm!(
-                                "sxtb16 {t}, {w}",
-                                "sadd16 {even}, {even}, {t}",
-                                "sxtb16 {t}, {w}, ror #8",
-                                "sadd16 {odd}, {odd}, {t}",
-                                w = in(reg) word,
-                                t = out(reg) _,
-                                even = inout(reg) even,
-                                odd = inout(reg) odd,
-                                options(pure, nomem, nostack),
-                            );
-                        }
-                        pair[0] = even;
-                        pair[1] = odd;
+                        (pair[0], pair[1]) = crate::arch::add_byte_lanes(word, (pair[0], pair[1]));
                     }
                 }
             }

@@ -48,10 +48,10 @@ pub fn mean_q<T: Narrow + Bounded, const IN: usize, const OUT: usize>(
     let output = &mut output[..OUT];
     r.outer.for_each(|o, base, _| {
         let mut sum: i32 = 0;
-        r.inner.for_each(|_, off, _| sum = sum.wrapping_add(input[base + off].widen()));
+        r.inner.for_each(|_, off, _| sum = sum.wrapping_add(input[base + off].to_i32()));
         let v = multiply_by_quantized_multiplier(sum.wrapping_sub(zero_point_sum), multiplier, shift)
             .wrapping_add(output_zero_point);
-        output[o] = T::narrow(v.clamp(T::MIN.widen(), T::MAX_I32));
+        output[o] = T::narrow(v.clamp(T::MIN.to_i32(), T::MAX_I32));
     });
 }
 

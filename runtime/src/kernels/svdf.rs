@@ -52,7 +52,7 @@ pub fn svdf_s8<
     let weights_time = &weights_time[..FILTERS * MEMORY];
     let state = &mut state[..BATCH * FILTERS * MEMORY];
     let output = &mut output[..BATCH * (FILTERS / RANK)];
-    let (lo, hi) = (T::MIN.widen(), T::MAX.widen());
+    let (lo, hi) = (T::MIN.to_i32(), T::MAX.to_i32());
     state.copy_within(1.., 0);
     for b in 0..BATCH {
         let frame = &input[b * INPUT..(b + 1) * INPUT];
@@ -73,7 +73,7 @@ pub fn svdf_s8<
                 let memory = &state[(b * FILTERS + f) * MEMORY..(b * FILTERS + f + 1) * MEMORY];
                 let weights = &weights_time[f * MEMORY..(f + 1) * MEMORY];
                 for (&w, &s) in weights.iter().zip(memory) {
-                    acc = acc.wrapping_add(w.widen().wrapping_mul(s.widen() - q.state_zero_point));
+                    acc = acc.wrapping_add(w.to_i32().wrapping_mul(s.to_i32() - q.state_zero_point));
                 }
             }
             let v = multiply_by_quantized_multiplier(acc, q.multiplier_2, q.shift_2).wrapping_add(q.output_zero_point);

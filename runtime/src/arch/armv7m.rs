@@ -1,0 +1,120 @@
+//! ARMv7-M (Cortex-M3 and up): the requantization of int32 sums to int8
+//! in assembly, `SMLAL` for the 64-bit product and `SSAT` for the
+//! saturation, where the compiler's own loops take a third more
+//! instructions.
+
+use tinyaot_common::fixedpoint::DownScale;
+
+/// Assembly: one output of the short-form requantization, whole int8
+/// range: its scale (`LDM` from `{ps}`, advanced), `SMLAL`, `LSR`,
+/// `SMLAL`, `ASR`, `SSAT` and a byte store (to `{po}`, advanced); `$a`
+/// names the accumulator's register (clobbered), `{min}` holds `i32::MIN`.
+#[rustfmt::skip]
+macro_rules! down_one {
+    ($a:literal) => {
+        concat!(
+            "ldm {ps}!, {{r2, r3, r4, r5}}\n",
+            "smlal r4, r5, ", $a, ", r2\n",
+            "lsr ", $a, ", ", $a, ", #31\n",
+            "smlal r4, r5, ", $a, ", {min}\n",
+            "asr r5, r5, r3\n",
+            "ssat r5, #8, r5\n",
+            "strb r5, [{po}], #1"
+        )
+    };
+}
+
+/// `portable::requantize_pixels_down` as one assembly loop per pixel. Per two
+/// outputs: one `LDRD` of the accumulators, and for each one `LDM` of its
+/// scale, `SMLAL`, `LSR`, `SMLAL`, `ASR`, `SSAT` and a byte store; then the
+/// loop step (9 instructions per output; the compiler's own loop takes
+/// 13). The accumulator and output pointers run on from pixel to pixel.
+#[inline(always)]
+pub(crate) fn requantize_pixels_down(acc: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let channels = scales.len();
+    if channels == 0 {
+        return;
+    }
+    let pixels = out.len() / channels;
+    let (acc, out) = (&acc[..pixels * channels], &mut out[..pixels * channels]);
+    let (mut pa, mut po) = (acc.as_ptr(), out.as_mut_ptr());
+    for _ in 0..pixels {
+        // SAFETY: per pixel the loops run `channels >= 1` times in all (one
+        // single step when odd, then pairs), read that many accumulators
+        // (4-aligned, as `LDRD` needs) from `pa` and scales, and write that
+        // many bytes from `po`; `pa` and `po` advance by one pixel, and
+        // `pixels * channels` values are in `acc` and `out` (the slicing
+        // above). Register arithmetic otherwise (ARMv7-M base).
+        unsafe { requantize_down_run(&mut pa, scales.as_ptr(), channels, &mut po) };
+    }
+}
+
+/// The assembly of [`requantize_pixels_down`]: `n` outputs from `*pa`,
+/// scales from `ps`, to `*po`, both pointers left past the run.
+///
+/// # Safety
+/// `n >= 1`; `n` accumulators (4-aligned) readable at `*pa`, `n` scales at
+/// `ps`, `n` bytes writable at `*po`.
+#[inline(always)]
+unsafe fn requantize_down_run(pa: &mut *const i32, ps: *const DownScale, n: usize, po: &mut *mut i8) {
+    // SAFETY: the caller's contract; the loops read and write exactly `n`
+    // values each.
+    unsafe {
+        core::arch::asm!(
+            "tst {n}, #1",
+            "beq 3f",
+            "ldr {a}, [{pa}], #4",
+            down_one!("{a}"),
+            "subs {n}, {n}, #1",
+            "beq 4f",
+            "3:",
+            "ldrd {a}, {b}, [{pa}], #8",
+            down_one!("{a}"),
+            down_one!("{b}"),
+            "subs {n}, {n}, #2",
+            "bne 3b",
+            "4:",
+            pa = inout(reg) *pa,
+            ps = inout(reg) ps => _,
+            po = inout(reg) *po,
+            n = inout(reg) n => _,
+            min = in(reg) i32::MIN,
+            a = out(reg) _,
+            b = out(reg) _,
+            out("r2") _,
+            out("r3") _,
+            out("r4") _,
+            out("r5") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `portable::requantize_block` for sums still in registers: per output
+/// one `LDM` of its scale, `SMLAL`, `LSR`, `SMLAL`, `ASR`, `SSAT` and a
+/// byte store (7).
+#[inline(always)]
+pub(crate) fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let n = sums.len();
+    let (scales, out) = (&scales[..n], &mut out[..n]);
+    let (mut ps, mut po) = (scales.as_ptr(), out.as_mut_ptr());
+    for &a in sums {
+        // SAFETY: `ps` and `po` step through `scales` and `out`, both
+        // `n` long (sliced above), one element per sum; register
+        // arithmetic otherwise (ARMv7-M base).
+        unsafe {
+            core::arch::asm!(
+                down_one!("{a}"),
+                ps = inout(reg) ps,
+                po = inout(reg) po,
+                a = inout(reg) a => _,
+                min = in(reg) i32::MIN,
+                out("r2") _,
+                out("r3") _,
+                out("r4") _,
+                out("r5") _,
+                options(nostack),
+            );
+        }
+    }
+}

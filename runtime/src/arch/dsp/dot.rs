@@ -1,0 +1,216 @@
+//! The int8 dot products over byte rows (`layout::pack_rows`) with
+//! `SXTB16` and `SMLAD`.
+
+use super::super::portable::WIDENED_INPUT_WORDS;
+
+/// Assembly: load the next input word and widen it to the 16-bit pairs
+/// `x02` (values 0, 2) and `x13` (values 1, 3).
+macro_rules! load_x {
+    () => {
+        concat!("ldr {x02}, [{p}], #4\n", "sxtb16 {x13}, {x02}, ror #8\n", "sxtb16 {x02}, {x02}\n")
+    };
+}
+
+/// Assembly: widen the weight word in register `$w` to pairs and add its
+/// four products with the input pairs to accumulator `$acc`.
+macro_rules! mac_row {
+    ($w:literal, $acc:literal) => {
+        concat!(
+            "sxtb16 {t}, {",
+            $w,
+            "}, ror #8\n",
+            "sxtb16 {",
+            $w,
+            "}, {",
+            $w,
+            "}\n",
+            "smlad {",
+            $acc,
+            "}, {x02}, {",
+            $w,
+            "}, {",
+            $acc,
+            "}\n",
+            "smlad {",
+            $acc,
+            "}, {x13}, {t}, {",
+            $acc,
+            "}\n"
+        )
+    };
+}
+
+/// Assembly: one group of 4 input values (loaded by `$load`) against a block of 4 rows.
+macro_rules! quad {
+    ($($load:tt)*) => {
+        concat!(
+            $($load)*,
+            "ldrd {wa}, {wb}, [{w}], #8\n",
+            mac_row!("wa", "a0"),
+            mac_row!("wb", "a1"),
+            "ldrd {wa}, {wb}, [{w}], #8\n",
+            mac_row!("wa", "a2"),
+            mac_row!("wb", "a3")
+        )
+    };
+}
+
+/// `portable::WIDEN_INPUT`: here, per 16 MACs, 2 instructions fewer.
+pub(crate) const WIDEN_INPUT: bool = true;
+
+/// `portable::widen_input`: per group one `LDR`, two `SXTB16`, one `STRD`.
+pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>) -> &'b [u32] {
+    let groups = x.len() / 4;
+    assert!(groups > 0 && 2 * groups <= WIDENED_INPUT_WORDS);
+    let q = buf.as_mut_ptr() as *mut u32;
+    // SAFETY: reads `groups` words of `x` (plain LDR, unaligned allowed)
+    // and writes the first `2 * groups` words of `buf` (u32-aligned, STRD),
+    // both within bounds by the assert above.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "ldr {t}, [{p}], #4",
+            "sxtb16 {lo}, {t}",
+            "sxtb16 {hi}, {t}, ror #8",
+            "strd {lo}, {hi}, [{q}], #8",
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            p = inout(reg) x.as_ptr() => _,
+            q = inout(reg) q => _,
+            n = inout(reg) groups => _,
+            t = out(reg) _,
+            lo = out(reg) _,
+            hi = out(reg) _,
+            options(nostack),
+        );
+    }
+    // SAFETY: the loop above initialized exactly these `2 * groups` words.
+    unsafe { core::slice::from_raw_parts(q, 2 * groups) }
+}
+
+/// Assembly loop over `groups` groups of 4 inputs against a block of 4
+/// rows, the input of each group loaded by `$load` (bytes and `SXTB16`, or
+/// pre-widened pairs); an odd group first, then two per pass:
+/// returns the 4 sums added to `$acc`. Unsafe: the caller vouches for the
+/// reads (each group reads from `$x` and `$w` and advances them).
+macro_rules! quads {
+    ([$($load:tt)*], $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
+        let [mut a0, mut a1, mut a2, mut a3]: [i32; 4] = $acc;
+        core::arch::asm!(
+            "tst {n}, #1",
+            "beq 3f",
+            quad!($($load)*),
+            "3:",
+            "lsrs {n}, {n}, #1",
+            "beq 4f",
+            "2:",
+            quad!($($load)*),
+            quad!($($load)*),
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            "4:",
+            p = inout(reg) $x => _,
+            w = inout(reg) $w => _,
+            n = inout(reg) $groups => _,
+            a0 = inout(reg) a0,
+            a1 = inout(reg) a1,
+            a2 = inout(reg) a2,
+            a3 = inout(reg) a3,
+            x02 = out(reg) _,
+            x13 = out(reg) _,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            t = out(reg) _,
+            options(nostack, readonly),
+        );
+        [a0, a1, a2, a3]
+    }};
+}
+
+/// `portable::dot_quads_widened_input`: per 16 MACs one `LDRD` of input pairs, two `LDRD`s of
+/// weights, eight `SXTB16` and eight `SMLAD`.
+#[inline(always)]
+pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], acc: [i32; 4]) -> [i32; 4] {
+    let groups = widened.len() / 2;
+    assert!(groups > 0 && block.len() >= 16 * groups);
+    debug_assert!(block.as_ptr() as usize % 4 == 0);
+    // SAFETY: reads `2 * groups` words of `widened` and `4 * groups` words of
+    // `block` (lengths checked above), LDRD on 4-aligned addresses.
+    unsafe { quads!(["ldrd {x02}, {x13}, [{p}], #8\n"], widened.as_ptr(), block.as_ptr(), groups, acc) }
+}
+
+/// `portable::dot_groups`, one assembly loop per block height: per 16
+/// MACs (4 rows) one input load, two `LDRD`s, ten `SXTB16` and eight
+/// `SMLAD`.
+#[inline(always)]
+pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
+    let groups = x.len() / 4;
+    // The loops read `groups` words of `x` and `groups * R` words of the
+    // block; the block starts 4-aligned (16-aligned flash, blocks of
+    // multiples of 4 bytes), as LDRD needs; `x` loads are plain LDR, which
+    // the M4/M7 allow unaligned.
+    assert!(groups > 0 && x.len() >= 4 * groups && block.len() >= 4 * R * groups);
+    debug_assert!(block.as_ptr() as usize % 4 == 0);
+    let mut out = acc;
+    match R {
+        4 => {
+            // SAFETY: reads only inside `x` and `block` (lengths checked
+            // above), LDRD on 4-aligned addresses; registers otherwise.
+            let sums =
+                unsafe { quads!([load_x!()], x.as_ptr(), block.as_ptr(), groups, [acc[0], acc[1], acc[2], acc[3]]) };
+            out[..4].copy_from_slice(&sums);
+        }
+        2 => {
+            let [mut a0, mut a1] = [acc[0], acc[1]];
+            // SAFETY: as above, for blocks of 2 rows.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    load_x!(),
+                    "ldrd {wa}, {wb}, [{w}], #8",
+                    mac_row!("wa", "a0"),
+                    mac_row!("wb", "a1"),
+                    "subs {n}, {n}, #1",
+                    "bne 2b",
+                    p = inout(reg) x.as_ptr() => _,
+                    w = inout(reg) block.as_ptr() => _,
+                    n = inout(reg) groups => _,
+                    a0 = inout(reg) a0,
+                    a1 = inout(reg) a1,
+                    x02 = out(reg) _,
+                    x13 = out(reg) _,
+                    wa = out(reg) _,
+                    wb = out(reg) _,
+                    t = out(reg) _,
+                    options(nostack, readonly),
+                );
+            }
+            out[..2].copy_from_slice(&[a0, a1]);
+        }
+        _ => {
+            let mut a0 = acc[0];
+            // SAFETY: as above, for single rows (plain LDR for the weights).
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    load_x!(),
+                    "ldr {wa}, [{w}], #4",
+                    mac_row!("wa", "a0"),
+                    "subs {n}, {n}, #1",
+                    "bne 2b",
+                    p = inout(reg) x.as_ptr() => _,
+                    w = inout(reg) block.as_ptr() => _,
+                    n = inout(reg) groups => _,
+                    a0 = inout(reg) a0,
+                    x02 = out(reg) _,
+                    x13 = out(reg) _,
+                    wa = out(reg) _,
+                    t = out(reg) _,
+                    options(nostack, readonly),
+                );
+            }
+            out[0] = a0;
+        }
+    }
+    out
+}

@@ -1,0 +1,53 @@
+//! The Arm DSP extension (Cortex-M4, M7, M33): the 16-bit lane
+//! instructions, one each, and the int8 kernels' inner loops built from
+//! them (`SXTB16`, `SMLAD`), one file per kernel family.
+
+mod depthwise;
+mod dot;
+mod dot_widened;
+
+pub(crate) use depthwise::{depthwise_rows_fused, mac4, taps4};
+pub(crate) use dot::{WIDEN_INPUT, dot_groups, dot_quads_widened_input, widen_input};
+pub(crate) use dot_widened::dot_groups_widened;
+
+/// `portable::LANES16`.
+pub(crate) const LANES16: bool = true;
+
+/// `SMLAD`: `acc + low(a) * low(b) + high(a) * high(b)`.
+#[inline(always)]
+pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
+    let out;
+    // SAFETY: register arithmetic of the DSP extension (this module is
+    // compiled only for it); no memory, no stack.
+    unsafe {
+        core::arch::asm!(
+            "smlad {out}, {a}, {b}, {acc}",
+            out = lateout(reg) out,
+            a = in(reg) a,
+            b = in(reg) b,
+            acc = in(reg) acc,
+            options(pure, nomem, nostack),
+        )
+    };
+    out
+}
+
+/// `portable::add_byte_lanes`: two `SXTB16`, two `SADD16`.
+#[inline(always)]
+pub(crate) fn add_byte_lanes(word: u32, (mut even, mut odd): (u32, u32)) -> (u32, u32) {
+    // SAFETY: register arithmetic of the DSP extension; no memory.
+    unsafe {
+        core::arch::asm!(
+            "sxtb16 {t}, {w}",
+            "sadd16 {even}, {even}, {t}",
+            "sxtb16 {t}, {w}, ror #8",
+            "sadd16 {odd}, {odd}, {t}",
+            w = in(reg) word,
+            t = out(reg) _,
+            even = inout(reg) even,
+            odd = inout(reg) odd,
+            options(pure, nomem, nostack),
+        );
+    }
+    (even, odd)
+}
