@@ -1,11 +1,12 @@
 //! Small kernel cases with hand-checked answers. Also the Miri suite:
 //! `cargo +nightly miri test -p tinyaot` runs these through the arena views.
 
+use tinyaot::__private::kernels::F32Range;
 use tinyaot::__private::kernels::binary::{AddQuant, binary, binary_broadcast};
-use tinyaot::__private::kernels::conv::{Window, conv2d_f32, conv2d_s8};
-use tinyaot::__private::kernels::depthwise::depthwise_s8;
+use tinyaot::__private::kernels::conv::{Window, conv2d};
+use tinyaot::__private::kernels::depthwise::depthwise;
 use tinyaot::__private::kernels::dot::fused_scales;
-use tinyaot::__private::kernels::fully_connected::{fully_connected_f32, fully_connected_s8};
+use tinyaot::__private::kernels::fully_connected::fully_connected;
 use tinyaot::__private::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::__private::kernels::reduce::{Reduction, mean_f32};
 use tinyaot::__private::kernels::softmax::{SoftmaxQuant, softmax_f32, softmax_s8};
@@ -38,7 +39,7 @@ fn conv_s8_same_padding_sums_the_clipped_window() {
     let filter = [1i8; 9];
     let mut out = [0i8; 9];
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
-    conv2d_s8::<1, 3, 3, 1, 3, 3, 1, 3, 3, 1, _>(sep(&input, &mut out), &filter, None, &win, &identity(-128, 127));
+    conv2d::<i32, _, 1, 3, 3, 1, 3, 3, 1, 3, 3, 1, _>(sep(&input, &mut out), &filter, None, &win, &identity(-128, 127));
     assert_eq!(out, [4, 6, 4, 6, 9, 6, 4, 6, 4]);
 }
 
@@ -49,7 +50,7 @@ fn conv_s8_applies_offsets_bias_and_clamp() {
     let bias = [5i32, 0];
     let q = Requant { input_offset: 1, output_offset: -3, ..identity(-20, 40) };
     let mut out = [0i8; 2];
-    conv2d_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, Some(&bias), &UNIT, &q);
+    conv2d::<i32, _, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, Some(&bias), &UNIT, &q);
     // ch0: 11*1 + 21*2 + 5 = 58 -> -3 -> 55 -> clamp 40; ch1: -11 - 21 = -32 -> -35 -> clamp -20.
     assert_eq!(out, [40, -20]);
 }
@@ -59,7 +60,13 @@ fn grouped_conv_reads_its_group_only() {
     let input = [1i8, 2, 3, 4]; // 1x1, 4 channels, 2 groups of 2
     let filter = [1i8, 1, 1, 1]; // 2 output channels, each over its 2 channels
     let mut out = [0i8; 2];
-    conv2d_s8::<1, 1, 1, 4, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, None, &UNIT, &identity(-128, 127));
+    conv2d::<i32, _, 1, 1, 1, 4, 1, 1, 2, 1, 1, 2, _>(
+        sep(&input, &mut out),
+        &filter,
+        None,
+        &UNIT,
+        &identity(-128, 127),
+    );
     assert_eq!(out, [3, 7]);
 }
 
@@ -70,7 +77,8 @@ fn conv_f32_dilation_skips_taps() {
     let filter = [1.0f32, 2.0];
     let mut out = [0.0f32; 2];
     let win = Window { dilation_w: 3, ..UNIT };
-    conv2d_f32::<1, 1, 5, 1, 1, 2, 1, 1, 2, 1, _>(sep(&input, &mut out), &filter, None, &win, f32::MIN, f32::MAX);
+    let all = F32Range { min: f32::MIN, max: f32::MAX };
+    conv2d::<f32, _, 1, 1, 5, 1, 1, 2, 1, 1, 2, 1, _>(sep(&input, &mut out), &filter, None, &win, &all);
     assert_eq!(out, [9.0, 12.0]);
 }
 
@@ -79,7 +87,13 @@ fn depthwise_multiplier_interleaves_channels() {
     let input = [1i8, 2]; // 1x1x2
     let filter = [1i8, 10, 100, -1]; // 1x1x(2*2)
     let mut out = [0i8; 4];
-    depthwise_s8::<1, 1, 1, 2, 1, 1, 2, 1, 1, _>(sep(&input, &mut out), &filter, None, &UNIT, &identity(-128, 127));
+    depthwise::<i32, _, 1, 1, 1, 2, 1, 1, 2, 1, 1, _>(
+        sep(&input, &mut out),
+        &filter,
+        None,
+        &UNIT,
+        &identity(-128, 127),
+    );
     assert_eq!(out, [1, 10, 127, -2]);
 }
 
@@ -88,10 +102,16 @@ fn fully_connected_rows() {
     let input = [1i8, 2, 3, 4];
     let weights = [1i8, 1, -1, 2];
     let mut out = [0i8; 4];
-    fully_connected_s8::<2, 2, 2>(&input, &weights, None, 0, &identity(-128, 127), &mut out);
+    fully_connected::<i32, _, 2, 2, 2>(&input, &weights, None, &identity(-128, 127), &mut out);
     assert_eq!(out, [3, 3, 7, 5]);
     let mut outf = [0.0f32; 2];
-    fully_connected_f32::<1, 2, 2>(&[1.0, 2.0], &[1.0, 1.0, -1.0, 2.0], Some(&[0.5, 0.0]), 0.0, f32::MAX, &mut outf);
+    fully_connected::<f32, _, 1, 2, 2>(
+        &[1.0, 2.0],
+        &[1.0, 1.0, -1.0, 2.0],
+        Some(&[0.5, 0.0]),
+        &F32Range { min: 0.0, max: f32::MAX },
+        &mut outf,
+    );
     assert_eq!(outf, [3.5, 3.0]);
 }
 
@@ -109,7 +129,7 @@ fn fully_connected_f32_rows8_matches_plain() {
         let packed: Vec<f32> = pack_f32_rows8(&w, O, D).collect();
         assert_eq!(packed.len(), w.len());
         let (mut want, mut got) = (vec![0.0f32; 2 * O], vec![0.0f32; 2 * O]);
-        fully_connected_f32::<2, D, O>(&x, &w, Some(&bias), -0.5, 0.75, &mut want);
+        fully_connected::<f32, _, 2, D, O>(&x, &w, Some(&bias), &F32Range { min: -0.5, max: 0.75 }, &mut want);
         fully_connected_f32_rows8::<2, D, O>(&x, &packed, Some(&bias), -0.5, 0.75, &mut got);
         assert_eq!(
             got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
@@ -234,10 +254,10 @@ fn in_place_matches_separate() {
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let q = identity(-128, 127);
     let mut want = [0i8; 60];
-    depthwise_s8::<1, 5, 4, 3, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, None, &win, &q);
+    depthwise::<i32, _, 1, 5, 4, 3, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, None, &win, &q);
     let mut buf = [0i8; 78];
     buf[18..].copy_from_slice(&input);
-    depthwise_s8::<1, 5, 4, 3, 5, 4, 1, 3, 3, _>(
+    depthwise::<i32, _, 1, 5, 4, 3, 5, 4, 1, 3, 3, _>(
         InPlace { buf: &mut buf, input: 18, output: 0 },
         &filter,
         None,
@@ -289,7 +309,7 @@ fn im2col_matches_direct_conv() {
         let q =
             Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
         let mut want = [0i8; 3 * 4 * 2];
-        conv2d_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        conv2d::<i32, _, 1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
         // Weight rows as bytes, and widened at compile time (small layers);
         // requantization fused where it can be, and not.
@@ -546,7 +566,7 @@ fn depthwise_m1_matches_direct() {
         // Requantization fused where it can be, and not.
         let fusable = fused_scales(&r).is_some();
         let (mut want, mut got) = ([0i8; 5 * 4 * C], [0i8; 5 * 4 * C]);
-        depthwise_s8::<1, 5, 4, C, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        depthwise::<i32, _, 1, 5, 4, C, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
         depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
         assert_eq!(got, want);
         if fusable {
@@ -557,7 +577,7 @@ fn depthwise_m1_matches_direct() {
         // Stride 2 and dilation 2 with padding.
         let win = Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT };
         let (mut want, mut got) = ([0i8; 3 * 3 * C], [0i8; 3 * 3 * C]);
-        depthwise_s8::<1, 5, 4, C, 3, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        depthwise::<i32, _, 1, 5, 4, C, 3, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
         depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
         assert_eq!(got, want);
         if fusable {
@@ -575,7 +595,7 @@ fn depthwise_m1_matches_direct() {
 #[test]
 fn float_fast_paths_match_reference_order() {
     use tinyaot::__private::kernels::conv::conv2d_f32_oc;
-    use tinyaot::__private::kernels::depthwise::depthwise_f32;
+    use tinyaot::__private::kernels::depthwise::depthwise_m1_f32;
     use tinyaot::__private::kernels::layout::pack_f32_oc;
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     const IC: usize = 5;
@@ -585,7 +605,8 @@ fn float_fast_paths_match_reference_order() {
     let bias: Vec<f32> = (0..OC).map(|o| o as f32 * 0.01 - 0.05).collect();
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let (mut want, mut got) = (vec![0.0f32; 5 * 4 * OC], vec![0.0f32; 5 * 4 * OC]);
-    conv2d_f32::<1, 5, 4, IC, 5, 4, OC, 3, 3, IC, _>(sep(&input, &mut want), &filter, Some(&bias), &win, -1.0, 1.0);
+    let q = F32Range { min: -1.0, max: 1.0 };
+    conv2d::<f32, _, 1, 5, 4, IC, 5, 4, OC, 3, 3, IC, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
     let packed: Vec<f32> = pack_f32_oc(&filter, OC, 9, IC).collect();
     conv2d_f32_oc::<1, 5, 4, IC, 5, 4, OC, 3, 3, _>(sep(&input, &mut got), &packed, Some(&bias), &win, -1.0, 1.0);
     assert_eq!(bits(&got), bits(&want));
@@ -598,15 +619,13 @@ fn float_fast_paths_match_reference_order() {
     let bias: Vec<f32> = (0..C).map(|c| c as f32 * 0.1).collect();
     let win = Window { pad_top: 1, pad_left: 0, stride_w: 2, ..UNIT };
     let (mut want, mut got) = (vec![0.0f32; 5 * 2 * C], vec![0.0f32; 5 * 2 * C]);
-    conv2d_f32::<1, 5, 4, C, 5, 2, C, 3, 3, 1, _>(
-        sep(&input, &mut want),
-        &grouped,
-        Some(&bias),
-        &win,
-        f32::MIN,
-        f32::MAX,
-    );
-    depthwise_f32::<1, 5, 4, C, 5, 2, 1, 3, 3, _>(sep(&input, &mut got), &dw, Some(&bias), &win, f32::MIN, f32::MAX);
+    let all = F32Range { min: f32::MIN, max: f32::MAX };
+    conv2d::<f32, _, 1, 5, 4, C, 5, 2, C, 3, 3, 1, _>(sep(&input, &mut want), &grouped, Some(&bias), &win, &all);
+    depthwise_m1_f32::<1, 5, 4, C, 5, 2, 3, 3, _>(sep(&input, &mut got), &dw, Some(&bias), &win, f32::MIN, f32::MAX);
+    // The general depthwise kernel gives the same bits.
+    let mut general = vec![0.0f32; 5 * 2 * C];
+    depthwise::<f32, _, 1, 5, 4, C, 5, 2, 1, 3, 3, _>(sep(&input, &mut general), &dw, Some(&bias), &win, &all);
+    assert_eq!(bits(&general), bits(&want));
     assert_eq!(bits(&got), bits(&want));
 }
 
@@ -695,7 +714,7 @@ fn depthwise_rows_matches_direct() {
         let stream: Vec<u32> = pack_depthwise_rows(&filter, &folded, &down, (KH, KW), C).collect();
         let mut want = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut want[..] };
-        depthwise_s8::<2, IH, IW, C, OH, OW, 1, KH, KW, _>(io, &filter, Some(&bias), &win, &q);
+        depthwise::<i32, _, 2, IH, IW, C, OH, OW, 1, KH, KW, _>(io, &filter, Some(&bias), &win, &q);
         let mut ring = vec![0i16; KH * C * RW];
         let mut got = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut got[..] };

@@ -238,6 +238,25 @@ pub enum Arith<Q> {
 }
 
 impl<Q> Arith<Q> {
+    /// `(accumulator type, constants)` of the runtime's `Arithmetic`, the
+    /// argument of the reference kernels (`conv2d`, `depthwise`,
+    /// `fully_connected`): int8 constants by `int8`, the 16x8 ones as
+    /// `Requant16`, float32 as `F32Range`.
+    pub fn emit_arithmetic(
+        &self,
+        cx: &mut Emit<'_>,
+        int8: impl FnOnce(&Q, &mut Emit<'_>) -> TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        match self {
+            Arith::Int8(q) => (quote::quote!(i32), int8(q, cx)),
+            Arith::Int16(w) => w.emit(cx),
+            Arith::Float(lo, hi) => {
+                let (lo, hi) = (crate::codegen::f32_lit(*lo), crate::codegen::f32_lit(*hi));
+                (quote::quote!(f32), quote::quote!(&::tinyaot::__private::kernels::F32Range { min: #lo, max: #hi }))
+            }
+        }
+    }
+
     /// Bytes per activation element.
     pub fn elem_bytes(&self) -> usize {
         match self {

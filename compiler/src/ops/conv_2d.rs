@@ -130,37 +130,22 @@ impl Operator for Conv2d {
                 quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);)
             }
-            Arith::Int8(q) => {
-                let q = q.emit(cx);
-                let filter = filter(cx)?;
-                quote!(::tinyaot::__private::kernels::conv::conv2d_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
-                    #io, #filter, #bias, #win, #q);)
-            }
-            Arith::Int16(w) => {
-                let (acc, q) = w.emit(cx);
-                let filter = filter(cx)?;
-                quote!(::tinyaot::__private::kernels::int16::conv2d_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
-                    #io, #filter, #bias, #win, #q);)
-            }
-            Arith::Float(lo, hi) => {
+            // Ungrouped constant float filter: transposed for side-by-side sums.
+            Arith::Float(lo, hi) if kc == ic && cx.tensor_data(self.filter).is_some() => {
+                let data = cx.tensor_data(self.filter).unwrap_or_default();
+                let f: Vec<f32> = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+                let bytes: Vec<u8> =
+                    crate::layout::pack_f32_oc(&f, oc, kh * kw, ic).flat_map(f32::to_le_bytes).collect();
+                let packed = cx.bytes(&bytes);
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                match cx.tensor_data(self.filter).filter(|_| kc == ic) {
-                    // Ungrouped constant filter: transposed for side-by-side sums.
-                    Some(data) => {
-                        let f: Vec<f32> =
-                            data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-                        let bytes: Vec<u8> =
-                            crate::layout::pack_f32_oc(&f, oc, kh * kw, ic).flat_map(f32::to_le_bytes).collect();
-                        let packed = cx.bytes(&bytes);
-                        quote!(::tinyaot::__private::kernels::conv::conv2d_f32_oc::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
-                            #io, #packed.cast::<f32>(), #bias, #win, #lo, #hi);)
-                    }
-                    None => {
-                        let filter = filter(cx)?;
-                        quote!(::tinyaot::__private::kernels::conv::conv2d_f32::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
-                            #io, #filter, #bias, #win, #lo, #hi);)
-                    }
-                }
+                quote!(::tinyaot::__private::kernels::conv::conv2d_f32_oc::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                    #io, #packed.cast::<f32>(), #bias, #win, #lo, #hi);)
+            }
+            arith => {
+                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit(cx));
+                let filter = filter(cx)?;
+                quote!(::tinyaot::__private::kernels::conv::conv2d::<#acc, _, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
+                    #io, #filter, #bias, #win, #q);)
             }
         })
     }

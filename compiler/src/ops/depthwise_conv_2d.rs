@@ -158,20 +158,15 @@ impl Operator for DepthwiseConv2d {
         let filter = cx.read(self.filter)?;
         let bias = cx.read_opt(self.bias)?;
         Ok(match &self.arith {
-            Arith::Int8(q) => {
-                let q = q.emit(cx);
-                quote!(::tinyaot::__private::kernels::depthwise::depthwise_s8::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
-                    #io, #filter, #bias, #win, #q);)
-            }
-            Arith::Int16(w) => {
-                let (acc, q) = w.emit(cx);
-                quote!(::tinyaot::__private::kernels::int16::depthwise_s16::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
-                    #io, #filter, #bias, #win, #q);)
-            }
-            Arith::Float(lo, hi) => {
+            Arith::Float(lo, hi) if m == 1 => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::__private::kernels::depthwise::depthwise_f32::<#n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_f32::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #lo, #hi);)
+            }
+            arith => {
+                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit(cx));
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise::<#acc, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q);)
             }
         })
     }

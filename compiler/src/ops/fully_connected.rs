@@ -168,23 +168,16 @@ impl Operator for FullyConnected {
         }
         let weights = cx.read(self.weights)?;
         let bias = cx.read_opt(self.bias)?;
-        Ok(match &self.arith {
-            Arith::Int8((q, weight_offset)) => {
-                let q = q.emit(cx);
-                quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_s8::<#b, #d, #o>(
-                    #input, #weights, #bias, #weight_offset, #q, #output);)
-            }
-            Arith::Int16(w) => {
-                let (acc, q) = w.emit(cx);
-                quote!(::tinyaot::__private::kernels::int16::fully_connected_s16::<#acc, #b, #d, #o>(
-                    #input, #weights, #bias, #q, #output);)
-            }
-            Arith::Float(lo, hi) => {
-                let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
-                quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_f32::<#b, #d, #o>(
-                    #input, #weights, #bias, #lo, #hi, #output);)
-            }
-        })
+        // int8 weights with a zero point: the arithmetic that offsets them.
+        let (acc, q) = self.arith.emit_arithmetic(cx, |(q, weight_offset), cx| match (q.emit(cx), weight_offset) {
+            (q, 0) => q,
+            (q, offset) => quote!(&::tinyaot::__private::kernels::fully_connected::WeightOffset {
+                q: #q,
+                weight_offset: #offset,
+            }),
+        });
+        Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected::<#acc, _, #b, #d, #o>(
+            #input, #weights, #bias, #q, #output);))
     }
 
     fn macs(&self) -> u64 {

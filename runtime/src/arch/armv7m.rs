@@ -5,6 +5,9 @@
 
 use tinyaot_common::fixedpoint::DownScale;
 
+/// `portable::REQUANTIZE_LOOP`.
+pub(crate) const REQUANTIZE_LOOP: bool = true;
+
 /// Assembly: one output of the short-form requantization, whole int8
 /// range: its scale (`LDM` from `{ps}`, advanced), `SMLAL`, `LSR`,
 /// `SMLAL`, `ASR`, `SSAT` and a byte store (to `{po}`, advanced); `$a`

@@ -7,7 +7,7 @@
 //! `use` lists below: a named import shadows the glob), with the same
 //! results bit for bit. Where a fast form exists only on some targets, a
 //! `const` of the family says so (`LANES16`, `WIDEN_INPUT`,
-//! `F32_WINDOW_LOOPS`) and the kernel's `if` on it folds away elsewhere.
+//! `F32_WINDOW_LOOPS`, `REQUANTIZE_LOOP`) and the kernel's `if` on it folds away elsewhere.
 //!
 //! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
@@ -24,7 +24,7 @@ pub(crate) use portable::*;
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
 mod armv7m;
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
-pub(crate) use armv7m::{requantize_block, requantize_pixels_down};
+pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_down};
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;

@@ -203,6 +203,10 @@ pub(crate) fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8
     }
 }
 
+/// Whether [`requantize_pixels_down`] is a loop of its own (ARMv7-M);
+/// elsewhere the kernel's general requantization loop serves.
+pub(crate) const REQUANTIZE_LOOP: bool = false;
+
 /// Consecutive pixels of `scales.len()` channels each: `out[k] =
 /// saturate(rescale_down(acc[k], scales[k % channels]))` for the whole
 /// pixels `out` holds.

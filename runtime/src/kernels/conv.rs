@@ -2,7 +2,7 @@
 //! filter's input depth `KC` divides the input depth `IC`.
 
 pub use super::layout::pack_rows;
-use super::{Io, Requant, Rescale, clamp_f32};
+use super::{Arithmetic, Io, Rescale};
 use crate::arch;
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
@@ -85,11 +85,14 @@ pub struct Pixel {
     pub index: usize,
 }
 
-/// int8 convolution with per-channel requantization (TFLite
-/// `reference_integer_ops::ConvPerChannel`).
+/// Convolution in any [`Arithmetic`] (int8, 16x8, float32: TFLite
+/// `reference_integer_ops::ConvPerChannel` and `reference_ops::Conv`, the
+/// same summation order), grouped when the filter depth `KC` divides `IC`.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub fn conv2d_s8<
+pub fn conv2d<
+    Acc: Copy,
+    Q: Arithmetic<Acc>,
     const N: usize,
     const IH: usize,
     const IW: usize,
@@ -100,13 +103,13 @@ pub fn conv2d_s8<
     const KH: usize,
     const KW: usize,
     const KC: usize,
-    IO: Io<i8>,
+    IO: Io<Q::Input, Q::Output>,
 >(
     mut io: IO,
-    filter: &[i8],
-    bias: Option<&[i32]>,
+    filter: &[Q::Weight],
+    bias: Option<&[Acc]>,
     win: &Window,
-    q: &Requant<'_>,
+    q: &Q,
 ) {
     let filter = &filter[..OC * KH * KW * KC];
     let filters_per_group = OC / (IC / KC);
@@ -114,7 +117,7 @@ pub fn conv2d_s8<
         let out_base = index * OC;
         for oc in 0..OC {
             let group = oc / filters_per_group;
-            let mut acc: i32 = 0;
+            let mut acc = Q::ZERO;
             for ky in ys.clone() {
                 let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                 for kx in xs.clone() {
@@ -122,15 +125,20 @@ pub fn conv2d_s8<
                     let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                     let f_base = ((oc * KH + ky) * KW + kx) * KC;
                     let fs = &filter[f_base..f_base + KC];
-                    for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
-                        acc = acc.wrapping_add((f as i32).wrapping_mul((i as i32).wrapping_add(q.input_offset)));
+                    if core::mem::size_of::<Acc>() > 4 {
+                        // 64-bit sums: a loop the compiler keeps rolled
+                        // (a run of them unrolls into 1-2 KB of flash).
+                        for (c, &f) in fs.iter().enumerate() {
+                            acc = q.mac(acc, f, io.get(in_base + c));
+                        }
+                    } else {
+                        for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                            acc = q.mac(acc, f, i);
+                        }
                     }
                 }
             }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias[oc]);
-            }
-            io.put(out_base + oc, q.apply(acc, oc) as i8);
+            io.put(out_base + oc, q.output(acc, bias, oc));
         }
     });
 }
@@ -139,7 +147,7 @@ pub fn conv2d_s8<
 /// (`layout::pack_f32_oc`): every output sums its products in TFLite's order
 /// (row, column, input channel, then the bias), but 8 (or 4) outputs run
 /// side by side, so the sums are independent chains a compiler vectorizes
-/// instead of one serial chain per output. Same bits as [`conv2d_f32`].
+/// instead of one serial chain per output. Same bits as [`conv2d`].
 /// Ungrouped filters only.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
@@ -262,57 +270,6 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
     }
 }
 
-/// float32 convolution (TFLite `reference_ops::Conv`, same summation order).
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-pub fn conv2d_f32<
-    const N: usize,
-    const IH: usize,
-    const IW: usize,
-    const IC: usize,
-    const OH: usize,
-    const OW: usize,
-    const OC: usize,
-    const KH: usize,
-    const KW: usize,
-    const KC: usize,
-    IO: Io<f32>,
->(
-    mut io: IO,
-    filter: &[f32],
-    bias: Option<&[f32]>,
-    win: &Window,
-    act_min: f32,
-    act_max: f32,
-) {
-    let filter = &filter[..OC * KH * KW * KC];
-    let filters_per_group = OC / (IC / KC);
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        let out_base = index * OC;
-        for oc in 0..OC {
-            let group = oc / filters_per_group;
-            let mut total = 0.0f32;
-            for ky in ys.clone() {
-                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                for kx in xs.clone() {
-                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                    let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
-                    let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                    let fs = &filter[f_base..f_base + KC];
-                    for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
-                        total += i * f;
-                    }
-                }
-            }
-            let bias_value = match bias {
-                Some(bias) => bias[oc],
-                None => 0.0,
-            };
-            io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
-        }
-    });
-}
-
 /// int8 convolution through an im2col patch: for each output pixel the
 /// clipped input window is gathered once into `patch` (`KH * KW * IC`
 /// bytes rounded up to a multiple of 4, of scratch; none for a 1x1 window
@@ -321,7 +278,7 @@ pub fn conv2d_f32<
 /// dot products of the patch with the filter rows, four at a time
 /// ([`super::dot`]). `packed` is the filter repacked at compile time
 /// (`layout::pack_rows`); `bias` already holds `bias + input_offset *
-/// sum(filter row)`, so the arithmetic equals [`conv2d_s8`]'s to the bit.
+/// sum(filter row)`, so the arithmetic equals [`conv2d`]'s to the bit.
 /// Ungrouped filters only.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]

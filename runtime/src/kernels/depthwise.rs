@@ -1,20 +1,23 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
 use super::conv::{Pending, Pixel, Window};
-use super::{Io, Requant, Rescale, clamp_f32, finish_f32};
+use super::{Arithmetic, Io, Rescale, finish_f32};
 use crate::arch;
 
 /// Output channels accumulated together (a stack block of i32).
 const BLOCK: usize = 32;
 
-/// int8 depthwise convolution with per-channel requantization (TFLite
-/// `reference_integer_ops::DepthwiseConvPerChannel`). Channels are
-/// accumulated in blocks across each window, so the inner loop walks
-/// contiguous channels of the input and filter; integer sums do not depend
-/// on the order, so the bits are the reference's.
+/// Depthwise convolution in any [`Arithmetic`] (int8, 16x8, float32:
+/// TFLite `reference_integer_ops::DepthwiseConvPerChannel` and
+/// `reference_ops::DepthwiseConv`). Channels are accumulated in blocks
+/// across each window (32-bit sums), so the inner loop walks contiguous
+/// channels of the input and filter; each channel still sums its taps in
+/// TFLite's order.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub fn depthwise_s8<
+pub fn depthwise<
+    Acc: Copy,
+    Q: Arithmetic<Acc>,
     const N: usize,
     const IH: usize,
     const IW: usize,
@@ -24,22 +27,39 @@ pub fn depthwise_s8<
     const M: usize,
     const KH: usize,
     const KW: usize,
-    IO: Io<i8>,
+    IO: Io<Q::Input, Q::Output>,
 >(
     mut io: IO,
-    filter: &[i8],
-    bias: Option<&[i32]>,
+    filter: &[Q::Weight],
+    bias: Option<&[Acc]>,
     win: &Window,
-    q: &Requant<'_>,
+    q: &Q,
 ) {
     let oc_total = IC * M;
     let filter = &filter[..KH * KW * oc_total];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * oc_total;
+        if core::mem::size_of::<Acc>() > 4 {
+            // 64-bit sums (16x8 with an int64 bias): one channel at a
+            // time; a block of them costs 1-2 KB of flash per instance.
+            for oc in 0..oc_total {
+                let mut acc = Q::ZERO;
+                for ky in ys.clone() {
+                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                    for kx in xs.clone() {
+                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                        let x = io.get(((b * IH + iy) * IW + ix) * IC + oc / M);
+                        acc = q.mac(acc, filter[(ky * KW + kx) * oc_total + oc], x);
+                    }
+                }
+                io.put(out_base + oc, q.output(acc, bias, oc));
+            }
+            return;
+        }
         let mut c0 = 0;
         while c0 < oc_total {
             let len = BLOCK.min(oc_total - c0);
-            let mut acc = [0i32; BLOCK];
+            let mut acc = [Q::ZERO; BLOCK];
             for ky in ys.clone() {
                 let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
                 for kx in xs.clone() {
@@ -47,18 +67,12 @@ pub fn depthwise_s8<
                     let in_base = ((b * IH + iy) * IW + ix) * IC;
                     let taps = &filter[(ky * KW + kx) * oc_total + c0..][..len];
                     for (k, (a, &f)) in acc[..len].iter_mut().zip(taps).enumerate() {
-                        let i = io.get(in_base + (c0 + k) / M) as i32;
-                        *a = a.wrapping_add((f as i32).wrapping_mul(i.wrapping_add(q.input_offset)));
+                        *a = q.mac(*a, f, io.get(in_base + (c0 + k) / M));
                     }
                 }
             }
             for (k, &a) in acc[..len].iter().enumerate() {
-                let oc = c0 + k;
-                let a = match bias {
-                    Some(bias) => a.wrapping_add(bias[oc]),
-                    None => a,
-                };
-                io.put(out_base + oc, q.apply(a, oc) as i8);
+                io.put(out_base + c0 + k, q.output(a, bias, c0 + k));
             }
             c0 += len;
         }
@@ -356,17 +370,20 @@ fn tap_table<'a, const C: usize, const KW: usize, const KH: usize>(
     rows
 }
 
-/// float32 depthwise convolution (TFLite `reference_ops::DepthwiseConv`).
+/// float32 depthwise convolution with depth multiplier 1: 8 channels side
+/// by side, each summing its taps in TFLite's order, from contiguous runs
+/// of input and filter (where the window is inside the image and the
+/// target has them, `arch::depthwise_window8`). Same bits as
+/// [`depthwise`].
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub fn depthwise_f32<
+pub fn depthwise_m1_f32<
     const N: usize,
     const IH: usize,
     const IW: usize,
     const IC: usize,
     const OH: usize,
     const OW: usize,
-    const M: usize,
     const KH: usize,
     const KW: usize,
     IO: Io<f32>,
@@ -378,72 +395,46 @@ pub fn depthwise_f32<
     act_min: f32,
     act_max: f32,
 ) {
-    let oc_total = IC * M;
-    let filter = &filter[..KH * KW * oc_total];
+    let filter = &filter[..KH * KW * IC];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        let out_base = index * oc_total;
-        if M == 1 {
-            // Multiplier 1: 8 channels side by side, each summing its taps
-            // in TFLite's order, from contiguous runs of input and filter.
-            for c0 in (0..IC).step_by(8) {
-                let n = (IC - c0).min(8);
-                let mut sums = [0.0f32; 8];
-                let bias = bias.map(|b| &b[c0..c0 + n]);
-                if arch::F32_WINDOW_LOOPS && n == 8 && !ys.is_empty() && !xs.is_empty() {
-                    // The window's taps inside the image (all of them
-                    // away from the edges): one assembly loop.
-                    let (kh, kw) = (ys.len(), xs.len());
-                    let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
-                    let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
-                    let first = ((b * IH + iy) * IW + ix) * IC + c0;
-                    let last = ((kh - 1) * win.dilation_h * IW + (kw - 1) * win.dilation_w) * IC;
-                    let window = io.run(first, last + 8);
-                    let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
-                    let taps = &filter[(ys.start * KW + xs.start) * IC + c0..];
-                    arch::depthwise_window8::<KW, IC>(window, taps, steps, (kh, kw), &mut sums);
-                    finish_f32(io.out_run(out_base + c0, 8), &sums, bias, act_min, act_max);
-                    continue;
-                }
-                for ky in ys.clone() {
-                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                    for kx in xs.clone() {
-                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                        let x = io.run(((b * IH + iy) * IW + ix) * IC + c0, n);
-                        let f = &filter[(ky * KW + kx) * IC + c0..][..n];
-                        if n == 8 {
-                            for l in 0..8 {
-                                sums[l] += x[l] * f[l];
-                            }
-                        } else {
-                            for ((s, &x), &f) in sums.iter_mut().zip(x).zip(f) {
-                                *s += x * f;
-                            }
+        let out_base = index * IC;
+        for c0 in (0..IC).step_by(8) {
+            let n = (IC - c0).min(8);
+            let mut sums = [0.0f32; 8];
+            let bias = bias.map(|b| &b[c0..c0 + n]);
+            if arch::F32_WINDOW_LOOPS && n == 8 && !ys.is_empty() && !xs.is_empty() {
+                // The window's taps inside the image (all of them
+                // away from the edges): one assembly loop.
+                let (kh, kw) = (ys.len(), xs.len());
+                let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
+                let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
+                let first = ((b * IH + iy) * IW + ix) * IC + c0;
+                let last = ((kh - 1) * win.dilation_h * IW + (kw - 1) * win.dilation_w) * IC;
+                let window = io.run(first, last + 8);
+                let steps = (4 * win.dilation_h * IW * IC, 4 * win.dilation_w * IC);
+                let taps = &filter[(ys.start * KW + xs.start) * IC + c0..];
+                arch::depthwise_window8::<KW, IC>(window, taps, steps, (kh, kw), &mut sums);
+                finish_f32(io.out_run(out_base + c0, 8), &sums, bias, act_min, act_max);
+                continue;
+            }
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let x = io.run(((b * IH + iy) * IW + ix) * IC + c0, n);
+                    let f = &filter[(ky * KW + kx) * IC + c0..][..n];
+                    if n == 8 {
+                        for l in 0..8 {
+                            sums[l] += x[l] * f[l];
+                        }
+                    } else {
+                        for ((s, &x), &f) in sums.iter_mut().zip(x).zip(f) {
+                            *s += x * f;
                         }
                     }
                 }
-                finish_f32(io.out_run(out_base + c0, n), &sums, bias, act_min, act_max);
             }
-            return;
-        }
-        for ic in 0..IC {
-            for m in 0..M {
-                let oc = m + ic * M;
-                let mut total = 0.0f32;
-                for ky in ys.clone() {
-                    let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                    for kx in xs.clone() {
-                        let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                        let i = io.get(((b * IH + iy) * IW + ix) * IC + ic);
-                        let f = filter[(ky * KW + kx) * oc_total + oc];
-                        total += i * f;
-                    }
-                }
-                let bias_value = match bias {
-                    Some(bias) => bias[oc],
-                    None => 0.0,
-                };
-                io.put(out_base + oc, clamp_f32(total + bias_value, act_min, act_max));
-            }
+            finish_f32(io.out_run(out_base + c0, n), &sums, bias, act_min, act_max);
         }
     });
 }

@@ -58,7 +58,9 @@ pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usiz
     let whole = q.act_min <= i8::MIN as i32 && q.act_max >= i8::MAX as i32;
     let pixels = acc.chunks_exact(channels).zip(out.chunks_exact_mut(channels));
     match q.scales {
-        Scales::Down(s) if whole => arch::requantize_pixels_down(acc, &s[c0..c0 + channels], out),
+        Scales::Down(s) if arch::REQUANTIZE_LOOP && whole => {
+            arch::requantize_pixels_down(acc, &s[c0..c0 + channels], out)
+        }
         Scales::Down(s) => {
             let s = &s[c0..c0 + channels];
             pixels.for_each(|(acc, out)| requantize_with(acc, s, q, whole, out, rescale_down));

@@ -1,37 +1,55 @@
 //! FULLY_CONNECTED: `B` rows of `D` inputs times an `[O, D]` weight matrix.
 
-use super::{Requant, Rescale, clamp_f32};
+use super::{Arithmetic, Requant, Rescale, clamp_f32};
 
-/// int8 fully connected with per-tensor or per-channel requantization
-/// (TFLite `reference_integer_ops::FullyConnected`; a per-tensor multiplier
-/// is passed repeated per channel). `weight_offset` is the negated weight
-/// zero point (0 for symmetric int8 weights).
-#[allow(clippy::too_many_arguments)]
+/// Fully connected in any [`Arithmetic`] (TFLite
+/// `reference_integer_ops::FullyConnected` and `reference_ops::FullyConnected`;
+/// a per-tensor multiplier is passed repeated per channel).
 #[inline(never)]
-pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
-    input: &[i8],
-    weights: &[i8],
-    bias: Option<&[i32]>,
-    weight_offset: i32,
-    q: &Requant<'_>,
-    output: &mut [i8],
+pub fn fully_connected<Acc: Copy, Q: Arithmetic<Acc>, const B: usize, const D: usize, const O: usize>(
+    input: &[Q::Input],
+    weights: &[Q::Weight],
+    bias: Option<&[Acc]>,
+    q: &Q,
+    output: &mut [Q::Output],
 ) {
     let input = &input[..B * D];
     let weights = &weights[..O * D];
     let output = &mut output[..B * O];
-    for b in 0..B {
-        let row = &input[b * D..(b + 1) * D];
-        for o in 0..O {
-            let w = &weights[o * D..(o + 1) * D];
-            let mut acc: i32 = 0;
+    for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
+        for (o, (w, out)) in weights.chunks_exact(D).zip(out).enumerate() {
+            let mut acc = Q::ZERO;
             for (&x, &wv) in row.iter().zip(w) {
-                acc = acc.wrapping_add((wv as i32 + weight_offset).wrapping_mul(x as i32 + q.input_offset));
+                acc = q.mac(acc, wv, x);
             }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias[o]);
-            }
-            output[b * O + o] = q.apply(acc, o) as i8;
+            *out = q.output(acc, bias, o);
         }
+    }
+}
+
+/// The int8 arithmetic of a fully connected layer whose weights have a zero
+/// point (TFLite allows one per tensor there): `(w + weight_offset) * (x +
+/// input_offset)`.
+#[derive(Clone, Copy, Debug)]
+pub struct WeightOffset<'a> {
+    /// The requantization.
+    pub q: &'a Requant<'a>,
+    /// The negated weight zero point.
+    pub weight_offset: i32,
+}
+
+impl Arithmetic<i32> for WeightOffset<'_> {
+    type Input = i8;
+    type Weight = i8;
+    type Output = i8;
+    const ZERO: i32 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
+        acc.wrapping_add((weight as i32 + self.weight_offset).wrapping_mul(input as i32 + self.q.input_offset))
+    }
+    #[inline(always)]
+    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
+        self.q.output(acc, bias, channel)
     }
 }
 
@@ -39,7 +57,7 @@ pub fn fully_connected_s8<const B: usize, const D: usize, const O: usize>(
 /// (`bias + input_offset * sum(weight row)`, computed at compile time) and
 /// the weights repacked at compile time (`layout::pack_rows`): each input row
 /// meets the weight rows four at a time ([`super::dot`]). Same bits as
-/// [`fully_connected_s8`].
+/// [`fully_connected`].
 #[inline(never)]
 pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>(
     input: &[i8],
@@ -58,7 +76,7 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
 /// float32 fully connected over weights packed by `layout::pack_f32_rows8`:
 /// 8 outputs at a time sum side by side (each in TFLite's order, then
 /// the bias), the last `O % 8` one by one. Same bits as
-/// [`fully_connected_f32`].
+/// [`fully_connected`].
 #[inline(never)]
 pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>(
     input: &[f32],
@@ -85,36 +103,6 @@ pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>
                 total += x * wv;
             }
             out[full + k] = clamp_f32(total + bias.map_or(0.0, |b| b[full + k]), act_min, act_max);
-        }
-    }
-}
-
-/// float32 fully connected (TFLite `reference_ops::FullyConnected`).
-#[inline(never)]
-pub fn fully_connected_f32<const B: usize, const D: usize, const O: usize>(
-    input: &[f32],
-    weights: &[f32],
-    bias: Option<&[f32]>,
-    act_min: f32,
-    act_max: f32,
-    output: &mut [f32],
-) {
-    let input = &input[..B * D];
-    let weights = &weights[..O * D];
-    let output = &mut output[..B * O];
-    for b in 0..B {
-        let row = &input[b * D..(b + 1) * D];
-        for o in 0..O {
-            let w = &weights[o * D..(o + 1) * D];
-            let mut total = 0.0f32;
-            for (&x, &wv) in row.iter().zip(w) {
-                total += x * wv;
-            }
-            let bias_value = match bias {
-                Some(bias) => bias[o],
-                None => 0.0,
-            };
-            output[b * O + o] = clamp_f32(total + bias_value, act_min, act_max);
         }
     }
 }

@@ -159,6 +159,76 @@ impl Requant<'_> {
     }
 }
 
+/// The arithmetic of the reference conv-like kernels (`conv::conv2d`,
+/// `depthwise::depthwise`, `fully_connected::fully_connected`): one loop
+/// for every dtype, as TFLite's reference kernels are one template. `Acc`
+/// is the accumulator and bias type (i32 for int8, i64 or i32 for 16x8,
+/// f32 for float32); the implementing type holds the constants.
+pub trait Arithmetic<Acc: Copy>: Copy {
+    /// Activation element.
+    type Input: Copy;
+    /// Weight element.
+    type Weight: Copy;
+    /// Output element.
+    type Output: Copy;
+    /// The empty sum.
+    const ZERO: Acc;
+    /// `acc + weight * input`, offsets applied, in TFLite's arithmetic.
+    fn mac(&self, acc: Acc, weight: Self::Weight, input: Self::Input) -> Acc;
+    /// Output channel `channel`'s value from its sum: the bias (if any)
+    /// added, then requantized or clamped.
+    fn output(&self, acc: Acc, bias: Option<&[Acc]>, channel: usize) -> Self::Output;
+}
+
+impl Arithmetic<i32> for Requant<'_> {
+    type Input = i8;
+    type Weight = i8;
+    type Output = i8;
+    const ZERO: i32 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
+        acc.wrapping_add((weight as i32).wrapping_mul((input as i32).wrapping_add(self.input_offset)))
+    }
+    #[inline(always)]
+    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
+        let acc = match bias {
+            Some(bias) => acc.wrapping_add(bias[channel]),
+            None => acc,
+        };
+        self.apply(acc, channel) as i8
+    }
+}
+
+/// The float32 arithmetic: the fused activation's clamp.
+#[derive(Clone, Copy, Debug)]
+pub struct F32Range {
+    /// Lower end of the activation range.
+    pub min: f32,
+    /// Upper end.
+    pub max: f32,
+}
+
+impl Arithmetic<f32> for F32Range {
+    type Input = f32;
+    type Weight = f32;
+    type Output = f32;
+    const ZERO: f32 = 0.0;
+    #[inline(always)]
+    fn mac(&self, acc: f32, weight: f32, input: f32) -> f32 {
+        acc + input * weight
+    }
+    /// TFLite's order: the sum, then the bias (0.0 without one, which
+    /// turns a -0.0 sum into +0.0, as TFLite does), then the clamp.
+    #[inline(always)]
+    fn output(&self, acc: f32, bias: Option<&[f32]>, channel: usize) -> f32 {
+        let bias = match bias {
+            Some(bias) => bias[channel],
+            None => 0.0,
+        };
+        clamp_f32(acc + bias, self.min, self.max)
+    }
+}
+
 pub use crate::fixedpoint::{DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, scale_of};
 pub use dot_widened::PackedRows;
 
