@@ -102,3 +102,25 @@ fn variables_live_in_the_state_memory_not_the_arena() {
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(tinyaot_compiler::analyze(&bytes).unwrap().state_size, 0);
 }
+
+/// An operator's `Debug` shows the constants it computed: the FC layer's
+/// requantization multiplier and shift are TFLite's for its scales.
+#[test]
+fn operators_show_their_constants() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/fc_chain_int8.tflite");
+    let bytes = std::fs::read(path).unwrap();
+    let a = tinyaot_compiler::analyze(&bytes).unwrap();
+    let node = &a.graph.nodes[0];
+    let scale = |i: usize| a.graph.tensors[i].quant.as_ref().expect("quantized").scales[0] as f64;
+    let (x, w, y) = (node.inputs[0].unwrap(), node.inputs[1].unwrap(), node.outputs[0]);
+    // TFLite's QuantizeMultiplier: significand in [0.5, 1) as Q0.31, exponent.
+    let eff = scale(x) * scale(w) / scale(y);
+    let mut s = eff.log2().floor() as i32 + 1;
+    let mut m = (eff / 2f64.powi(s) * 2f64.powi(31)).round() as i64;
+    if m == 1 << 31 {
+        (m, s) = (m / 2, s + 1);
+    }
+    let shown = format!("{:?}", a.ops[0]);
+    assert!(shown.starts_with("FullyConnected"), "{shown}");
+    assert!(shown.contains(&format!("multiplier: [{m}")) && shown.contains(&format!("shift: [{s}")), "{shown}");
+}

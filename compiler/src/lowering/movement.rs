@@ -26,6 +26,7 @@ pub struct BoxCopy {
 }
 
 /// A data-movement op: fills first, then copies, in order.
+#[derive(Debug)]
 pub struct Movement {
     /// `(tensor, value)`: fill the whole tensor.
     pub fills: Vec<(usize, TokenStream)>,

@@ -5,8 +5,9 @@ use crate::codegen::Emit;
 use crate::diag::Error;
 use proc_macro2::TokenStream;
 
-/// A checked operator, ready to emit.
-pub trait Operator {
+/// A checked operator, ready to emit. `Debug` shows the constants it
+/// computed (tests read them without generating code).
+pub trait Operator: core::fmt::Debug {
     /// Emits the statement(s) that run this op (nothing for aliases).
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error>;
 

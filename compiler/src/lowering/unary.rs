@@ -26,6 +26,21 @@ pub enum Compute {
     Map { from: DType, to: DType, f: MapFn },
 }
 
+impl core::fmt::Debug for Compute {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Compute::Lut(t) => f.debug_tuple("Lut").field(t).finish(),
+            Compute::LutToF32(t) => f.debug_tuple("LutToF32").field(t).finish(),
+            Compute::F32(call) => f.debug_tuple("F32").field(&call.to_string()).finish(),
+            Compute::QuantizeF32 { scale, zero_point } => {
+                f.debug_struct("QuantizeF32").field("scale", scale).field("zero_point", zero_point).finish()
+            }
+            // The closure's constants are in the tokens it emits.
+            Compute::Map { from, to, .. } => f.debug_struct("Map").field("from", from).field("to", to).finish(),
+        }
+    }
+}
+
 /// The element types a unary op runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elem {
@@ -60,6 +75,7 @@ pub fn map16(f: impl Fn(&mut Emit<'_>) -> TokenStream + 'static) -> Compute {
 }
 
 /// A checked unary op.
+#[derive(Debug)]
 pub struct Unary {
     input: usize,
     output: usize,

@@ -10,6 +10,7 @@ use crate::lowering::operator::Operator;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+#[derive(Debug)]
 struct ArgReduce {
     input: usize,
     output: usize,

@@ -18,7 +18,7 @@ use crate::tflite::fields::arithmetic;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Add,
     Sub,
@@ -46,6 +46,7 @@ impl Kind {
     }
 }
 
+#[derive(Debug)]
 enum Arith {
     /// AddQuant fields (ADD/SUB).
     AddSub([i32; 12]),
@@ -60,6 +61,7 @@ enum Arith {
     Float(f32, f32),
 }
 
+#[derive(Debug)]
 struct Binary {
     /// int16 instead of int8 for the quantized arithmetic.
     int16: bool,

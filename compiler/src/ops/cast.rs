@@ -9,6 +9,7 @@ use crate::lowering::unary::io;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+#[derive(Debug)]
 struct Cast {
     input: usize,
     output: usize,

@@ -17,6 +17,7 @@ use quote::quote;
 use crate::tflite::fields::conv_2d as field;
 
 /// Reads the common stride/dilation/padding/activation options.
+#[derive(Debug)]
 pub struct WindowOptions {
     /// SAME or VALID.
     pub padding: Padding,
@@ -28,6 +29,7 @@ pub struct WindowOptions {
     pub activation: Activation,
 }
 
+#[derive(Debug)]
 struct Conv2d {
     input: usize,
     filter: usize,

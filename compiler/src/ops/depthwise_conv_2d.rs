@@ -16,6 +16,7 @@ use quote::quote;
 
 use crate::tflite::fields::depthwise_conv_2d as field;
 
+#[derive(Debug)]
 struct DepthwiseConv2d {
     input: usize,
     filter: usize,

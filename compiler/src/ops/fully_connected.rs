@@ -15,6 +15,7 @@ use quote::quote;
 
 use crate::tflite::fields::fully_connected as field;
 
+#[derive(Debug)]
 struct FullyConnected {
     input: usize,
     weights: usize,

@@ -14,6 +14,7 @@ use quote::quote;
 
 use crate::tflite::fields::gather as field;
 
+#[derive(Debug)]
 struct Gather {
     params: usize,
     indices: usize,

@@ -27,6 +27,7 @@ const GATE_SCALE: f32 = 1.0 / 4096.0;
 /// The gates' activation output scale (Q0.15).
 const ACT_SCALE: f32 = 1.0 / 32768.0;
 
+#[derive(Debug)]
 enum Arith {
     /// int8 or int16 activations with the constants of `LstmQuant` (as i32s
     /// in its field order) and the quantized clip.
@@ -40,6 +41,7 @@ enum Arith {
     },
 }
 
+#[derive(Debug)]
 struct Lstm {
     input: usize,
     weights: [usize; 8],

@@ -15,6 +15,7 @@ use quote::quote;
 
 use crate::tflite::fields::reducer as field;
 
+#[derive(Debug)]
 enum Arith {
     Int8 {
         zero_point_sum: i32,
@@ -28,7 +29,7 @@ enum Arith {
     Extreme(&'static str),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Mean,
     Sum,
@@ -36,6 +37,7 @@ enum Kind {
     Min,
 }
 
+#[derive(Debug)]
 struct Mean {
     kind: Kind,
     /// `i8` or `i16` for quantized means and sums.

@@ -15,12 +15,13 @@ use quote::{format_ident, quote};
 
 use crate::tflite::fields::pool_2d as field;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Max,
     Average,
 }
 
+#[derive(Debug)]
 struct Pool2d {
     kind: Kind,
     input: usize,

@@ -7,6 +7,7 @@ use crate::lowering::context::OpCx;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 
+#[derive(Debug)]
 struct Reshape {
     input: usize,
     output: usize,

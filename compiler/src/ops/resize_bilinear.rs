@@ -17,12 +17,14 @@ use crate::tflite::fields::resize_bilinear as field;
 
 /// For each output row (or column): lower and upper source index and the
 /// weight of the upper one.
+#[derive(Debug)]
 struct Taps<W> {
     lo: Vec<i32>,
     hi: Vec<i32>,
     w: Vec<W>,
 }
 
+#[derive(Debug)]
 struct ResizeBilinear {
     input: usize,
     output: usize,

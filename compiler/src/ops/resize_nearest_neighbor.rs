@@ -13,6 +13,7 @@ use quote::quote;
 
 use crate::tflite::fields::resize_nearest_neighbor as field;
 
+#[derive(Debug)]
 struct Resize {
     input: usize,
     output: usize,

@@ -16,12 +16,14 @@ use crate::tflite::fields::softmax as field;
 /// Integer bits of the scaled difference (Q5.26), as TFLite.
 const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 
+#[derive(Debug)]
 enum Arith {
     Int8 { multiplier: i32, left_shift: i32, diff_min: i32, out16: bool },
     Int16 { multiplier: i32, shift: i32 },
     Float { beta: f32 },
 }
 
+#[derive(Debug)]
 struct Softmax {
     input: usize,
     output: usize,

@@ -16,6 +16,7 @@ use quote::quote;
 
 use crate::tflite::fields::svdf as field;
 
+#[derive(Debug)]
 enum Arith {
     /// int8 input and output, state and time weights of `state` type.
     Int8 { state: DType, consts: [i32; 7] },
@@ -23,6 +24,7 @@ enum Arith {
     Float(f32, f32),
 }
 
+#[derive(Debug)]
 struct Svdf {
     input: usize,
     weights_feature: usize,

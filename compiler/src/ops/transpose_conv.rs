@@ -22,6 +22,7 @@ use quote::quote;
 
 use crate::tflite::fields::transpose_conv as field;
 
+#[derive(Debug)]
 struct TransposeConv {
     input: usize,
     filter: usize,
