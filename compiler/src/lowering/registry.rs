@@ -146,6 +146,9 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },
     OpSupport { code: 108, name: "COS", dtypes: &["float32"], lower: math::lower_cos },
     OpSupport { code: 92, name: "SQUARE", dtypes: &["float32"], lower: math::lower_square },
+    OpSupport { code: 8, name: "FLOOR", dtypes: &["float32"], lower: math::lower_floor },
+    OpSupport { code: 104, name: "CEIL", dtypes: &["float32"], lower: math::lower_ceil },
+    OpSupport { code: 116, name: "ROUND", dtypes: &["float32"], lower: math::lower_round },
 ];
 
 /// The supported operator names, sorted, for error messages.

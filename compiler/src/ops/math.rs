@@ -1,7 +1,8 @@
 //! Elementwise math: ABS (int8, int16 with TFLM's rescaling, float32),
 //! RSQRT (int8 via TFLM's fixed-point inverse square root, tabulated;
-//! int16 the same per element; float32), NEG, SQRT, EXP, LOG, SIN, COS, SQUARE (float32: TFLite's
-//! reference functions; exp and log in double, rounded once).
+//! int16 the same per element; float32), NEG, SQRT, EXP, LOG, SIN, COS,
+//! SQUARE, FLOOR, CEIL, ROUND (float32: TFLite's reference functions; exp
+//! and log in double, rounded once; ROUND ties to even).
 
 use crate::diag::Error;
 use crate::fixedpoint::{inv_sqrt_multiplier_exp, multiply_by_quantized_multiplier};
@@ -105,6 +106,15 @@ fn rsqrt_q(v: i32, m: i32, s: i32, max: i32) -> i32 {
 
 pub fn lower_neg(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::neg_f32))
+}
+pub fn lower_floor(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::floor_f32))
+}
+pub fn lower_ceil(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::ceil_f32))
+}
+pub fn lower_round(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::round_f32))
 }
 pub fn lower_sqrt(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(::tinyaot::__private::kernels::elementwise::sqrt_f32))

@@ -160,6 +160,26 @@ pub fn neg_f32(x: f32) -> f32 {
     -x
 }
 
+/// FLOOR.
+#[inline(always)]
+pub fn floor_f32(x: f32) -> f32 {
+    libm::floorf(x)
+}
+
+/// CEIL.
+#[inline(always)]
+pub fn ceil_f32(x: f32) -> f32 {
+    libm::ceilf(x)
+}
+
+/// ROUND: to the nearest integer, ties to even (TFLite's `RoundToNearest`).
+#[inline(always)]
+pub fn round_f32(x: f32) -> f32 {
+    let floor = libm::floorf(x);
+    let diff = x - floor;
+    if diff < 0.5 || (diff == 0.5 && libm::fmodf(floor, 2.0) == 0.0) { floor } else { floor + 1.0 }
+}
+
 /// ELU: `exp(x) - 1` below zero (expm1 in double, rounded once).
 #[inline(always)]
 pub fn elu_f32(x: f32) -> f32 {

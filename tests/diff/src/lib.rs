@@ -229,6 +229,7 @@ impl Builder {
             inputs: input_sizes,
             outputs,
             non_negative: false,
+            halves: false,
             invokes: 1,
             nonzero: None,
         }
@@ -256,6 +257,8 @@ pub struct Model {
     /// An int8 input (index, zero point) that must never hold its zero
     /// point: a quantized divisor (TFLM divides by zero otherwise).
     pub nonzero: Option<(usize, i8)>,
+    /// float32 inputs on multiples of 1/2 (integers and ties: ROUND).
+    pub halves: bool,
 }
 
 /// One differential case.
@@ -293,6 +296,12 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
             if let Some((_, zero)) = model.nonzero.filter(|&(at, _)| at == k) {
                 for v in values.iter_mut().filter(|v| **v as i8 == zero) {
                     *v = zero.wrapping_add(1) as u8;
+                }
+            }
+            if model.halves && ty == Ty::F32 {
+                for v in values.chunks_exact_mut(4) {
+                    let x = f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                    v.copy_from_slice(&((x * 4.0).round() / 2.0).to_le_bytes());
                 }
             }
             if model.non_negative && ty == Ty::I16 {

@@ -642,7 +642,19 @@ fn pad(r: &mut Rng) -> (Model, String) {
 /// Float-only elementwise math: SQRT, EXP, LOG, SIN, COS, SQUARE (inputs
 /// positive where the function needs it).
 fn float_math(r: &mut Rng) -> (Model, String) {
-    let (code, name) = r.pick(&[(75, "SQRT"), (47, "EXP"), (73, "LOG"), (66, "SIN"), (108, "COS"), (92, "SQUARE")]);
+    let (code, name) = r.pick(&[
+        (75, "SQRT"),
+        (47, "EXP"),
+        (73, "LOG"),
+        (66, "SIN"),
+        (108, "COS"),
+        (92, "SQUARE"),
+        (8, "FLOOR"),
+        (104, "CEIL"),
+        (116, "ROUND"),
+    ]);
+    // ROUND's ties, and values on integers, now and then.
+    let halves = matches!(name, "ROUND" | "FLOOR" | "CEIL") && r.chance(0.5);
     let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 9)).collect();
     let mut b = Builder::default();
     let input = b.input("input", &shape, Ty::F32, None);
@@ -650,7 +662,8 @@ fn float_math(r: &mut Rng) -> (Model, String) {
     let mut m = b.finish(code, &[input], &[output], None);
     // SQRT and LOG of negative inputs are NaN on both sides: allowed.
     m.inputs = vec![(Ty::F32, shape.iter().product())];
-    (m, format!("{name} float32 {shape:?}"))
+    m.halves = halves;
+    (m, format!("{name} float32 {shape:?}{}", if halves { " on halves" } else { "" }))
 }
 
 /// SUM, REDUCE_MAX, REDUCE_MIN: like MEAN.
@@ -1162,41 +1175,82 @@ fn svdf(r: &mut Rng) -> (Model, String) {
     (m, label)
 }
 
-/// Float32 UNIDIRECTIONAL_SEQUENCE_LSTM over 2 to 4 invokes in a row (the
-/// states carry over): batch- or time-major, cell clip or none; no
-/// peephole, projection or layer norm (TFLM has none).
+/// UNIDIRECTIONAL_SEQUENCE_LSTM over 2 to 4 invokes in a row (the states
+/// carry over): float32, int8 (int8 weights, int32 biases, an int16 cell
+/// state of power-of-two scale, an int8 hidden state with any zero point)
+/// or 16x8 (int16 activations, int64 biases); batch- or time-major, cell
+/// clip or none; no peephole, projection or layer norm (TFLM has none).
 fn lstm(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::F32, Ty::F32, Ty::I8, Ty::I8, Ty::I16]);
     let (batch, time, n_input, units) = (r.size(1, 2), r.size(1, 4), r.size(1, 6), r.size(1, 5));
     let time_major = r.chance(0.3);
     let clip = if r.chance(0.4) { r.pick(&[0.5f32, 1.0, 3.0]) } else { 0.0 };
     let shape = if time_major { [time, batch, n_input] } else { [batch, time, n_input] };
     let out_shape = if time_major { [time, batch, units] } else { [batch, time, units] };
     let mut b = Builder::default();
-    let input = b.input("input", &shape, Ty::F32, None);
+    let in_q = activation_quant(r, ty, 0.005, 0.05);
+    // The hidden state (and the output, which TFLM writes in its
+    // quantization) holds tanh-sized values.
+    let hidden_q = match ty {
+        Ty::I8 => per_tensor(r.log_uniform(1.0 / 160.0, 1.0 / 60.0), r.zero_point(-40, 40)),
+        Ty::I16 => per_tensor(r.log_uniform(1.0 / 40000.0, 1.0 / 16000.0), 0),
+        _ => None,
+    };
+    let input = b.input("input", &shape, ty, in_q.clone());
     let mut inputs = vec![input];
-    for gate in ["input", "forget", "cell", "output"] {
-        let t =
-            b.constant(&format!("{gate}_weights"), &[units, n_input], Ty::F32, floats(r, units * n_input, 0.6), None);
-        inputs.push(t);
-    }
-    for gate in ["input", "forget", "cell", "output"] {
-        let t = b.constant(&format!("{gate}_recurrent"), &[units, units], Ty::F32, floats(r, units * units, 0.6), None);
+    let mut weight_scales = Vec::new();
+    for (k, gate) in ["input", "forget", "cell", "output"].iter().cycle().take(8).enumerate() {
+        let (name, cols) =
+            if k < 4 { (format!("{gate}_weights"), n_input) } else { (format!("{gate}_recurrent"), units) };
+        let t = if ty == Ty::F32 {
+            b.constant(&name, &[units, cols], Ty::F32, floats(r, units * cols, 0.6), None)
+        } else {
+            let bytes = (0..units * cols).map(|_| r.range(-127, 127) as i8 as u8).collect();
+            let scale = r.log_uniform(0.002, 0.02);
+            let x = if k < 4 { scale_of(&in_q) } else { scale_of(&hidden_q) };
+            weight_scales.push(x * f64::from(scale));
+            b.constant(&name, &[units, cols], Ty::I8, bytes, per_tensor(scale, 0))
+        };
         inputs.push(t);
     }
     inputs.extend([-1, -1, -1]); // peepholes
     // TFLM's LSTM reads every gate bias (an omitted one crashes it).
-    for gate in ["input", "forget", "cell", "output"] {
-        inputs.push(b.constant(&format!("{gate}_bias"), &[units], Ty::F32, floats(r, units, 0.5), None));
+    for (g, gate) in ["input", "forget", "cell", "output"].iter().enumerate() {
+        let name = format!("{gate}_bias");
+        let t = match ty {
+            Ty::F32 => b.constant(&name, &[units], Ty::F32, floats(r, units, 0.5), None),
+            _ => {
+                // About +-0.5 in the gate's input x weight scale.
+                let limit = (0.5 / weight_scales[g]).min(1e6) as i64;
+                let values: Vec<i64> = (0..units).map(|_| r.range(-limit, limit)).collect();
+                let (bias_ty, bytes): (Ty, Vec<u8>) = if ty == Ty::I8 {
+                    (Ty::I32, values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect())
+                } else {
+                    (Ty::I64, values.iter().flat_map(|&v| v.to_le_bytes()).collect())
+                };
+                b.constant(&name, &[units], bias_ty, bytes, per_tensor(weight_scales[g] as f32, 0))
+            }
+        };
+        inputs.push(t);
     }
     inputs.extend([-1, -1]); // projection
-    inputs.push(b.variable("output_state", &[batch, units], Ty::F32, None));
-    inputs.push(b.variable("cell_state", &[batch, units], Ty::F32, None));
+    let (cell_ty, cell_q, cell_power) = match ty {
+        Ty::F32 => (Ty::F32, None, 0),
+        _ => {
+            let power = r.pick(&[-15, -13, -11, -11, -10, -9]);
+            (Ty::I16, per_tensor(2f32.powi(power), 0), power)
+        }
+    };
+    inputs.push(b.variable("output_state", &[batch, units], ty, hidden_q.clone()));
+    inputs.push(b.variable("cell_state", &[batch, units], cell_ty, cell_q));
     inputs.extend([-1, -1, -1, -1]); // layer norm: TFLM wants all 24 inputs listed
-    let output = b.output("output", &out_shape, Ty::F32, None);
+    let output = b.output("output", &out_shape, ty, hidden_q);
     let options = vec![(0, Scalar::I8(4)), (1, Scalar::F32(clip)), (3, Scalar::Bool(time_major))];
     let invokes = r.size(2, 4);
     let label = format!(
-        "float32 batch {batch} time {time} input {n_input} units {units}{}{} x{invokes}",
+        "{}{} batch {batch} time {time} input {n_input} units {units}{}{} x{invokes}",
+        ty.name(),
+        if ty == Ty::F32 { String::new() } else { format!(" cell 2^{cell_power}") },
         if time_major { " time-major" } else { "" },
         if clip > 0.0 { format!(" cell clip {clip}") } else { String::new() },
     );
