@@ -167,3 +167,59 @@ pub fn whole(src: &Tensor<'_>, dst: usize, dst_base: usize, dst_strides: &[usize
         dims: src.shape.iter().zip(&ss).zip(dst_strides).map(|((&d, &s), &t)| (d, s as isize, t as isize)).collect(),
     }
 }
+
+/// The box copies of a gather that is separable by dimension: `maps[d][i]`
+/// is the source index along dimension `d` of destination index `i`
+/// (`None`: not copied, left to a fill). Each dimension's map splits into
+/// runs of one step (1 forward, -1 mirrored, 0 repeated); the boxes are
+/// the products of the runs, so a reversal is one box and a mirror pad
+/// three per padded dimension.
+pub fn gather_boxes(
+    (src, src_base, src_strides): (usize, usize, &[usize]),
+    (dst, dst_base, dst_strides): (usize, usize, &[usize]),
+    maps: &[Vec<Option<usize>>],
+) -> Vec<BoxCopy> {
+    // Per dimension: (destination start, length, source start, source step).
+    let runs: Vec<Vec<(usize, usize, usize, isize)>> = maps
+        .iter()
+        .map(|map| {
+            let mut runs: Vec<(usize, usize, usize, isize)> = Vec::new();
+            for (i, s) in map.iter().enumerate() {
+                let Some(s) = *s else { continue };
+                match runs.last_mut() {
+                    Some((start, len, first, step)) if *start + *len == i => {
+                        let delta = s as isize - (*first as isize + *step * (*len as isize - 1));
+                        if *len == 1 && delta.abs() <= 1 {
+                            *step = delta;
+                            *len += 1;
+                            continue;
+                        }
+                        if *len > 1 && delta == *step {
+                            *len += 1;
+                            continue;
+                        }
+                        runs.push((i, 1, s, 0));
+                    }
+                    _ => runs.push((i, 1, s, 0)),
+                }
+            }
+            runs
+        })
+        .collect();
+    let mut boxes = vec![BoxCopy { src, src_base, dst, dst_base, dims: Vec::new() }];
+    for (d, runs) in runs.iter().enumerate() {
+        boxes = boxes
+            .iter()
+            .flat_map(|b| {
+                runs.iter().map(move |&(start, len, first, step)| {
+                    let mut b = b.clone();
+                    b.src_base += first * src_strides[d];
+                    b.dst_base += start * dst_strides[d];
+                    b.dims.push((len, step * src_strides[d] as isize, dst_strides[d] as isize));
+                    b
+                })
+            })
+            .collect();
+    }
+    boxes
+}

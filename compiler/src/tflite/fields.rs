@@ -229,3 +229,11 @@ pub mod leaky_relu {
     /// `alpha: float`.
     pub const ALPHA: u16 = 0;
 }
+
+/// `MirrorPadOptions`.
+pub mod mirror_pad {
+    /// Union tag.
+    pub const TAG: u8 = 77;
+    /// `mode: MirrorPadMode` (REFLECT = 0, SYMMETRIC = 1).
+    pub const MODE: u16 = 0;
+}

@@ -70,6 +70,10 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN", crate::chains::chain),
     ("SVDF", svdf),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", lstm),
+    ("REVERSE_V2", reverse_v2),
+    ("MIRROR_PAD", mirror_pad),
+    ("SPACE_TO_BATCH_ND", |r| space_batch(r, true)),
+    ("BATCH_TO_SPACE_ND", |r| space_batch(r, false)),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -715,6 +719,83 @@ fn movement_ty(r: &mut Rng, types: &[Ty]) -> (Ty, Option<QuantDef>) {
 const ALL: &[Ty] = &[Ty::I8, Ty::F32, Ty::I16, Ty::I32];
 const NO_INT32: &[Ty] = &[Ty::I8, Ty::F32, Ty::I16];
 const FLOAT_INT8: &[Ty] = &[Ty::I8, Ty::F32];
+
+/// REVERSE_V2: a contiguous run of axes (TFLM's rule), any of its dtypes.
+fn reverse_v2(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 5);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let first = r.size(0, rank - 1);
+    let count = r.size(1, rank - first);
+    let axes: Vec<i32> =
+        (first..first + count).map(|a| if r.chance(0.3) { a as i32 - rank as i32 } else { a as i32 }).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let axis_t = b.ints("axis", &[axes.len()], &axes);
+    let output = b.output("output", &shape, ty, q);
+    let label = format!("{} {shape:?} axes {axes:?}", ty.name());
+    (b.finish(105, &[input, axis_t], &[output], None), label)
+}
+
+/// MIRROR_PAD, REFLECT or SYMMETRIC, pads up to what the mode allows.
+fn mirror_pad(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, FLOAT_INT8);
+    let rank = r.size(1, 4);
+    let symmetric = r.chance(0.5);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(if symmetric { 1 } else { 2 }, 6)).collect();
+    let limit = |n: usize| if symmetric { n } else { n - 1 };
+    let pads: Vec<i32> = (0..2 * rank).map(|i| r.size(0, limit(shape[i / 2]).min(3)) as i32).collect();
+    let out: Vec<usize> = (0..rank).map(|i| shape[i] + (pads[2 * i] + pads[2 * i + 1]) as usize).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let paddings = b.ints("paddings", &[rank, 2], &pads);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} pads {pads:?} {}", ty.name(), if symmetric { "SYMMETRIC" } else { "REFLECT" });
+    let options = vec![(0, Scalar::I8(symmetric as i8))];
+    (b.finish(100, &[input, paddings], &[output], Some((77, options))), label)
+}
+
+/// SPACE_TO_BATCH_ND (paddings) and BATCH_TO_SPACE_ND (crops), NHWC or NHC.
+/// SPACE_TO_BATCH_ND without padding: TFLM pads with an uninitialized
+/// value (see the compiler's `space_batch.rs`), so padded cases cannot be
+/// compared.
+fn space_batch(r: &mut Rng, to_batch: bool) -> (Model, String) {
+    let (ty, q) = movement_ty(r, FLOAT_INT8);
+    let unpadded = to_batch;
+    let rank4 = r.chance(0.75);
+    let spatial = if rank4 { 2 } else { 1 };
+    let block: Vec<usize> = (0..spatial).map(|_| r.size(1, 3)).collect();
+    let (n, c) = (r.size(1, 2), r.size(1, 4));
+    let mut pads = Vec::new();
+    let mut space = Vec::new();
+    let mut blocked = Vec::new();
+    for &k in &block {
+        let out = r.size(1, 4);
+        // The padded (or uncropped) size is out * k; split its excess.
+        let full = out * k;
+        let excess = if unpadded { 0 } else { r.size(0, (full - 1).min(3)) };
+        let before = r.size(0, excess);
+        pads.extend([before as i32, (excess - before) as i32]);
+        space.push(full - excess);
+        blocked.push(out);
+    }
+    let prod: usize = block.iter().product();
+    let mut space_shape = vec![n];
+    space_shape.extend(&space);
+    space_shape.push(c);
+    let mut batch_shape = vec![n * prod];
+    batch_shape.extend(&blocked);
+    batch_shape.push(c);
+    let (in_shape, out_shape) = if to_batch { (space_shape, batch_shape) } else { (batch_shape, space_shape) };
+    let mut b = Builder::default();
+    let input = b.input("input", &in_shape, ty, q.clone());
+    let block_i32: Vec<i32> = block.iter().map(|&k| k as i32).collect();
+    let block_t = b.ints("block_shape", &[spatial], &block_i32);
+    let pads_t = b.ints(if to_batch { "paddings" } else { "crops" }, &[spatial, 2], &pads);
+    let output = b.output("output", &out_shape, ty, q);
+    let label = format!("{} {in_shape:?} -> {out_shape:?} block {block:?} pads {pads:?}", ty.name());
+    (b.finish(if to_batch { 38 } else { 37 }, &[input, block_t, pads_t], &[output], None), label)
+}
 
 fn transpose(r: &mut Rng) -> (Model, String) {
     let (ty, q) = movement_ty(r, NO_INT32);
