@@ -120,6 +120,14 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["int8", "float32"],
         lower: space_batch::lower_batch_to_space,
     },
+    OpSupport { code: 130, name: "BROADCAST_TO", dtypes: ANY, lower: fill::lower_broadcast_to },
+    OpSupport { code: 94, name: "FILL", dtypes: &["int8", "int32", "float32"], lower: fill::lower_fill },
+    OpSupport {
+        code: 93,
+        name: "ZEROS_LIKE",
+        dtypes: &["int8", "int32", "int64", "float32"],
+        lower: fill::lower_zeros_like,
+    },
     OpSupport { code: 100, name: "MIRROR_PAD", dtypes: &["int8", "float32"], lower: mirror_pad::lower },
     OpSupport {
         code: 105,

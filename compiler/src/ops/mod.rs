@@ -12,6 +12,7 @@ pub(crate) mod conv_2d;
 pub(crate) mod depthwise_conv_2d;
 pub(crate) mod dequantize;
 pub(crate) mod elu;
+pub(crate) mod fill;
 pub(crate) mod fully_connected;
 pub(crate) mod gather;
 pub(crate) mod hard_swish;

@@ -74,6 +74,9 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("MIRROR_PAD", mirror_pad),
     ("SPACE_TO_BATCH_ND", |r| space_batch(r, true)),
     ("BATCH_TO_SPACE_ND", |r| space_batch(r, false)),
+    ("BROADCAST_TO", broadcast_to),
+    ("FILL", fill),
+    ("ZEROS_LIKE", zeros_like),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -795,6 +798,49 @@ fn space_batch(r: &mut Rng, to_batch: bool) -> (Model, String) {
     let output = b.output("output", &out_shape, ty, q);
     let label = format!("{} {in_shape:?} -> {out_shape:?} block {block:?} pads {pads:?}", ty.name());
     (b.finish(if to_batch { 38 } else { 37 }, &[input, block_t, pads_t], &[output], None), label)
+}
+
+/// BROADCAST_TO: an input of up to the output's rank with some dimensions 1.
+fn broadcast_to(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 5);
+    let out: Vec<usize> = (0..rank).map(|_| r.size(1, 4)).collect();
+    let in_rank = r.size(0, rank);
+    let shape: Vec<usize> = out[rank - in_rank..].iter().map(|&n| if r.chance(0.5) { 1 } else { n }).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let out_i32: Vec<i32> = out.iter().map(|&n| n as i32).collect();
+    let shape_t = b.ints("shape", &[rank], &out_i32);
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} -> {out:?}", ty.name());
+    (b.finish(130, &[input, shape_t], &[output], None), label)
+}
+
+/// FILL: an input scalar into a constant shape (a constant scalar would
+/// leave the model without inputs, which neither side runs).
+fn fill(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::F32, Ty::I32, Ty::I8]);
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let rank = r.size(1, 4);
+    let out: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let mut b = Builder::default();
+    let out_i32: Vec<i32> = out.iter().map(|&n| n as i32).collect();
+    let dims = b.ints("dims", &[rank], &out_i32);
+    let value = b.input("value", &[], ty, q.clone());
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {out:?}", ty.name());
+    (b.finish(94, &[dims, value], &[output], None), label)
+}
+
+/// ZEROS_LIKE.
+fn zeros_like(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::F32, Ty::I32, Ty::I64, Ty::I8]);
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 5)).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let output = b.output("output", &shape, ty, q);
+    (b.finish(93, &[input], &[output], None), format!("{} {shape:?}", ty.name()))
 }
 
 fn transpose(r: &mut Rng) -> (Model, String) {
