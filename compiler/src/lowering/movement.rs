@@ -65,6 +65,22 @@ pub fn const_ints(cx: &OpCx<'_, '_>, t: &Tensor<'_>, role: &str) -> Result<Vec<i
     }
 }
 
+/// PAD's and MIRROR_PAD's `[rank, 2]` paddings (a constant, each in
+/// `0..=2^24`) and the padded shape they give `input`.
+pub fn paddings_and_shape(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    paddings: &Tensor<'_>,
+) -> Result<(Vec<i64>, Vec<usize>), Error> {
+    let rank = input.shape.len();
+    let paddings = const_ints(cx, paddings, "paddings")?;
+    if paddings.len() != 2 * rank || paddings.iter().any(|&p| !(0..=1 << 24).contains(&p)) {
+        return Err(cx.err(format!("paddings must be {rank}x2 non-negative values, found {paddings:?}")));
+    }
+    let shape = (0..rank).map(|d| input.shape[d] + paddings[2 * d] as usize + paddings[2 * d + 1] as usize).collect();
+    Ok((paddings, shape))
+}
+
 /// The scalar value (as a typed literal) of a one-element constant of `dtype`.
 pub fn scalar_literal(cx: &OpCx<'_, '_>, t: &Tensor<'_>, dtype: DType) -> Result<TokenStream, Error> {
     let d = cx.constant(t, "constant value")?;

@@ -6,7 +6,7 @@
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
-use crate::lowering::movement::{Movement, const_ints, gather_boxes, same_dtype, strides};
+use crate::lowering::movement::{Movement, gather_boxes, paddings_and_shape, same_dtype, strides};
 use crate::lowering::operator::Operator;
 use crate::tflite::fields::mirror_pad as field;
 
@@ -27,12 +27,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         m => return Err(cx.err(format!("mirror pad mode {m} is neither REFLECT (0) nor SYMMETRIC (1)"))),
     };
     let rank = input.shape.len();
-    let paddings = const_ints(cx, cx.input(1)?, "paddings")?;
-    if paddings.len() != 2 * rank || paddings.iter().any(|&p| !(0..=1 << 24).contains(&p)) {
-        return Err(cx.err(format!("paddings must be {rank}x2 non-negative values, found {paddings:?}")));
-    }
-    let expected: Vec<usize> =
-        (0..rank).map(|d| input.shape[d] + paddings[2 * d] as usize + paddings[2 * d + 1] as usize).collect();
+    let (paddings, expected) = paddings_and_shape(cx, input, cx.input(1)?)?;
     cx.check_shape(output, &expected)?;
     let mut maps = Vec::with_capacity(rank);
     for (d, &n) in input.shape.iter().enumerate() {

@@ -3,21 +3,18 @@
 
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
-use crate::lowering::movement::{Movement, const_ints, same_dtype, scalar_literal, strides, whole, zero_literal};
+use crate::lowering::movement::{
+    Movement, paddings_and_shape, same_dtype, scalar_literal, strides, whole, zero_literal,
+};
 use crate::lowering::operator::Operator;
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(2, 3, 1)?;
     let input = cx.input(0)?;
-    let paddings = const_ints(cx, cx.input(1)?, "paddings")?;
+    let (paddings, expected) = paddings_and_shape(cx, input, cx.input(1)?)?;
     let output = cx.output(0)?;
     same_dtype(cx, &[input], output)?;
     let rank = input.shape.len();
-    if paddings.len() != 2 * rank || paddings.iter().any(|&p| !(0..=1 << 24).contains(&p)) {
-        return Err(cx.err(format!("paddings must be {rank}x2 non-negative values, found {paddings:?}")));
-    }
-    let expected: Vec<usize> =
-        (0..rank).map(|d| input.shape[d] + paddings[2 * d] as usize + paddings[2 * d + 1] as usize).collect();
     cx.check_shape(output, &expected)?;
     let value = match cx.opt_input(2) {
         Some(v) => scalar_literal(cx, v, output.dtype)?,
