@@ -41,11 +41,10 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
             assert!(per > 0 && input.len().is_multiple_of(per), "input file is not a whole number of input sets");
             let mut out = Vec::new();
             let mut once = |model: &mut Model<'_>, set: &[u8]| {{
-                let (mut off, mut i) = (0, 0);
-                while let Some(b) = model.input_bytes_mut(i) {{
-                    b.copy_from_slice(&set[off..off + b.len()]);
-                    off += b.len();
-                    i += 1;
+                let mut off = 0;
+                for (i, t) in Model::INPUTS.iter().enumerate() {{
+                    assert!(model.write_input(i, &set[off..off + t.bytes]));
+                    off += t.bytes;
                 }}
                 model.invoke();
                 let mut i = 0;
@@ -68,12 +67,13 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
         pub fn invoker(input: &[u8]) -> impl FnMut() + use<> {{
             let arena: &'static mut tinyaot::Arena<{{ Model::ARENA_SIZE }}> = Box::leak(Box::new(tinyaot::Arena::new()));
             let mut model = Model::new(arena);
-            let (mut off, mut i) = (0, 0);
-            while let Some(b) = model.input_bytes_mut(i) {{
-                let n = b.len().min(input.len().saturating_sub(off));
-                b[..n].copy_from_slice(&input[off..off + n]);
+            let mut off = 0;
+            for (i, t) in Model::INPUTS.iter().enumerate() {{
+                let n = t.bytes.min(input.len().saturating_sub(off));
+                let mut set = input[off..off + n].to_vec();
+                set.resize(t.bytes, 0);
+                assert!(model.write_input(i, &set));
                 off += n;
-                i += 1;
             }}
             move || model.invoke()
         }}

@@ -80,9 +80,11 @@ impl DType {
         }
     }
 
-    /// The Rust element type the generated code uses.
+    /// The Rust element type the generated code uses. Kernels see a bool
+    /// as its byte (0 or 1); only the model's I/O accessors say `bool`.
     pub fn rust(self) -> Option<&'static str> {
         match self {
+            DType::Bool => Some("u8"),
             DType::F32 => Some("f32"),
             DType::I32 => Some("i32"),
             DType::U8 => Some("u8"),
@@ -455,6 +457,14 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
                         dtype.name(),
                         shape,
                         d.len()
+                    )));
+                }
+                // The generated code hands bool tensors out as `&[bool]`:
+                // a byte other than 0 or 1 would not be a `bool`.
+                if let (DType::Bool, Some(i)) = (dtype, d.iter().position(|&b| b > 1)) {
+                    return Err(Error::model(format!(
+                        "bool constant '{name}' holds the byte {} at element {i}; a bool is 0 or 1",
+                        d[i]
                     )));
                 }
                 Some(d)

@@ -3,7 +3,7 @@
 //! an op's output is a view of its input (RESHAPE).
 
 use crate::diag::Error;
-use crate::graph::Graph;
+use crate::graph::{DType, Graph};
 use crate::lowering::operator::Operator;
 use crate::plan::{Lifetime, Request};
 use std::collections::HashSet;
@@ -72,7 +72,7 @@ impl Schedule {
 /// op's step, every tensor to its last reader, graph outputs to the end.
 /// `order[p]` is the node run at position `p` (step `p + 1`).
 /// `keep_inputs`: graph inputs live to the end too, so `invoke()` leaves
-/// them as the caller wrote them.
+/// them as the caller wrote them (bool inputs always do).
 fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize], keep_inputs: bool) -> Vec<Option<Lifetime>> {
     let mut first: Vec<Option<usize>> = vec![None; graph.tensors.len()];
     let mut last: Vec<Option<usize>> = vec![None; graph.tensors.len()];
@@ -95,8 +95,10 @@ fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize], keep_inputs: bool) -> Ve
         first[t].get_or_insert(end);
         last[t] = Some(end);
     }
-    if keep_inputs {
-        for &t in &graph.inputs {
+    // A bool input is always kept: the caller may read it back as `&[bool]`,
+    // and another tensor's bytes in its place would not be bools.
+    for &t in &graph.inputs {
+        if keep_inputs || graph.tensors[t].dtype == DType::Bool {
             last[t] = Some(end);
         }
     }

@@ -100,8 +100,8 @@ fn main() {
             s,
             r#"    if only.is_none_or(|o| o == {stem:?}.as_bytes()) {{
         let mut model = {acquire};
-        let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::OUTPUTS,
-            |m, i| m.input_bytes_mut(i), |m| m.invoke(), |m| m.reset(), |m, i| m.output_bytes(i));
+        let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::INPUTS, &{m}::Model::OUTPUTS,
+            |m, i, b| m.write_input(i, b), |m| m.invoke(), |m| m.reset(), |m, i| m.output_bytes(i));
         report({stem:?}, outcome);
     }}"#,
             input = input.display().to_string(),

@@ -23,8 +23,10 @@
 //! - `new(&mut Arena<{ ARENA_SIZE }>)`: the model on an arena you place
 //!   yourself (a linker section, the stack);
 //! - `input_mut()`, `input()`, `output()` for tensor 0 as `&[T; N]` with the
-//!   model's element type, `input1_mut()`, `output1()`, ... for the others,
-//!   and `input_bytes_mut(i)` / `output_bytes(i)` for generic code;
+//!   model's element type (`bool` for bool tensors), `input1_mut()`,
+//!   `output1()`, ... for the others, and `write_input(i, bytes)`,
+//!   `input_bytes_mut(i)` (not for bool inputs, whose bytes must stay 0 or
+//!   1) and `output_bytes(i)` for generic code;
 //! - `INPUT_SHAPE`, `INPUT_QUANT`, `OUTPUT_SHAPE`, `OUTPUT_QUANT` (and
 //!   `INPUT1_...` for further tensors), `INPUTS` and `OUTPUTS` tables;
 //! - `invoke()`, which returns nothing: everything that can fail failed at
@@ -201,6 +203,8 @@ pub enum DType {
     I32,
     /// Signed 64-bit integer (ARG_MAX indices).
     I64,
+    /// Boolean (one byte, 0 or 1: comparisons, masks).
+    Bool,
 }
 
 /// Affine quantization of a tensor: `real = scale * (q - zero_point)`.

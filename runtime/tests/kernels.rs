@@ -6,6 +6,7 @@ use tinyaot::__private::kernels::binary::{AddQuant, binary, binary_broadcast};
 use tinyaot::__private::kernels::conv::{Window, conv2d};
 use tinyaot::__private::kernels::depthwise::depthwise;
 use tinyaot::__private::kernels::dot::fused_scales;
+use tinyaot::__private::kernels::elementwise::{select, select_broadcast};
 use tinyaot::__private::kernels::fully_connected::fully_connected;
 use tinyaot::__private::kernels::pool::{Pool, avg_pool_q, max_pool_f32};
 use tinyaot::__private::kernels::reduce::{Reduction, mean_f32};
@@ -196,14 +197,30 @@ fn unit_add() -> AddQuant {
 }
 
 #[test]
+fn comparison_gives_bytes_and_select_broadcasts_three_ways() {
+    // A comparison: i8 operands, bool bytes out.
+    let mut mask = [9u8; 4];
+    let strided = Separate { input: &[1i8, 5, -3, 7][..], output: &mut mask[..] };
+    binary::<i8, u8, 4, _, _>(strided, &[2, 5, -4, 8], true, |x, y| u8::from(x >= y));
+    assert_eq!(mask, [0, 1, 1, 0]);
+    let mut out = [0i16; 4];
+    select::<i16, 4>(&mask, &[1, 2, 3, 4], &[-1, -2, -3, -4], &mut out);
+    assert_eq!(out, [-1, 2, 3, -4]);
+    // [2, 2] output: condition [2, 1], x [2] (rows), y a scalar.
+    let shape = Strided6 { dims: [1, 1, 1, 1, 2, 2], a: [0, 0, 0, 0, 0, 1], b: [0; 6] };
+    select_broadcast::<i16, 4>(&[1, 0], &[10, 20], &[-7], &mut out, &shape, &[0, 0, 0, 0, 1, 0]);
+    assert_eq!(out, [10, 20, -7, -7]);
+}
+
+#[test]
 fn add_elementwise_and_broadcast() {
     let q = unit_add();
     let mut out = [0i8; 4];
-    binary::<i8, 4, _, _>(sep(&[1, 2, 3, 100], &mut out), &[10, 20, 30, 100], true, |x, y| q.add(x, y));
+    binary::<i8, i8, 4, _, _>(sep(&[1, 2, 3, 100], &mut out), &[10, 20, 30, 100], true, |x, y| q.add(x, y));
     assert_eq!(out, [11, 22, 33, 127]);
     // [2, 2] + [2] (broadcast along rows).
     let shape = Strided6 { dims: [1, 1, 1, 1, 2, 2], a: [0, 0, 0, 0, 2, 1], b: [0, 0, 0, 0, 0, 1] };
-    binary_broadcast::<i8, 4, _, _>(sep(&[1, 2, 3, 4], &mut out), &[10, 20], &shape, true, |x, y| q.add(x, y));
+    binary_broadcast::<i8, i8, 4, _, _>(sep(&[1, 2, 3, 4], &mut out), &[10, 20], &shape, true, |x, y| q.add(x, y));
     assert_eq!(out, [11, 22, 13, 24]);
 }
 
@@ -271,9 +288,9 @@ fn in_place_matches_separate() {
     let b: Vec<i8> = (0..16).map(|i| 30 - i * 3).collect();
     let mut want = [0i8; 16];
     let q = unit_add();
-    binary::<i8, 16, _, _>(sep(&a, &mut want), &b, false, |x, y| q.sub(x, y));
+    binary::<i8, i8, 16, _, _>(sep(&a, &mut want), &b, false, |x, y| q.sub(x, y));
     let mut buf = a.clone();
-    binary::<i8, 16, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &b, false, |x, y| q.sub(x, y));
+    binary::<i8, i8, 16, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &b, false, |x, y| q.sub(x, y));
     assert_eq!(buf, want);
 
     let x = [0.1f32, -2.0, 3.5, 0.0];

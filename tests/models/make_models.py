@@ -341,7 +341,24 @@ def depthwise_shapes(s):
     return tf.keras.Model(i, x)
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes]
+def masks(s):
+    """Comparisons and bools: GREATER, GREATER_EQUAL, LESS, LESS_EQUAL,
+    NOT_EQUAL, EQUAL (of bools), LOGICAL_AND/OR/NOT, SELECT_V2, REDUCE_ALL,
+    CAST from bool; bool graph outputs."""
+    a = L.Input((5, 8), batch_size=1)
+    b = L.Input((1, 8), batch_size=1)
+    m = L.Input((5, 1), batch_size=1, dtype='bool')
+    x = L.Dense(8, **s)(a)
+    above = K.greater(x, b)
+    keep = K.logical_and(K.greater_equal(a, 0.2), K.logical_not(K.logical_or(K.less(b, -0.3), m)))
+    either = K.logical_or(keep, K.not_equal(a, x))
+    agree = K.equal(above, keep)
+    picked = K.where(above, x, b * 0.5)
+    gated = a * K.cast(K.less_equal(a, 0.0), 'float32')
+    return tf.keras.Model([a, b, m], [picked, keep, K.all(either, axis=-1), agree, gated])
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks]
 
 
 def set_softmax_beta(data, beta):
@@ -617,9 +634,12 @@ def convert(model, seed, quantize):
         shapes = input_shapes(tf.lite.TFLiteConverter.from_keras_model(model).convert())
         rs = np.random.RandomState(seed + 1000)
 
+        def sample(shape, is_bool):
+            return rs.randint(0, 2, size=shape).astype(bool) if is_bool else rs.uniform(-1, 1, size=shape).astype(np.float32)
+
         def rep():
             for _ in range(100):
-                yield [rs.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]
+                yield [sample(s, b) for s, b in shapes]
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = rep
         if quantize in ('16x8', '16x8_float_io'):
@@ -636,8 +656,10 @@ def convert(model, seed, quantize):
 
 
 def input_shapes(data):
+    """(shape, is it bool) of every graph input, in the flatbuffer's order."""
     sg = schema_fb.Model.GetRootAsModel(data, 0).Subgraphs(0)
-    return [tuple(sg.Tensors(sg.Inputs(k)).ShapeAsNumpy()) for k in range(sg.InputsLength())]
+    return [(tuple(sg.Tensors(sg.Inputs(k)).ShapeAsNumpy()), sg.Tensors(sg.Inputs(k)).Type() == schema_fb.TensorType.BOOL)
+            for k in range(sg.InputsLength())]
 
 
 def reference(data, seed, invokes=1):
@@ -659,6 +681,8 @@ def reference(data, seed, invokes=1):
                 a = rs.randint(-128, 128, size=shape).astype(np.int8)
             elif t.Type() == schema_fb.TensorType.INT16:
                 a = rs.randint(-32768, 32768, size=shape).astype(np.int16)
+            elif t.Type() == schema_fb.TensorType.BOOL:
+                a = rs.randint(0, 2, size=shape).astype(bool)
             else:
                 a = rs.uniform(-1, 1, size=shape).astype(np.float32)
             inputs.append(a)

@@ -16,6 +16,8 @@ pub mod dtype {
     pub const I64: i8 = 4;
     /// string
     pub const STRING: i8 = 5;
+    /// bool
+    pub const BOOL: i8 = 6;
     /// int16
     pub const I16: i8 = 7;
     /// int8

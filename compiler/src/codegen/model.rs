@@ -25,6 +25,7 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::U8 => quote!(::tinyaot::DType::U8),
         DType::I16 => quote!(::tinyaot::DType::I16),
         DType::I64 => quote!(::tinyaot::DType::I64),
+        DType::Bool => quote!(::tinyaot::DType::Bool),
         _ => quote!(::tinyaot::DType::I32),
     }
 }
@@ -55,9 +56,10 @@ struct Io {
 
 fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
     let tensor = &a.graph.tensors[t];
-    let ty = tensor.dtype.rust().ok_or_else(|| {
+    let ty = if tensor.dtype == DType::Bool { Some("bool") } else { tensor.dtype.rust() };
+    let ty = ty.ok_or_else(|| {
         Error::model(format!(
-            "graph {role} '{}' has dtype {}; supported input/output dtypes: int8, uint8, int16, int32, float32",
+            "graph {role} '{}' has dtype {}; supported input/output dtypes: int8, uint8, int16, int32, int64, float32, bool",
             tensor.name,
             tensor.dtype.name()
         ))
@@ -164,12 +166,47 @@ pub fn emit(
     let output_infos: Vec<&TokenStream> = outputs.iter().map(|io| &io.info).collect();
     let n_in = inputs.len();
     let n_out = outputs.len();
+    // A bool input's bytes are handed out only as `bool`s (a raw byte
+    // could be written as 2); `write_input` stores any byte as 0 or 1.
     let in_ranges: Vec<TokenStream> = inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, io)| io.ty != "bool")
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
+        })
+        .collect();
+    let in_writes: Vec<TokenStream> = inputs
         .iter()
         .enumerate()
         .map(|(i, io)| {
             let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
+            let store = if io.ty == "bool" {
+                quote!(for (d, &s) in dst.iter_mut().zip(bytes) {
+                    *d = ::core::primitive::u8::from(s != 0);
+                })
+            } else {
+                quote!(dst.copy_from_slice(bytes);)
+            };
+            quote!(#i => {
+                let dst = &mut self.arena.0[#o..#b];
+                if dst.len() != bytes.len() {
+                    return false;
+                }
+                #store
+            })
+        })
+        .collect();
+    // Bool inputs and outputs start as `false` whatever the arena held
+    // (another model's bytes, with `new_in`); kernels write only 0 or 1.
+    let bool_clears: Vec<TokenStream> = inputs
+        .iter()
+        .chain(&outputs)
+        .filter(|io| io.ty == "bool")
+        .map(|io| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(model.arena.0[#o..#b].fill(0);)
         })
         .collect();
     let out_ranges: Vec<TokenStream> = outputs
@@ -299,6 +336,7 @@ pub fn emit(
 
             fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
                 let mut model = #name { arena, state: ::tinyaot::Arena::new() };
+                #(#bool_clears)*
                 model.reset();
                 model
             }
@@ -336,13 +374,25 @@ pub fn emit(
             }
 
             /// Bytes of graph input `i`, for generic code (`None` if out of
-            /// range). Reused during `invoke()` unless the model is compiled
+            /// range, or a bool input: use `write_input` or its typed
+            /// accessor). Reused during `invoke()` unless the model is compiled
             /// with `keep_inputs = true`: write it before every `invoke()`.
             pub fn input_bytes_mut(&mut self, i: #usize_ty) -> #option<&mut [#u8_ty]> {
                 match i {
                     #(#in_ranges)*
                     _ => #option::None,
                 }
+            }
+
+            /// Copies `bytes` (little-endian elements) into graph input `i`,
+            /// any nonzero byte of a bool input as `true`. `false` if `i` is
+            /// out of range or `bytes` is not the input's size.
+            pub fn write_input(&mut self, i: #usize_ty, bytes: &[#u8_ty]) -> ::core::primitive::bool {
+                match i {
+                    #(#in_writes)*
+                    _ => return false,
+                }
+                true
             }
 
             /// Bytes of graph output `i` (`None` if out of range).

@@ -1,6 +1,47 @@
 //! NumPy-style broadcasting of shapes, and shapes right-aligned to the six
 //! dimensions the runtime's strided kernels take.
 
+use super::context::OpCx;
+use crate::diag::Error;
+use crate::graph::Tensor;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Output dims with the strides of two operands, right-aligned to 6.
+pub type Broadcast2 = ([usize; 6], [usize; 6], [usize; 6]);
+
+/// Checks that `output` has the broadcast shape of `a` and `b` (TFLM
+/// broadcasts to the output's own shape, which may carry leading 1s the
+/// inputs lack: the same bytes) and returns the walk of a broadcast, or
+/// `None` when the operands have the same shape.
+pub fn broadcast_to_output(
+    cx: &OpCx<'_, '_>,
+    a: &Tensor<'_>,
+    b: &Tensor<'_>,
+    output: &Tensor<'_>,
+) -> Result<Option<Broadcast2>, Error> {
+    let mut out_shape = broadcast_shape(&a.shape, &b.shape)
+        .ok_or_else(|| cx.err(format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
+    if output.shape.len() > out_shape.len() && output.shape.ends_with(&out_shape) {
+        let extra = output.shape.len() - out_shape.len();
+        if output.shape[..extra].iter().all(|&d| d == 1) {
+            out_shape.clone_from(&output.shape);
+        }
+    }
+    cx.check_shape(output, &out_shape)?;
+    Ok((a.shape != b.shape).then(|| {
+        let (dims, a6) = six_strides(&a.shape, &out_shape);
+        let (_, b6) = six_strides(&b.shape, &out_shape);
+        (dims, a6, b6)
+    }))
+}
+
+/// `out` right-aligned to 6 dims with the strides of `shape` broadcast to it.
+pub fn six_strides(shape: &[usize], out: &[usize]) -> ([usize; 6], [usize; 6]) {
+    let strides = broadcast_strides(shape, out);
+    six(&out.iter().copied().zip(strides).collect::<Vec<_>>())
+}
+
 /// The broadcast output shape of two shapes, or None if incompatible.
 pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
@@ -37,4 +78,30 @@ pub fn six(pairs: &[(usize, usize)]) -> ([usize; 6], [usize; 6]) {
         strides[skip + i] = s;
     }
     (dims, strides)
+}
+
+/// The call of the runtime's elementwise binary kernel, `types` (operand,
+/// result) the element types: `io` carries one operand and the output,
+/// `other` the second operand, `io_first` says whether `io`'s operand is
+/// the op's first, `walk` (with `io`'s strides first) when it broadcasts.
+pub fn binary_call(
+    types: (&TokenStream, &TokenStream),
+    len: usize,
+    io: TokenStream,
+    other: TokenStream,
+    walk: Option<Broadcast2>,
+    io_first: bool,
+    f: TokenStream,
+) -> TokenStream {
+    let (ty, out) = types;
+    match walk {
+        None => {
+            quote!(::tinyaot::__private::kernels::binary::binary::<#ty, #out, #len, _, _>(#io, #other, #io_first, #f);)
+        }
+        Some((d, sm, so)) => {
+            let shape =
+                quote!(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
+            quote!(::tinyaot::__private::kernels::binary::binary_broadcast::<#ty, #out, #len, _, _>(#io, #other, #shape, #io_first, #f);)
+        }
+    }
 }

@@ -154,7 +154,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport {
         code: 53,
         name: "CAST",
-        dtypes: &["int8", "uint8", "int16", "int32", "int64", "float32 (any pair)"],
+        dtypes: &["int8", "uint8", "int16", "int32", "int64", "float32 (any pair)", "bool -> any but bool"],
         lower: cast::lower,
     },
     OpSupport { code: 101, name: "ABS", dtypes: &["int8", "int16", "float32"], lower: math::lower_abs },
@@ -176,7 +176,28 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 8, name: "FLOOR", dtypes: &["float32"], lower: math::lower_floor },
     OpSupport { code: 104, name: "CEIL", dtypes: &["float32"], lower: math::lower_ceil },
     OpSupport { code: 116, name: "ROUND", dtypes: &["float32"], lower: math::lower_round },
+    OpSupport { code: 71, name: "EQUAL", dtypes: COMPARE_EQUAL, lower: comparison::lower_equal },
+    OpSupport { code: 72, name: "NOT_EQUAL", dtypes: COMPARE_EQUAL, lower: comparison::lower_not_equal },
+    OpSupport { code: 61, name: "GREATER", dtypes: COMPARE, lower: comparison::lower_greater },
+    OpSupport { code: 62, name: "GREATER_EQUAL", dtypes: COMPARE, lower: comparison::lower_greater_equal },
+    OpSupport { code: 58, name: "LESS", dtypes: COMPARE, lower: comparison::lower_less },
+    OpSupport { code: 63, name: "LESS_EQUAL", dtypes: COMPARE, lower: comparison::lower_less_equal },
+    OpSupport { code: 86, name: "LOGICAL_AND", dtypes: &["bool"], lower: logical::lower_and },
+    OpSupport { code: 84, name: "LOGICAL_OR", dtypes: &["bool"], lower: logical::lower_or },
+    OpSupport { code: 87, name: "LOGICAL_NOT", dtypes: &["bool"], lower: logical::lower_not },
+    OpSupport {
+        code: 123,
+        name: "SELECT_V2",
+        dtypes: &["int8", "int16", "float32 (bool condition)"],
+        lower: select::lower,
+    },
+    OpSupport { code: 140, name: "REDUCE_ALL", dtypes: &["bool"], lower: mean::lower_all },
 ];
+
+/// Comparisons: operand dtypes, the result bool.
+const COMPARE: &[&str] = &["int8", "int32", "int64", "float32 -> bool"];
+/// EQUAL and NOT_EQUAL also compare bools.
+const COMPARE_EQUAL: &[&str] = &["int8", "int32", "int64", "float32", "bool -> bool"];
 
 /// The supported operator names, sorted, for error messages.
 pub fn supported_list() -> String {

@@ -8,7 +8,7 @@
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
-use crate::lowering::broadcast::{broadcast_shape, broadcast_strides, six};
+use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::{InPlace, Operator};
 use crate::lowering::options::Activation;
@@ -73,7 +73,7 @@ struct Binary {
     output: usize,
     len: usize,
     /// Output dims with the strides of `a` and `b` (None: same shapes).
-    broadcast: Option<([usize; 6], [usize; 6], [usize; 6])>,
+    broadcast: Option<Broadcast2>,
     arith: Arith,
 }
 
@@ -224,24 +224,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     let a = cx.input(0)?;
     let b = cx.input(1)?;
     let output = cx.output(0)?;
-    let mut out_shape = broadcast_shape(&a.shape, &b.shape)
-        .ok_or_else(|| cx.err(format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
-    // TFLM broadcasts to the output's own shape, which may carry leading 1s
-    // the inputs lack (the same bytes): take it as it is.
-    if output.shape.len() > out_shape.len() && output.shape.ends_with(&out_shape) {
-        let extra = output.shape.len() - out_shape.len();
-        if output.shape[..extra].iter().all(|&d| d == 1) {
-            out_shape.clone_from(&output.shape);
-        }
-    }
-    cx.check_shape(output, &out_shape)?;
-    let broadcast = (a.shape != b.shape).then(|| {
-        let sa = broadcast_strides(&a.shape, &out_shape);
-        let sb = broadcast_strides(&b.shape, &out_shape);
-        let (dims, a6) = six(&out_shape.iter().copied().zip(sa).collect::<Vec<_>>());
-        let (_, b6) = six(&out_shape.iter().copied().zip(sb).collect::<Vec<_>>());
-        (dims, a6, b6)
-    });
+    let broadcast = broadcast_to_output(cx, a, b, output)?;
     let int16 = (a.dtype, b.dtype, output.dtype) == (DType::I16, DType::I16, DType::I16);
     if int16 && matches!(kind, Kind::Div | Kind::Prelu) {
         return Err(cx.unsupported("int16", "int8 and float32 (as TFLM)"));
@@ -423,16 +406,7 @@ impl Operator for Binary {
                 (quote!(f32), f)
             }
         };
-        Ok(match self.broadcast {
-            None => {
-                quote!(::tinyaot::__private::kernels::binary::binary::<#ty, #len, _, _>(#io, #other, #io_first, #f);)
-            }
-            Some((d, sa, sb)) => {
-                let (sm, so) = if io_first { (sa, sb) } else { (sb, sa) };
-                let shape =
-                    quote!(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
-                quote!(::tinyaot::__private::kernels::binary::binary_broadcast::<#ty, #len, _, _>(#io, #other, #shape, #io_first, #f);)
-            }
-        })
+        let walk = self.broadcast.map(|(d, sa, sb)| if io_first { (d, sa, sb) } else { (d, sb, sa) });
+        Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))
     }
 }

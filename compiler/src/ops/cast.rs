@@ -1,8 +1,10 @@
-//! CAST between int8, uint8, int16, int32, int64 and float32 (C++
-//! `static_cast` semantics: float to integer truncates toward zero).
+//! CAST between int8, uint8, int16, int32, int64 and float32, and from
+//! bool to any of them (C++ `static_cast` semantics: float to integer
+//! truncates toward zero; a bool's byte is 0 or 1).
 
 use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::graph::DType;
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::Operator;
 use crate::lowering::unary::io;
@@ -20,7 +22,11 @@ struct Cast {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    let supported = "int8, uint8, int16, int32, int64, float32 to any of them";
+    let supported = "int8, uint8, int16, int32, int64, float32, bool to any of them but bool";
+    if output.dtype == DType::Bool {
+        // TFLM has no cast to bool (nonzero -> true); neither has tinyaot.
+        return Err(cx.unsupported("casting to bool", supported));
+    }
     let from =
         input.dtype.rust().ok_or_else(|| cx.unsupported(&format!("casting from {}", input.dtype.name()), supported))?;
     let to =

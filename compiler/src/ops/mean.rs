@@ -1,7 +1,8 @@
 //! MEAN, SUM, REDUCE_MAX and REDUCE_MIN over any constant set of axes
 //! (negative axes allowed), keep_dims or not: int8 (and int16 for MEAN and
 //! SUM: TFLite's integer mean with the 1/count folded into the multiplier;
-//! the sum rescaled once; max and min on raw values) and float32.
+//! the sum rescaled once; max and min on raw values) and float32; and
+//! REDUCE_ALL of bool (the minimum of bytes that are 0 or 1).
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -35,6 +36,8 @@ enum Kind {
     Sum,
     Max,
     Min,
+    /// REDUCE_ALL.
+    All,
 }
 
 #[derive(Debug)]
@@ -76,6 +79,10 @@ pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_min(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower_kind(cx, Kind::Min)
+}
+
+pub fn lower_all(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::All)
 }
 
 fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
@@ -128,6 +135,10 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
         return Err(cx.err("the reduced axes are empty"));
     }
     let arith = match (input.dtype, output.dtype, kind) {
+        (DType::Bool, DType::Bool, Kind::All) => Arith::Extreme("u8"),
+        (i, o, Kind::All) => {
+            return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "bool -> bool"));
+        }
         // int16 max/min: not in the TFLM release the project checks against.
         (i @ (DType::I8 | DType::F32), o, Kind::Max | Kind::Min) if i == o => {
             if input.quant != output.quant {
@@ -194,6 +205,7 @@ impl Operator for Mean {
             }
             Arith::Extreme(ty) => {
                 let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());
+                // ALL of bytes 0 or 1 is their minimum (count >= 1).
                 let (f, init) = if self.kind == Kind::Max {
                     (quote!(reduce_max), quote!(#t::MIN))
                 } else {

@@ -46,8 +46,9 @@ fn check<M>(
     model: &mut M,
     input: &[u8],
     want: &[u8],
+    inputs: &[tinyaot::TensorInfo],
     outputs: &[tinyaot::TensorInfo],
-    input_bytes: impl Fn(&mut M, usize) -> Option<&mut [u8]>,
+    write_input: impl Fn(&mut M, usize, &[u8]) -> bool,
     invoke: impl Fn(&mut M),
     reset: impl Fn(&mut M),
     output_bytes: impl Fn(&M, usize) -> Option<&[u8]>,
@@ -55,10 +56,7 @@ fn check<M>(
     // The reference holds one set of outputs per set of inputs (several for
     // a stateful model, whose state carries over), and for a stateful model
     // one more: the first inputs again after `reset()`.
-    let mut per_input = 0;
-    while let Some(b) = input_bytes(model, per_input) {
-        per_input += b.len();
-    }
+    let per_input: usize = inputs.iter().map(|t| t.bytes).sum();
     let per_output: usize = outputs.iter().map(|o| o.bytes).sum();
     let runs = want.len() / per_output.max(1);
     for run in 0..runs {
@@ -67,12 +65,12 @@ fn check<M>(
             reset(model);
         }
         let set = if run < sets { run } else { 0 };
-        let (mut off, mut i) = (set * per_input, 0);
-        while let Some(b) = input_bytes(model, i) {
-            let n = b.len();
-            b.copy_from_slice(core::hint::black_box(&input[off..off + n]));
+        let mut off = set * per_input;
+        for (i, t) in inputs.iter().enumerate() {
+            let n = t.bytes;
+            let stored = write_input(model, i, core::hint::black_box(&input[off..off + n]));
+            debug_assert!(stored, "the inputs' sizes come from the model");
             off += n;
-            i += 1;
         }
         if run == 0 {
             tinyaot_bench_start();

@@ -211,14 +211,20 @@ pub fn prelu_f32(x: f32, alpha: f32) -> f32 {
 /// An elementwise binary op on two same-shaped tensors. `io` carries one
 /// operand and the output (possibly in place), `other` the second operand;
 /// `io_first` says whether `io`'s operand is the op's first. `f` gets the
-/// operands in the op's order.
+/// operands in the op's order; its result may be of another type
+/// (comparisons give `bool`s as bytes).
 ///
 /// Runs of 4 elements: one bounds check per run, and the
 /// run's operands read before its outputs are written, which an output
 /// starting at or before its input (the planner's in-place slack 0)
 /// allows.
 #[inline(never)]
-pub fn binary<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(mut io: IO, other: &[T], io_first: bool, f: F) {
+pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O>(
+    mut io: IO,
+    other: &[T],
+    io_first: bool,
+    f: F,
+) {
     let apply = |x: T, y: T| if io_first { f(x, y) } else { f(y, x) };
     let (runs, tail) = other[..LEN].as_chunks::<BINARY_RUN>();
     for (r, ys) in runs.iter().enumerate() {
@@ -226,7 +232,7 @@ pub fn binary<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(mut io: IO
         let Some(xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
             unreachable!("io.run returns BINARY_RUN values")
         };
-        let out: [T; BINARY_RUN] = core::array::from_fn(|k| apply(xs[k], ys[k]));
+        let out: [O; BINARY_RUN] = core::array::from_fn(|k| apply(xs[k], ys[k]));
         io.out_run(start, BINARY_RUN).copy_from_slice(&out);
     }
     let start = runs.len() * BINARY_RUN;
@@ -243,7 +249,7 @@ const BINARY_RUN: usize = 4;
 /// its `a` strides index `io`'s operand, its `b` strides `other` (0 along
 /// broadcast dimensions).
 #[inline(never)]
-pub fn binary_broadcast<T: Copy, const LEN: usize, IO: Io<T>, F: Fn(T, T) -> T>(
+pub fn binary_broadcast<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O>(
     mut io: IO,
     other: &[T],
     shape: &Strided6,

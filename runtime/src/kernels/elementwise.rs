@@ -115,6 +115,30 @@ pub fn leaky_relu_f32(x: f32, alpha: f32) -> f32 {
     if x > 0.0 { x } else { x * alpha }
 }
 
+/// SELECT_V2 of same-shaped tensors: `out[i] = if cond[i] { x[i] } else {
+/// y[i] }`, the condition a `bool` stored as one byte (0 or 1).
+#[inline(never)]
+pub fn select<T: Copy, const LEN: usize>(cond: &[u8], x: &[T], y: &[T], out: &mut [T]) {
+    for (((o, &c), &a), &b) in out[..LEN].iter_mut().zip(&cond[..LEN]).zip(&x[..LEN]).zip(&y[..LEN]) {
+        *o = if c != 0 { a } else { b };
+    }
+}
+
+/// SELECT_V2 with broadcasting: `shape` walks the output with the strides
+/// of `x` (`a`) and `y` (`b`), `cond` holds the condition's strides.
+#[inline(never)]
+pub fn select_broadcast<T: Copy, const LEN: usize>(
+    cond: &[u8],
+    x: &[T],
+    y: &[T],
+    out: &mut [T],
+    shape: &super::Strided6,
+    cond_strides: &[usize; 6],
+) {
+    let out = &mut out[..LEN];
+    shape.for_each3(cond_strides, |i, ix, iy, ic| out[i] = if cond[ic] != 0 { x[ix] } else { y[iy] });
+}
+
 /// CAST: `out[i] = in[i] as O` (C++ `static_cast`: truncation toward zero
 /// from float).
 #[inline(never)]

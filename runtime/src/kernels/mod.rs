@@ -359,20 +359,28 @@ impl Strided6 {
     /// Calls `f(i, off_a, off_b)` for every flat position `i` in row-major order.
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
+        // The third operand's offsets are dead here and fold away.
+        self.for_each3(&[0; 6], |i, a, b, _| f(i, a, b));
+    }
+
+    /// As [`Strided6::for_each`], with the offsets of a third operand of
+    /// strides `c` (SELECT_V2's condition).
+    #[inline(always)]
+    pub fn for_each3(&self, c: &[usize; 6], mut f: impl FnMut(usize, usize, usize, usize)) {
         let (d, a, b) = (&self.dims, &self.a, &self.b);
         let mut i = 0;
         for i0 in 0..d[0] {
-            let (a0, b0) = (i0 * a[0], i0 * b[0]);
+            let (a0, b0, c0) = (i0 * a[0], i0 * b[0], i0 * c[0]);
             for i1 in 0..d[1] {
-                let (a1, b1) = (a0 + i1 * a[1], b0 + i1 * b[1]);
+                let (a1, b1, c1) = (a0 + i1 * a[1], b0 + i1 * b[1], c0 + i1 * c[1]);
                 for i2 in 0..d[2] {
-                    let (a2, b2) = (a1 + i2 * a[2], b1 + i2 * b[2]);
+                    let (a2, b2, c2) = (a1 + i2 * a[2], b1 + i2 * b[2], c1 + i2 * c[2]);
                     for i3 in 0..d[3] {
-                        let (a3, b3) = (a2 + i3 * a[3], b2 + i3 * b[3]);
+                        let (a3, b3, c3) = (a2 + i3 * a[3], b2 + i3 * b[3], c2 + i3 * c[3]);
                         for i4 in 0..d[4] {
-                            let (a4, b4) = (a3 + i4 * a[4], b3 + i4 * b[4]);
+                            let (a4, b4, c4) = (a3 + i4 * a[4], b3 + i4 * b[4], c3 + i4 * c[4]);
                             for i5 in 0..d[5] {
-                                f(i, a4 + i5 * a[5], b4 + i5 * b[5]);
+                                f(i, a4 + i5 * a[5], b4 + i5 * b[5], c4 + i5 * c[5]);
                                 i += 1;
                             }
                         }

@@ -90,6 +90,8 @@ pub enum Ty {
     I32,
     /// int64
     I64,
+    /// bool
+    Bool,
 }
 
 impl Ty {
@@ -101,13 +103,14 @@ impl Ty {
             Ty::I16 => dtype::I16,
             Ty::I32 => dtype::I32,
             Ty::I64 => dtype::I64,
+            Ty::Bool => dtype::BOOL,
         }
     }
 
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            Ty::I8 => 1,
+            Ty::I8 | Ty::Bool => 1,
             Ty::I16 => 2,
             Ty::F32 | Ty::I32 => 4,
             Ty::I64 => 8,
@@ -122,6 +125,7 @@ impl Ty {
             Ty::I16 => "int16",
             Ty::I32 => "int32",
             Ty::I64 => "int64",
+            Ty::Bool => "bool",
         }
     }
 }
@@ -230,6 +234,7 @@ impl Builder {
             outputs,
             non_negative: false,
             halves: false,
+            narrow: false,
             invokes: 1,
             nonzero: None,
         }
@@ -259,6 +264,8 @@ pub struct Model {
     pub nonzero: Option<(usize, i8)>,
     /// float32 inputs on multiples of 1/2 (integers and ties: ROUND).
     pub halves: bool,
+    /// int32 and int64 inputs in -3..=3 (equal values meet: comparisons).
+    pub narrow: bool,
 }
 
 /// One differential case.
@@ -304,6 +311,13 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
                     v.copy_from_slice(&((x * 4.0).round() / 2.0).to_le_bytes());
                 }
             }
+            if model.narrow {
+                match ty {
+                    Ty::I32 => values = (0..n).flat_map(|_| (rng.range(-3, 3) as i32).to_le_bytes()).collect(),
+                    Ty::I64 => values = (0..n).flat_map(|_| rng.range(-3, 3).to_le_bytes()).collect(),
+                    _ => {}
+                }
+            }
             if model.non_negative && ty == Ty::I16 {
                 for pair in values.chunks_exact_mut(2) {
                     pair[1] &= 0x7F;
@@ -331,6 +345,7 @@ pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
             Ty::I16 => (rng.bits() as i16).to_le_bytes().to_vec(),
             Ty::I32 => (rng.range(-1000, 1000) as i32).to_le_bytes().to_vec(),
             Ty::I64 => rng.range(-1000, 1000).to_le_bytes().to_vec(),
+            Ty::Bool => vec![u8::from(rng.chance(0.5))],
         })
         .collect()
 }
@@ -371,6 +386,7 @@ fn compare_one(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), S
             let i = g.chunks(size).zip(w.chunks(size)).position(|(a, b)| a != b).unwrap_or(0);
             let value = |b: &[u8]| match ty {
                 Ty::I8 => b[0] as i8 as i64,
+                Ty::Bool => b[0] as i64,
                 Ty::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
                 Ty::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
                 _ => i64::from_le_bytes(b.try_into().unwrap()),

@@ -77,6 +77,17 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("BROADCAST_TO", broadcast_to),
     ("FILL", fill),
     ("ZEROS_LIKE", zeros_like),
+    ("EQUAL", |r| comparison(r, 71)),
+    ("NOT_EQUAL", |r| comparison(r, 72)),
+    ("GREATER", |r| comparison(r, 61)),
+    ("GREATER_EQUAL", |r| comparison(r, 62)),
+    ("LESS", |r| comparison(r, 58)),
+    ("LESS_EQUAL", |r| comparison(r, 63)),
+    ("LOGICAL_AND", |r| logical(r, 86)),
+    ("LOGICAL_OR", |r| logical(r, 84)),
+    ("LOGICAL_NOT", logical_not),
+    ("SELECT_V2", select_v2),
+    ("REDUCE_ALL", reduce_all),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1139,7 +1150,7 @@ fn prelu(r: &mut Rng) -> (Model, String) {
 }
 
 fn cast(r: &mut Rng) -> (Model, String) {
-    let from = r.pick(&[Ty::F32, Ty::I8, Ty::I16, Ty::I32]);
+    let from = r.pick(&[Ty::F32, Ty::I8, Ty::I16, Ty::I32, Ty::Bool]);
     let to = r.pick(&[Ty::F32, Ty::I8, Ty::I16, Ty::I32]);
     let shape: Vec<usize> = (0..r.size(1, 3)).map(|_| r.size(1, 8)).collect();
     let mut b = Builder::default();
@@ -1383,5 +1394,111 @@ fn lstm(r: &mut Rng) -> (Model, String) {
     );
     let mut m = b.finish(44, &inputs, &[output], Some((71, options)));
     m.invokes = invokes;
+    (m, label)
+}
+
+/// EQUAL (71), NOT_EQUAL (72), GREATER (61), GREATER_EQUAL (62), LESS
+/// (58), LESS_EQUAL (63), with broadcasting, giving bool. Inputs often
+/// meet (halves, small integers, int8 inputs of one quantization).
+fn comparison(r: &mut Rng, code: i32) -> (Model, String) {
+    let equality = matches!(code, 71 | 72);
+    let types: &[Ty] =
+        if equality { &[Ty::I8, Ty::F32, Ty::I32, Ty::I64, Ty::Bool] } else { &[Ty::I8, Ty::F32, Ty::I32, Ty::I64] };
+    let ty = r.pick(types);
+    let (sa, sb, so) = broadcast_shapes(r);
+    let mut b = Builder::default();
+    // TFLM's int8 rescaling needs scales below 1.
+    let qa = activation_quant(r, ty, 1e-3, 0.9);
+    let qb = if r.chance(0.4) { qa.clone() } else { activation_quant(r, ty, 1e-3, 0.9) };
+    let a = b.input("a", &sa, ty, qa);
+    let c = b.input("b", &sb, ty, qb);
+    let out = b.output("output", &so, Ty::Bool, None);
+    let label = format!("{} {sa:?} {sb:?} -> {so:?}", ty.name());
+    let mut m = b.finish(code, &[a, c], &[out], None);
+    m.halves = r.chance(0.7);
+    m.narrow = r.chance(0.7);
+    (m, label)
+}
+
+/// LOGICAL_AND (86), LOGICAL_OR (84) of bools, with broadcasting.
+fn logical(r: &mut Rng, code: i32) -> (Model, String) {
+    let (sa, sb, so) = broadcast_shapes(r);
+    let mut b = Builder::default();
+    let a = b.input("a", &sa, Ty::Bool, None);
+    let c = b.input("b", &sb, Ty::Bool, None);
+    let out = b.output("output", &so, Ty::Bool, None);
+    (b.finish(code, &[a, c], &[out], None), format!("bool {sa:?} {sb:?} -> {so:?}"))
+}
+
+/// LOGICAL_NOT of bools.
+fn logical_not(r: &mut Rng) -> (Model, String) {
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 7)).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, Ty::Bool, None);
+    let output = b.output("output", &shape, Ty::Bool, None);
+    (b.finish(87, &[input], &[output], None), format!("bool {shape:?}"))
+}
+
+/// SELECT_V2: condition, x and y broadcast against each other; the
+/// condition a graph input, or computed by a comparison of two inputs in
+/// the graph (a bool tensor inside the arena).
+fn select_v2(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16]);
+    let rank = r.size(1, 5);
+    let full: Vec<usize> = (0..rank).map(|_| r.pick(&[1, 2, 3, 4, 5])).collect();
+    let mut side = || -> Vec<usize> {
+        let keep = if r.chance(0.3) { r.size(0, rank) } else { rank };
+        let mut s: Vec<usize> = full[rank - keep..].to_vec();
+        for d in s.iter_mut() {
+            if r.chance(0.3) {
+                *d = 1;
+            }
+        }
+        s
+    };
+    let (sc, sx, sy) = (side(), side(), side());
+    let so: Vec<usize> = (0..rank)
+        .map(|i| {
+            let at = |s: &[usize]| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+            at(&sc).max(at(&sx)).max(at(&sy))
+        })
+        .collect();
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let computed = r.chance(0.4);
+    let condition = if computed {
+        let p = b.input("p", &sc, Ty::F32, None);
+        let t = b.input("q", &sc, Ty::F32, None);
+        let c = b.tensor("condition", &sc, Ty::Bool, None);
+        b.op(61, &[p, t], &[c], None);
+        c
+    } else {
+        b.input("condition", &sc, Ty::Bool, None)
+    };
+    let x = b.input("x", &sx, ty, q.clone());
+    let y = b.input("y", &sy, ty, q.clone());
+    let out = b.output("output", &so, ty, q);
+    b.op(123, &[condition, x, y], &[out], None);
+    let label = format!(
+        "{} condition {sc:?}{} x {sx:?} y {sy:?} -> {so:?}",
+        ty.name(),
+        if computed { " (GREATER)" } else { "" }
+    );
+    (b.finish_graph(), label)
+}
+
+/// REDUCE_ALL of bools over MEAN's draws of shapes, axes and keep_dims.
+fn reduce_all(r: &mut Rng) -> (Model, String) {
+    let (mut m, label) = mean(r);
+    m.def.opcodes = vec![(140, None)];
+    let sub = &mut m.def.subgraphs[0];
+    for t in [sub.inputs[0], sub.outputs[0]] {
+        let t = &mut sub.tensors[t as usize];
+        t.dtype = Ty::Bool.code();
+        t.quant = None;
+    }
+    m.inputs[0].0 = Ty::Bool;
+    m.outputs[0].0 = Ty::Bool;
+    let label = label.split_once(' ').map_or(label.clone(), |(_, rest)| format!("bool {rest}"));
     (m, label)
 }

@@ -101,8 +101,8 @@ opt-level = 1
          let per: usize = $m::Model::INPUTS.iter().map(|t| t.bytes).sum();\n\
          let mut out = Vec::new();\n\
          for set in input.chunks(per) {\n\
-         let (mut off, mut i) = (0, 0);\n\
-         while let Some(b) = model.input_bytes_mut(i) { b.copy_from_slice(&set[off..off + b.len()]); off += b.len(); i += 1; }\n\
+         let mut off = 0;\n\
+         for (i, t) in $m::Model::INPUTS.iter().enumerate() { assert!(model.write_input(i, &set[off..off + t.bytes])); off += t.bytes; }\n\
          model.invoke();\n\
          let mut i = 0;\n\
          while let Some(b) = model.output_bytes(i) { out.extend_from_slice(b); i += 1; }\n\
