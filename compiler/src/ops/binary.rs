@@ -1,7 +1,8 @@
 //! Elementwise binary ops: ADD, SUB (int8/int16: TFLite's general
 //! rescaling with a 20/15-bit headroom shift), MUL (one requantization of
 //! the product), MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (int8, int16), DIV
-//! (int8 through a fixed-point reciprocal), PRELU (int8); float32 for all;
+//! (int8 through a fixed-point reciprocal), PRELU (int8); float32 for all,
+//! and FLOOR_DIV and FLOOR_MOD in float32 only (as TFLM);
 //! NumPy-style broadcasting up to 6 dimensions; fused RELU family where the
 //! op has it.
 
@@ -31,6 +32,10 @@ enum Kind {
     Div,
     /// float32 only.
     SquaredDifference,
+    /// float32 only: `floor(a / b)` in double.
+    FloorDiv,
+    /// float32 only: `fmod` moved to the divisor's sign.
+    FloorMod,
 }
 
 impl Kind {
@@ -41,7 +46,9 @@ impl Kind {
             Kind::Sub => Some((arithmetic::SUB_TAG, "SubOptions")),
             Kind::Mul => Some((arithmetic::MUL_TAG, "MulOptions")),
             Kind::Div => Some((arithmetic::DIV_TAG, "DivOptions")),
-            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference | Kind::Prelu => None,
+            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference | Kind::Prelu | Kind::FloorDiv | Kind::FloorMod => {
+                None
+            }
         }
     }
 }
@@ -97,6 +104,12 @@ pub fn lower_prelu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 pub fn lower_div(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::Div)
+}
+pub fn lower_floor_div(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::FloorDiv)
+}
+pub fn lower_floor_mod(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::FloorMod)
 }
 pub fn lower_squared_difference(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::SquaredDifference)
@@ -257,6 +270,9 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
                 Arith::Prelu([-zi, -za, zo, m1, s1, m2, s2])
             }
             Kind::SquaredDifference => Arith::AddSub(squared_difference_quant(cx, a, b, output)?),
+            Kind::FloorDiv | Kind::FloorMod => {
+                return Err(cx.unsupported(&format!("dtype {}", a.dtype.name()), "float32 (as TFLM)"));
+            }
             Kind::Div => {
                 let (s1, z1) = cx.per_tensor(a)?;
                 let (s2, z2) = cx.per_tensor(b)?;
@@ -402,6 +418,8 @@ impl Operator for Binary {
                     Kind::Maximum => quote!(::tinyaot::__private::kernels::binary::maximum_f32),
                     Kind::Minimum => quote!(::tinyaot::__private::kernels::binary::minimum_f32),
                     Kind::Prelu => quote!(::tinyaot::__private::kernels::binary::prelu_f32),
+                    Kind::FloorDiv => quote!(::tinyaot::__private::kernels::binary::floor_div_f32),
+                    Kind::FloorMod => quote!(::tinyaot::__private::kernels::binary::floor_mod_f32),
                 };
                 (quote!(f32), f)
             }

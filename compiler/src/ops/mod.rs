@@ -34,6 +34,7 @@ pub(crate) mod resize_bilinear;
 pub(crate) mod resize_nearest_neighbor;
 pub(crate) mod reverse_v2;
 pub(crate) mod select;
+pub(crate) mod shape;
 pub(crate) mod slice;
 pub(crate) mod softmax;
 pub(crate) mod space_batch;

@@ -1,6 +1,6 @@
-//! MAX_POOL_2D and AVERAGE_POOL_2D: int8 and float32, SAME/VALID, strides,
-//! fused RELU family. The two share options and geometry, so they share
-//! this file.
+//! MAX_POOL_2D and AVERAGE_POOL_2D (int8, int16, float32) and L2_POOL_2D
+//! (float32, as TFLM): SAME/VALID, strides, fused RELU family. They share
+//! options and geometry, so they share this file.
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -19,6 +19,7 @@ use crate::tflite::fields::pool_2d as field;
 enum Kind {
     Max,
     Average,
+    L2,
 }
 
 #[derive(Debug)]
@@ -38,6 +39,10 @@ pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_average(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::Average)
+}
+
+pub fn lower_l2(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::L2)
 }
 
 fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
@@ -63,7 +68,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         return Err(cx.err("the padding is as large as the filter: some windows would be empty"));
     }
     let arith = match (input.dtype, output.dtype) {
-        (DType::I8, DType::I8) | (DType::I16, DType::I16) => {
+        (DType::I8, DType::I8) | (DType::I16, DType::I16) if kind != Kind::L2 => {
             let (scale, zp) = cx.per_tensor(output)?;
             let (qmin, qmax) = qrange(output.dtype);
             Arith::Int8(activation.quant_range(scale, zp, qmin, qmax))
@@ -73,9 +78,12 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
             Arith::Float(lo, hi)
         }
         (i, o) => {
-            return Err(
-                cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8 -> int8, float32 -> float32")
-            );
+            let supported = if kind == Kind::L2 {
+                "float32 -> float32 (as TFLM)"
+            } else {
+                "int8 -> int8, int16 -> int16, float32 -> float32"
+            };
+            return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), supported));
         }
     };
     let int_type = if output.dtype == DType::I16 { "i16" } else { "i8" };
@@ -98,6 +106,7 @@ impl Operator for Pool2d {
         let prefix = match self.kind {
             Kind::Max => "max_pool",
             Kind::Average => "avg_pool",
+            Kind::L2 => "l2_pool",
         };
         let pool = quote!(&::tinyaot::__private::kernels::pool::Pool { filter_h: #fh, filter_w: #fw, win: *#win });
         Ok(match self.arith {

@@ -262,6 +262,21 @@ pub fn binary_broadcast<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(
     });
 }
 
+/// FLOOR_DIV (TFLite's `FloorDiv`): the quotient in double, floored. A
+/// zero divisor gives an infinity or NaN (TFLM's invoke fails instead).
+#[inline(always)]
+pub fn floor_div_f32(a: f32, b: f32) -> f32 {
+    libm::floor(a as f64 / b as f64) as f32
+}
+
+/// FLOOR_MOD (TFLite's `FloorMod`): the truncated remainder (`fmod`,
+/// exact), plus the divisor when their signs differ.
+#[inline(always)]
+pub fn floor_mod_f32(a: f32, b: f32) -> f32 {
+    let r = libm::fmodf(a, b);
+    if r != 0.0 && ((b < 0.0) != (r < 0.0)) { r + b } else { r }
+}
+
 /// float32 `max` as TFLite's `MaximumOp` (`a > b ? a : b`).
 #[inline(always)]
 pub fn maximum_f32(a: f32, b: f32) -> f32 {

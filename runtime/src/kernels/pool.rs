@@ -1,5 +1,5 @@
-//! MAX_POOL_2D and AVERAGE_POOL_2D over NHWC, windows clipped to the input
-//! (padding never counts, as in TFLite).
+//! MAX_POOL_2D, AVERAGE_POOL_2D and L2_POOL_2D over NHWC, windows clipped
+//! to the input (padding never counts, as in TFLite).
 
 use super::conv::Window;
 use super::{Io, Narrow, clamp_f32, clamp_i32};
@@ -317,5 +317,31 @@ pub fn avg_pool_f32<
         0.0,
         |total, v| total + v,
         |total, taps| clamp_f32(total / taps as f32, act_min, act_max),
+    );
+}
+
+/// float32 L2 pooling (TFLite `reference_ops::L2Pool`): the square root
+/// of the mean of the squares.
+#[inline(never)]
+pub fn l2_pool_f32<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    IO: Io<f32>,
+>(
+    io: IO,
+    p: &Pool,
+    act_min: f32,
+    act_max: f32,
+) {
+    pool_channels::<f32, f32, N, IH, IW, C, OH, OW, IO>(
+        io,
+        p,
+        0.0,
+        |total, v| total + v * v,
+        |total, taps| clamp_f32(libm::sqrtf(total / taps as f32), act_min, act_max),
     );
 }

@@ -88,6 +88,10 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("LOGICAL_NOT", logical_not),
     ("SELECT_V2", select_v2),
     ("REDUCE_ALL", reduce_all),
+    ("FLOOR_DIV", |r| floor_binary(r, 90)),
+    ("FLOOR_MOD", |r| floor_binary(r, 95)),
+    ("L2_POOL_2D", |r| pool_2d(r, 12, "L2_POOL_2D")),
+    ("SHAPE", shape),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -343,7 +347,8 @@ fn fully_connected(r: &mut Rng) -> (Model, String) {
 }
 
 fn pool_2d(r: &mut Rng, code: i32, name: &str) -> (Model, String) {
-    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+    // L2_POOL_2D: float32 only in TFLM.
+    let ty = if code == 12 { Ty::F32 } else { r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]) };
     let (h, w, c) = (r.size(1, 12), r.size(1, 12), r.size(1, 8));
     let (fh, fw) = (r.size(1, 4), r.size(1, 4));
     let (sh, sw) = (r.size(1, 3), r.size(1, 3));
@@ -1501,4 +1506,26 @@ fn reduce_all(r: &mut Rng) -> (Model, String) {
     m.outputs[0].0 = Ty::Bool;
     let label = label.split_once(' ').map_or(label.clone(), |(_, rest)| format!("bool {rest}"));
     (m, label)
+}
+
+/// FLOOR_DIV (90), FLOOR_MOD (95): float32 with broadcasting (TFLM fails
+/// on a zero divisor; random floats are never exactly zero).
+fn floor_binary(r: &mut Rng, code: i32) -> (Model, String) {
+    let (sa, sb, so) = broadcast_shapes(r);
+    let mut b = Builder::default();
+    let a = b.input("a", &sa, Ty::F32, None);
+    let c = b.input("b", &sb, Ty::F32, None);
+    let out = b.output("output", &so, Ty::F32, None);
+    (b.finish(code, &[a, c], &[out], None), format!("float32 {sa:?} {sb:?} -> {so:?}"))
+}
+
+/// SHAPE of an input of any rank and dtype, as int32.
+fn shape(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16, Ty::I32, Ty::Bool]);
+    let dims: Vec<usize> = (0..r.size(1, 5)).map(|_| r.size(1, 6)).collect();
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &dims, ty, q);
+    let output = b.output("output", &[dims.len()], Ty::I32, None);
+    (b.finish(77, &[input], &[output], None), format!("{} {dims:?}", ty.name()))
 }
