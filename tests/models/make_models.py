@@ -358,7 +358,21 @@ def masks(s):
     return tf.keras.Model([a, b, m], [picked, keep, K.all(either, axis=-1), agree, gated])
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks]
+def attention(s):
+    """One self-attention head, as in small keyword transformers:
+    BATCH_MATMUL of computed operands (q x k^T with adj_y, then x v),
+    SOFTMAX between, and a BATCH_MATMUL by a constant 3-D weight."""
+    i = L.Input((10, 16), batch_size=1)
+    q = L.Dense(8, **s)(i)
+    k = L.Dense(8, **s)(i)
+    v = L.Dense(8, **s)(i)
+    scores = L.Softmax()(K.matmul(q, K.transpose(k, (0, 2, 1))) * 0.35)
+    mixed = K.matmul(scores, v)
+    w = tf.constant(np.random.RandomState(5).normal(0, 0.4, (1, 8, 6)).astype(np.float32))
+    return tf.keras.Model(i, TfFn(lambda t: tf.linalg.matmul(t, w))(mixed))
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention]
 
 
 def set_softmax_beta(data, beta):
@@ -727,7 +741,7 @@ def main():
         model = build(seeded(seed))
         variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
         if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean, quant_ops,
-                     transpose_conv):
+                     transpose_conv, attention):
             variants.append(('int16', '16x8'))  # int16 activations, int8 weights
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out

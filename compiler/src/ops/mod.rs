@@ -5,6 +5,7 @@
 //! what several operators share lives in `lowering/`.
 
 pub(crate) mod arg_max;
+pub(crate) mod batch_matmul;
 pub(crate) mod binary;
 pub(crate) mod cast;
 pub(crate) mod comparison;
@@ -16,6 +17,7 @@ pub(crate) mod elu;
 pub(crate) mod fill;
 pub(crate) mod fully_connected;
 pub(crate) mod gather;
+pub(crate) mod gather_nd;
 pub(crate) mod hard_swish;
 pub(crate) mod leaky_relu;
 pub(crate) mod logical;

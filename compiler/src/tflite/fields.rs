@@ -237,3 +237,13 @@ pub mod mirror_pad {
     /// `mode: MirrorPadMode` (REFLECT = 0, SYMMETRIC = 1).
     pub const MODE: u16 = 0;
 }
+
+/// `BatchMatMulOptions`.
+pub mod batch_matmul {
+    /// Union tag.
+    pub const TAG: u8 = 101;
+    /// `adj_x: bool`: the left operand is stored transposed.
+    pub const ADJ_X: u16 = 0;
+    /// `adj_y: bool`: the right operand is stored transposed.
+    pub const ADJ_Y: u16 = 1;
+}

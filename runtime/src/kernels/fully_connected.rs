@@ -106,3 +106,46 @@ pub fn fully_connected_f32_rows8<const B: usize, const D: usize, const O: usize>
         }
     }
 }
+
+/// Where element (row, column) of one BATCH_MATMUL operand matrix lies:
+/// `row * self.row + column * self.column` (a transposed operand swaps
+/// the two).
+#[derive(Clone, Copy, Debug)]
+pub struct MatrixStrides {
+    /// Elements per row step.
+    pub row: usize,
+    /// Elements per column step.
+    pub column: usize,
+}
+
+/// BATCH_MATMUL in any [`Arithmetic`] (TFLite `reference_ops::BatchMatMul`):
+/// for every output batch (`batches` walks them with the operands' batch
+/// offsets, 0 along broadcast dimensions), `out[i][j] = sum over k of
+/// lhs[i][k] * rhs[k][j]`, k ascending as TFLite adds. The right operand
+/// plays the weights (`mac(acc, rhs, lhs)`); per-tensor constants, channel 0.
+#[inline(never)]
+pub fn batch_matmul<Acc: Copy, Q: Arithmetic<Acc>, const M: usize, const K: usize, const N: usize, const LEN: usize>(
+    lhs: &[Q::Input],
+    rhs: &[Q::Weight],
+    q: &Q,
+    output: &mut [Q::Output],
+    batches: &super::Strided6,
+    strides: [MatrixStrides; 2],
+) {
+    let [ls, rs] = strides;
+    let output = &mut output[..LEN];
+    batches.for_each(|b, lhs_base, rhs_base| {
+        let out = &mut output[b * M * N..(b + 1) * M * N];
+        for (i, row) in out.chunks_exact_mut(N).enumerate() {
+            let lhs_row = lhs_base + i * ls.row;
+            for (j, o) in row.iter_mut().enumerate() {
+                let rhs_column = rhs_base + j * rs.column;
+                let mut acc = Q::ZERO;
+                for k in 0..K {
+                    acc = q.mac(acc, rhs[rhs_column + k * rs.row], lhs[lhs_row + k * ls.column]);
+                }
+                *o = q.output(acc, None, 0);
+            }
+        }
+    });
+}

@@ -70,6 +70,26 @@ impl Requant16<'_> {
     }
 }
 
+/// The arithmetic of an int16 x int16 product (BATCH_MATMUL): 64-bit sums
+/// of raw products (zero points are 0), requantized as a 16x8 op.
+#[derive(Clone, Copy, Debug)]
+pub struct Product16<'a>(pub &'a Requant16<'a>);
+
+impl Arithmetic<i64> for Product16<'_> {
+    type Input = i16;
+    type Weight = i16;
+    type Output = i16;
+    const ZERO: i64 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i64, weight: i16, input: i16) -> i64 {
+        acc.wrapping_add(weight as i64 * input as i64)
+    }
+    #[inline(always)]
+    fn output(&self, acc: i64, bias: Option<&[i64]>, channel: usize) -> i16 {
+        <Requant16<'_> as Arithmetic<i64>>::output(self.0, acc, bias, channel)
+    }
+}
+
 impl<A: Acc16> Arithmetic<A> for Requant16<'_> {
     type Input = i16;
     type Weight = i8;

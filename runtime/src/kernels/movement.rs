@@ -110,6 +110,35 @@ pub fn gather<
     }
 }
 
+/// GATHER_ND: index tuple `k` (`ND` indices) copies the `SLICE` elements
+/// at `sum(index[j] * counts[j])`. As TFLM, only that flat position is
+/// checked; a slice outside the `LEN` params (which fails TFLM's invoke)
+/// yields zeros.
+#[inline(never)]
+pub fn gather_nd<
+    T: Copy + Default,
+    I: Copy + Into<i64>,
+    const ND: usize,
+    const SLICE: usize,
+    const SLICES: usize,
+    const LEN: usize,
+>(
+    params: &[T],
+    indices: &[I],
+    output: &mut [T],
+    counts: &[usize; ND],
+) {
+    let params = &params[..LEN];
+    let output = &mut output[..SLICES * SLICE];
+    for (tuple, dst) in indices[..SLICES * ND].chunks_exact(ND.max(1)).zip(output.chunks_exact_mut(SLICE)) {
+        let at = tuple.iter().zip(counts).fold(0i64, |at, (&i, &n)| at.wrapping_add(i.into().wrapping_mul(n as i64)));
+        match usize::try_from(at) {
+            Ok(at) if at + SLICE <= LEN => dst.copy_from_slice(&params[at..at + SLICE]),
+            _ => dst.fill(T::default()),
+        }
+    }
+}
+
 /// Source indices and weights of a bilinear resize along one axis: output
 /// position `o` blends source `lo[o]` and `hi[o]` with weight `w[o]` on
 /// `hi` (a float fraction, or a fraction of 1024 for int8).

@@ -92,6 +92,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("FLOOR_MOD", |r| floor_binary(r, 95)),
     ("L2_POOL_2D", |r| pool_2d(r, 12, "L2_POOL_2D")),
     ("SHAPE", shape),
+    ("GATHER_ND", gather_nd),
+    ("BATCH_MATMUL", batch_matmul),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -103,6 +105,7 @@ const SOFTMAX_OPTIONS: u8 = 9;
 const CONCATENATION_OPTIONS: u8 = 10;
 const REDUCER_OPTIONS: u8 = 27;
 const LEAKY_RELU_OPTIONS: u8 = 75;
+const BATCH_MATMUL_OPTIONS: u8 = 101;
 
 pub(crate) fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
     QuantDef::per_tensor(scale, zero_point)
@@ -1528,4 +1531,93 @@ fn shape(r: &mut Rng) -> (Model, String) {
     let input = b.input("input", &dims, ty, q);
     let output = b.output("output", &[dims.len()], Ty::I32, None);
     (b.finish(77, &[input], &[output], None), format!("{} {dims:?}", ty.name()))
+}
+
+/// GATHER_ND: constant index tuples over params of rank 1 to 4, now and
+/// then one running past its dimension into the next (TFLM checks only
+/// the flat position).
+fn gather_nd(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let dims: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 5)).collect();
+    let nd = r.size(1, dims.len());
+    let mut shape: Vec<usize> = (0..r.size(0, 2)).map(|_| r.size(1, 4)).collect();
+    let tuples: usize = shape.iter().product();
+    shape.push(nd);
+    let mut values = Vec::new();
+    for _ in 0..tuples {
+        for &d in &dims[..nd] {
+            values.push(r.range(0, d as i64 - 1) as i32);
+        }
+        if nd > 1 && r.chance(0.1) {
+            // One past the last dimension's end, in the next row.
+            let end = values.len();
+            values[end - 1] = dims[nd - 1] as i32;
+            values[end - 2] = 0;
+        }
+    }
+    let mut out: Vec<usize> = shape[..shape.len() - 1].to_vec();
+    out.extend(&dims[nd..]);
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let params = b.input("params", &dims, ty, q.clone());
+    let indices = b.ints("indices", &shape, &values);
+    let output = b.output("output", &out, ty, q);
+    (b.finish(107, &[params, indices], &[output], None), format!("{} {dims:?} indices {shape:?}", ty.name()))
+}
+
+/// BATCH_MATMUL: ranks 2 to 5 with broadcast batch dimensions, adj_x and
+/// adj_y, float32, int8 (zero points on both operands) and int16; the
+/// right operand now and then a constant (weights).
+fn batch_matmul(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+    let (m, k, n) = (r.size(1, 6), r.size(1, 9), r.size(1, 6));
+    let batch_rank = r.size(0, 3);
+    let full: Vec<usize> = (0..batch_rank).map(|_| r.size(1, 3)).collect();
+    let mut side = || -> Vec<usize> {
+        let keep = r.size(0, batch_rank);
+        full[batch_rank - keep..].iter().map(|&d| if r.chance(0.3) { 1 } else { d }).collect()
+    };
+    let (lb, rb) = (side(), side());
+    let out_batch: Vec<usize> = (0..lb.len().max(rb.len()))
+        .map(|i| {
+            let rank = lb.len().max(rb.len());
+            let at = |s: &[usize]| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+            at(&lb).max(at(&rb))
+        })
+        .collect();
+    let (adj_x, adj_y) = (r.chance(0.4), r.chance(0.4));
+    let mut ls = lb.clone();
+    ls.extend(if adj_x { [k, m] } else { [m, k] });
+    let mut rs = rb.clone();
+    rs.extend(if adj_y { [n, k] } else { [k, n] });
+    let mut os = out_batch;
+    os.extend([m, n]);
+    let mut b = Builder::default();
+    let ql = activation_quant(r, ty, 1e-3, 0.5);
+    let qr = activation_quant(r, ty, 1e-3, 0.5);
+    let magnitude = match ty {
+        Ty::F32 => 2.0 * (k as f64).sqrt(),
+        Ty::I16 => 19000.0 * scale_of(&ql) * 19000.0 * scale_of(&qr) * (k as f64).sqrt(),
+        _ => 74.0 * scale_of(&ql) * 74.0 * scale_of(&qr) * (k as f64).sqrt(),
+    };
+    let qo = output_quant(r, ty, magnitude);
+    let lhs = b.input("lhs", &ls, ty, ql);
+    let constant = r.chance(0.3);
+    let rhs = if constant {
+        let count: usize = rs.iter().product();
+        let bytes = crate::random_values(r, ty, count);
+        b.constant("rhs", &rs, ty, bytes, qr)
+    } else {
+        b.input("rhs", &rs, ty, qr)
+    };
+    let out = b.output("output", &os, ty, qo);
+    let options = vec![(0, Scalar::Bool(adj_x)), (1, Scalar::Bool(adj_y))];
+    let label = format!(
+        "{} {ls:?} x {rs:?}{} -> {os:?}{}{}",
+        ty.name(),
+        if constant { " (constant)" } else { "" },
+        if adj_x { " adj_x" } else { "" },
+        if adj_y { " adj_y" } else { "" }
+    );
+    (b.finish(126, &[lhs, rhs], &[out], Some((BATCH_MATMUL_OPTIONS, options))), label)
 }
