@@ -194,6 +194,13 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 140, name: "REDUCE_ALL", dtypes: &["bool"], lower: mean::lower_all },
     OpSupport { code: 12, name: "L2_POOL_2D", dtypes: &["float32"], lower: pool_2d::lower_l2 },
     OpSupport { code: 126, name: "BATCH_MATMUL", dtypes: &["int8", "int16", "float32"], lower: batch_matmul::lower },
+    OpSupport { code: 151, name: "DYNAMIC_UPDATE_SLICE", dtypes: ANY, lower: dynamic_update_slice::lower },
+    OpSupport {
+        code: 7,
+        name: "EMBEDDING_LOOKUP",
+        dtypes: &["int8", "float32", "int8 -> float32"],
+        lower: embedding_lookup::lower,
+    },
     OpSupport { code: 107, name: "GATHER_ND", dtypes: ANY, lower: gather_nd::lower },
     OpSupport { code: 77, name: "SHAPE", dtypes: &["any -> int32"], lower: shape::lower },
     OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["float32"], lower: binary::lower_floor_div },

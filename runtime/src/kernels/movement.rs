@@ -139,6 +139,54 @@ pub fn gather_nd<
     }
 }
 
+/// DYNAMIC_UPDATE_SLICE: the operand (`io`'s input) copied to the output,
+/// then `update` written at the start `starts[d]` clamped to
+/// `0..=largest[d]` (TFLM's rule) in every dimension; `walk` steps through
+/// the update with the output's strides (`a`) and its own (`b`).
+#[inline(never)]
+pub fn dynamic_update_slice<T: Copy, I: Copy + Into<i64>, IO: super::Io<T>, const RANK: usize, const LEN: usize>(
+    mut io: IO,
+    update: &[T],
+    starts: &[I],
+    largest: &[usize; RANK],
+    steps: &[usize; RANK],
+    walk: &super::Strided6,
+) {
+    for i in 0..LEN {
+        let v = io.get(i);
+        io.put(i, v);
+    }
+    let base: usize = starts[..RANK]
+        .iter()
+        .zip(largest.iter().zip(steps))
+        .map(|(&s, (&hi, &step))| (s.into().clamp(0, hi as i64) as usize) * step)
+        .sum();
+    walk.for_each(|_, out, from| io.put(base + out, update[from]));
+}
+
+/// EMBEDDING_LOOKUP of an int8 table into float32: each id's row of
+/// `COLUMNS` values times `scale` (TFLM's `Dequantize`, zero point 0); an
+/// id outside `0..ROWS` (which fails TFLM's invoke) gives zeros.
+#[inline(never)]
+pub fn gather_dequantize<const ROWS: usize, const COLUMNS: usize>(
+    table: &[i8],
+    ids: &[i32],
+    scale: f32,
+    output: &mut [f32],
+) {
+    let table = &table[..ROWS * COLUMNS];
+    for (&id, out) in ids.iter().zip(output.chunks_exact_mut(COLUMNS)) {
+        match usize::try_from(id) {
+            Ok(row) if row < ROWS => {
+                for (o, &v) in out.iter_mut().zip(&table[row * COLUMNS..(row + 1) * COLUMNS]) {
+                    *o = v as i32 as f32 * scale;
+                }
+            }
+            _ => out.fill(0.0),
+        }
+    }
+}
+
 /// Source indices and weights of a bilinear resize along one axis: output
 /// position `o` blends source `lo[o]` and `hi[o]` with weight `w[o]` on
 /// `hi` (a float fraction, or a fraction of 1024 for int8).

@@ -235,6 +235,7 @@ impl Builder {
             non_negative: false,
             halves: false,
             narrow: false,
+            ids_below: None,
             invokes: 1,
             nonzero: None,
         }
@@ -266,6 +267,9 @@ pub struct Model {
     pub halves: bool,
     /// int32 and int64 inputs in -3..=3 (equal values meet: comparisons).
     pub narrow: bool,
+    /// An int32 input (index, n) of ids in `0..n` (EMBEDDING_LOOKUP's
+    /// computed ids: TFLM fails on others).
+    pub ids_below: Option<(usize, i32)>,
 }
 
 /// One differential case.
@@ -317,6 +321,10 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
                     Ty::I64 => values = (0..n).flat_map(|_| rng.range(-3, 3).to_le_bytes()).collect(),
                     _ => {}
                 }
+            }
+            if let Some((_, n)) = model.ids_below.filter(|&(at, _)| at == k) {
+                values =
+                    (0..values.len() / 4).flat_map(|_| (rng.range(0, n as i64 - 1) as i32).to_le_bytes()).collect();
             }
             if model.non_negative && ty == Ty::I16 {
                 for pair in values.chunks_exact_mut(2) {

@@ -94,6 +94,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SHAPE", shape),
     ("GATHER_ND", gather_nd),
     ("BATCH_MATMUL", batch_matmul),
+    ("DYNAMIC_UPDATE_SLICE", dynamic_update_slice),
+    ("EMBEDDING_LOOKUP", embedding_lookup),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1620,4 +1622,73 @@ fn batch_matmul(r: &mut Rng) -> (Model, String) {
         if adj_y { " adj_y" } else { "" }
     );
     (b.finish(126, &[lhs, rhs], &[out], Some((BATCH_MATMUL_OPTIONS, options))), label)
+}
+
+/// DYNAMIC_UPDATE_SLICE: the start a graph input (int32 or int64, small
+/// values that TFLM clamps into the operand), or a constant.
+fn dynamic_update_slice(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(ALL);
+    let dims: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 5)).collect();
+    let update: Vec<usize> = dims.iter().map(|&d| r.size(1, d)).collect();
+    let index_ty = r.pick(&[Ty::I32, Ty::I64]);
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let operand = b.input("operand", &dims, ty, q.clone());
+    let upd = b.input("update", &update, ty, q.clone());
+    let starts = if r.chance(0.3) {
+        let values: Vec<i32> = dims.iter().map(|_| r.range(-2, 4) as i32).collect();
+        b.ints("starts", &[dims.len()], &values)
+    } else {
+        b.input("starts", &[dims.len()], index_ty, None)
+    };
+    let out = b.output("output", &dims, ty, q);
+    let mut m = b.finish(151, &[operand, upd, starts], &[out], None);
+    m.narrow = true;
+    (m, format!("{} {dims:?} update {update:?} {} starts", ty.name(), index_ty.name()))
+}
+
+/// EMBEDDING_LOOKUP: a constant table (or an input), float32, int8, or
+/// int8 read as float32; ids constant or a graph input.
+fn embedding_lookup(r: &mut Rng) -> (Model, String) {
+    let (table_ty, out_ty) = r.pick(&[(Ty::F32, Ty::F32), (Ty::I8, Ty::I8), (Ty::I8, Ty::F32)]);
+    let rows = r.size(1, 9);
+    let mut dims = vec![rows];
+    dims.extend((0..r.size(1, 3)).map(|_| r.size(1, 5)));
+    let n = r.size(1, 6);
+    let mut b = Builder::default();
+    let q = match (table_ty, out_ty) {
+        (Ty::I8, Ty::F32) => per_tensor(r.log_uniform(1e-3, 0.5), 0),
+        _ => activation_quant(r, table_ty, 1e-3, 0.5),
+    };
+    let computed_ids = r.chance(0.5);
+    let ids = if computed_ids {
+        b.input("ids", &[n], Ty::I32, None)
+    } else {
+        let values: Vec<i32> = (0..n).map(|_| r.range(0, rows as i64 - 1) as i32).collect();
+        b.ints("ids", &[n], &values)
+    };
+    // A graph needs an input: constant ids read a computed table.
+    let constant_table = computed_ids && r.chance(0.7);
+    let table = if constant_table {
+        let bytes = crate::random_values(r, table_ty, dims.iter().product());
+        b.constant("table", &dims, table_ty, bytes, q.clone())
+    } else {
+        b.input("table", &dims, table_ty, q.clone())
+    };
+    let mut out_shape = vec![n];
+    out_shape.extend(&dims[1..]);
+    let out_q = if out_ty == Ty::F32 { None } else { q };
+    let out = b.output("output", &out_shape, out_ty, out_q);
+    let mut m = b.finish(7, &[ids, table], &[out], None);
+    if computed_ids {
+        m.ids_below = Some((0, rows as i32));
+    }
+    let label = format!(
+        "{} -> {} table {dims:?}{} ids [{n}]{}",
+        table_ty.name(),
+        out_ty.name(),
+        if constant_table { " (constant)" } else { "" },
+        if computed_ids { " (computed)" } else { "" }
+    );
+    (m, label)
 }

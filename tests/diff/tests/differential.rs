@@ -176,7 +176,12 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
         t.cases += 1;
         match (tflm, ours) {
             (Tflm::Ran(out), Ok(())) => runnable.push((c, out)),
-            (Tflm::Refused(_), Err(_)) => t.both_refuse += 1,
+            (Tflm::Refused(why), Err(e)) => {
+                if std::env::var_os("TINYAOT_DIFF_SHOW_REFUSED").is_some() {
+                    println!("both refuse {} [{}]: tinyaot: {e}; TFLM: {}", c.name, c.label, why.trim());
+                }
+                t.both_refuse += 1;
+            }
             (Tflm::Ran(_), Err(e)) => {
                 t.we_refuse += 1;
                 found.failures.push(format!("{} [{}]: TFLM runs it, tinyaot refuses: {e}", c.name, c.label));
