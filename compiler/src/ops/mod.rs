@@ -4,6 +4,7 @@
 //! (`lowering::registry`) maps builtin codes to their `lower` functions;
 //! what several operators share lives in `lowering/`.
 
+pub(crate) mod add_n;
 pub(crate) mod arg_max;
 pub(crate) mod batch_matmul;
 pub(crate) mod binary;
@@ -11,6 +12,7 @@ pub(crate) mod cast;
 pub(crate) mod comparison;
 pub(crate) mod concatenation;
 pub(crate) mod conv_2d;
+pub(crate) mod cumsum;
 pub(crate) mod depthwise_conv_2d;
 pub(crate) mod dequantize;
 pub(crate) mod dynamic_update_slice;
@@ -21,6 +23,7 @@ pub(crate) mod fully_connected;
 pub(crate) mod gather;
 pub(crate) mod gather_nd;
 pub(crate) mod hard_swish;
+pub(crate) mod l2_normalization;
 pub(crate) mod leaky_relu;
 pub(crate) mod logical;
 pub(crate) mod logistic;

@@ -247,3 +247,21 @@ pub mod batch_matmul {
     /// `adj_y: bool`: the right operand is stored transposed.
     pub const ADJ_Y: u16 = 1;
 }
+
+/// `CumsumOptions`.
+pub mod cumsum {
+    /// Union tag.
+    pub const TAG: u8 = 102;
+    /// `exclusive: bool`: each sum leaves out its own element.
+    pub const EXCLUSIVE: u16 = 0;
+    /// `reverse: bool`: sums run from the end of the axis.
+    pub const REVERSE: u16 = 1;
+}
+
+/// `L2NormOptions`.
+pub mod l2_norm {
+    /// Union tag.
+    pub const TAG: u8 = 12;
+    /// `fused_activation_function` (TFLM takes NONE only).
+    pub const FUSED_ACTIVATION: u16 = 0;
+}

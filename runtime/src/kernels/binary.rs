@@ -262,6 +262,50 @@ pub fn binary_broadcast<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(
     });
 }
 
+/// ADD_N: `out[i] = finish(step(...step(init, inputs[0][i])..., inputs[K - 1][i]))`,
+/// the inputs in order (float32 sums, or int8 sums of rescaled values).
+#[inline(never)]
+pub fn add_n<T: Copy, A: Copy, const LEN: usize, const K: usize>(
+    inputs: [&[T]; K],
+    output: &mut [T],
+    init: A,
+    step: impl Fn(A, T) -> A,
+    finish: impl Fn(A) -> T,
+) {
+    for (i, o) in output[..LEN].iter_mut().enumerate() {
+        *o = finish(inputs.iter().fold(init, |a, input| step(a, input[i])));
+    }
+}
+
+/// CUMSUM over `BEFORE x ALONG x AFTER` elements: along the middle axis,
+/// each output is `finish` of the running `step` sum from `init`, before
+/// (exclusive) or after its own element is added, from the axis's end when
+/// `reverse`. Each element is read before its output is written, so an
+/// in-place output at the input's own offset is allowed.
+#[inline(never)]
+pub fn cumsum<T: Copy, A: Copy, IO: Io<T>, const BEFORE: usize, const ALONG: usize, const AFTER: usize>(
+    mut io: IO,
+    exclusive: bool,
+    reverse: bool,
+    init: A,
+    step: impl Fn(A, T) -> A,
+    finish: impl Fn(A) -> T,
+) {
+    for b in 0..BEFORE {
+        for a in 0..AFTER {
+            let mut acc = init;
+            for k in 0..ALONG {
+                let k = if reverse { ALONG - 1 - k } else { k };
+                let at = (b * ALONG + k) * AFTER + a;
+                let x = io.get(at);
+                let sum = step(acc, x);
+                io.put(at, finish(if exclusive { acc } else { sum }));
+                acc = sum;
+            }
+        }
+    }
+}
+
 /// FLOOR_DIV (TFLite's `FloorDiv`): the quotient in double, floored. A
 /// zero divisor gives an infinity or NaN (TFLM's invoke fails instead).
 #[inline(always)]

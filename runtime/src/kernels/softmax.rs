@@ -1,4 +1,4 @@
-//! SOFTMAX over the last dimension.
+//! SOFTMAX and L2_NORMALIZATION over the last dimension.
 
 use super::Io;
 use super::elementwise::lut_interp_s16;
@@ -171,6 +171,45 @@ pub fn softmax_f32<const ROWS: usize, const DEPTH: usize, IO: Io<f32>>(mut io: I
         for c in 0..DEPTH {
             let e = io.out(base + c);
             io.put(base + c, e / sum);
+        }
+    }
+}
+
+/// float32 L2_NORMALIZATION of each row (TFLite `reference_ops::
+/// L2Normalization`): divided by the root of its sum of squares (at least
+/// `1e-6`).
+#[inline(never)]
+pub fn l2_normalize_f32<const ROWS: usize, const DEPTH: usize, IO: Io<f32>>(mut io: IO) {
+    for r in 0..ROWS {
+        let row = r * DEPTH;
+        let squares = (0..DEPTH).fold(0.0f32, |total, c| {
+            let v = io.get(row + c);
+            total + v * v
+        });
+        let norm = libm::sqrtf(squares).max(1e-6);
+        for c in 0..DEPTH {
+            let v = io.get(row + c);
+            io.put(row + c, v / norm);
+        }
+    }
+}
+
+/// int8 L2_NORMALIZATION (TFLite `reference_integer_ops::L2Normalization`):
+/// each row's values, less the zero point, times the fixed-point inverse
+/// root of their sum of squares, in units of 1/128 (the output scale TFLite
+/// fixes).
+#[inline(never)]
+pub fn l2_normalize_s8<const ROWS: usize, const DEPTH: usize, IO: Io<i8>>(mut io: IO, zero_point: i32) {
+    for r in 0..ROWS {
+        let row = r * DEPTH;
+        let squares = (0..DEPTH).fold(0i32, |total, c| {
+            let v = io.get(row + c) as i32 - zero_point;
+            total.wrapping_add(v * v)
+        });
+        let (multiplier, shift) = crate::fixedpoint::inv_sqrt_multiplier_exp(squares);
+        for c in 0..DEPTH {
+            let v = io.get(row + c) as i32 - zero_point;
+            io.put(row + c, multiply_by_quantized_multiplier(v, multiplier, shift + 7).clamp(-128, 127) as i8);
         }
     }
 }

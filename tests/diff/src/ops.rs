@@ -96,6 +96,9 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("BATCH_MATMUL", batch_matmul),
     ("DYNAMIC_UPDATE_SLICE", dynamic_update_slice),
     ("EMBEDDING_LOOKUP", embedding_lookup),
+    ("ADD_N", add_n),
+    ("CUMSUM", cumsum),
+    ("L2_NORMALIZATION", l2_normalization),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -108,6 +111,7 @@ const CONCATENATION_OPTIONS: u8 = 10;
 const REDUCER_OPTIONS: u8 = 27;
 const LEAKY_RELU_OPTIONS: u8 = 75;
 const BATCH_MATMUL_OPTIONS: u8 = 101;
+const CUMSUM_OPTIONS: u8 = 102;
 
 pub(crate) fn per_tensor(scale: f32, zero_point: i64) -> Option<QuantDef> {
     QuantDef::per_tensor(scale, zero_point)
@@ -1691,4 +1695,59 @@ fn embedding_lookup(r: &mut Rng) -> (Model, String) {
         if computed_ids { " (computed)" } else { "" }
     );
     (m, label)
+}
+
+/// ADD_N of 2 to 4 inputs (one of them now and then given twice), float32
+/// or int8 (one quantization for every input, as TFLM requires).
+fn add_n(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 6)).collect();
+    let count = r.size(2, 4);
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let mut inputs: Vec<i32> = (0..count).map(|i| b.input(&format!("x{i}"), &shape, ty, q.clone())).collect();
+    if r.chance(0.2) {
+        inputs.push(inputs[0]);
+    }
+    let out_q = output_quant(r, ty, 74.0 * scale_of(&q) * (inputs.len() as f64).sqrt());
+    let out = b.output("output", &shape, ty, out_q);
+    let label = format!("{} {shape:?} x{}", ty.name(), inputs.len());
+    (b.finish(106, &inputs, &[out], None), label)
+}
+
+/// CUMSUM along any axis (negative now and then), exclusive and reverse,
+/// float32 and int8.
+fn cumsum(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 6)).collect();
+    let axis = r.size(0, shape.len() - 1) as i32;
+    let written = if r.chance(0.3) { axis - shape.len() as i32 } else { axis };
+    let (exclusive, reverse) = (r.chance(0.5), r.chance(0.5));
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &shape, ty, q.clone());
+    let axis_t = b.ints("axis", &[], &[written]);
+    let out_q = output_quant(r, ty, 74.0 * scale_of(&q) * (shape[axis as usize] as f64).sqrt());
+    let out = b.output("output", &shape, ty, out_q);
+    let options = vec![(0, Scalar::Bool(exclusive)), (1, Scalar::Bool(reverse))];
+    let label = format!(
+        "{} {shape:?} axis {written}{}{}",
+        ty.name(),
+        if exclusive { " exclusive" } else { "" },
+        if reverse { " reverse" } else { "" }
+    );
+    (b.finish(128, &[input, axis_t], &[out], Some((CUMSUM_OPTIONS, options))), label)
+}
+
+/// L2_NORMALIZATION over the last axis, float32 and int8 (output scale
+/// 1/128, zero point 0, as the converter writes it).
+fn l2_normalization(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 9)).collect();
+    let mut b = Builder::default();
+    let q = activation_quant(r, ty, 1e-3, 0.5);
+    let input = b.input("input", &shape, ty, q);
+    let out_q = if ty == Ty::I8 { per_tensor(1.0 / 128.0, 0) } else { None };
+    let out = b.output("output", &shape, ty, out_q);
+    (b.finish(11, &[input], &[out], None), format!("{} {shape:?}", ty.name()))
 }
