@@ -26,10 +26,9 @@ struct L2Normalization {
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (input, output) = io(cx)?;
-    if let Some(o) = cx.options(field::TAG, "L2NormOptions")? {
-        if o.scalar::<i8>(field::FUSED_ACTIVATION, 0)? != 0 {
-            return Err(cx.err("a fused activation is not supported (as TFLM)"));
-        }
+    let activation = cx.options(field::TAG, "L2NormOptions")?.map(|o| o.scalar::<i8>(field::FUSED_ACTIVATION, 0));
+    if activation.transpose()?.unwrap_or(0) != 0 {
+        return Err(cx.err("a fused activation is not supported (as TFLM)"));
     }
     let Some(&depth) = input.shape.last().filter(|_| input.shape.len() <= 4) else {
         return Err(cx.err(format!("the input must have rank 1 to 4 (as TFLM), it is {:?}", input.shape)));
