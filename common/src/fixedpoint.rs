@@ -216,6 +216,61 @@ pub const fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     saturating_rounding_multiply_by_pot(reciprocal_newton_q2(a), 1)
 }
 
+/// `ln(x)` for a raw `x >= 1` with `input_integer_bits` integer bits, as
+/// a raw value with `output_integer_bits` (TFLite:
+/// `log_x_for_x_greater_than_or_equal_to_1_impl`): the power of two from
+/// the headroom (of `x` and of `x / sqrt 2`, whichever is nearer), the
+/// rest by a rational approximation around `sqrt(sqrt(1/2))`, summed with
+/// one extra integer bit.
+#[inline]
+pub const fn log_x_for_x_at_least_1(x: i32, input_integer_bits: i32, output_integer_bits: i32) -> i32 {
+    use saturating_rounding_doubling_high_mul as mul;
+    use saturating_rounding_multiply_by_pot as pot;
+    const LOG_2: i32 = 1_488_522_236;
+    const SQRT_SQRT_HALF: i32 = 1_805_811_301;
+    const SQRT_HALF: i32 = 1_518_500_250;
+    const ONE_QUARTER: i32 = 536_870_912;
+    const ALPHA_N: i32 = 117_049_297;
+    const ALPHA_D: i32 = 127_690_142;
+    const ALPHA_I: i32 = 1_057_819_769;
+    const ALPHA_F: i32 = 638_450_708;
+    let accum_bits = output_integer_bits + 1;
+    // Rescale<accum_bits> of a Q0.31 value.
+    let shifted_quarter = pot(ONE_QUARTER, -accum_bits);
+    let z_a_headroom_plus_1 = (x as u32).leading_zeros() as i32;
+    let r_a = pot(mul(pot(x, z_a_headroom_plus_1 - 1), SQRT_HALF), 1);
+    let z_a_pow_2_adj = saturating_add(pot(input_integer_bits - z_a_headroom_plus_1, 31 - accum_bits), shifted_quarter);
+    let z_b = mul(x, SQRT_HALF);
+    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
+    let r_b = pot(x, z_b_headroom);
+    let z_b_pow_2_adj = saturating_sub(pot(input_integer_bits - z_b_headroom, 31 - accum_bits), shifted_quarter);
+    let r = if r_a < r_b { r_a } else { r_b };
+    let z_pow_2_adj = if z_a_pow_2_adj > z_b_pow_2_adj { z_a_pow_2_adj } else { z_b_pow_2_adj };
+    let p = rounding_half_sum(r, SQRT_SQRT_HALF);
+    let q = r.wrapping_sub(SQRT_SQRT_HALF);
+    let q = q.wrapping_add(q);
+    let common_sq = mul(q, q);
+    let num = mul(q, r).wrapping_add(mul(mul(q, common_sq), ALPHA_N));
+    let denom_minus_one =
+        mul(p, ALPHA_I.wrapping_add(q).wrapping_add(mul(ALPHA_D, common_sq))).wrapping_add(mul(ALPHA_F, q));
+    let recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one);
+    let num_scaled = pot(num, -accum_bits);
+    let sum = mul(z_pow_2_adj, LOG_2).wrapping_add(mul(num_scaled, recip_denom));
+    pot(sum, accum_bits - output_integer_bits)
+}
+
+/// `a + b` saturated to the i32 range (TFLite `SaturatingAddNonGemmlowp`).
+#[inline(always)]
+pub const fn saturating_add(a: i32, b: i32) -> i32 {
+    a.saturating_add(b)
+}
+
+/// `a - b` saturated to the i32 range (TFLite `SaturatingSub`).
+#[inline(always)]
+pub const fn saturating_sub(a: i32, b: i32) -> i32 {
+    a.saturating_sub(b)
+}
+
 /// (1 - x) / (1 + x) for `x` in Q0.31 on [0, 1), result Q0.31. gemmlowp:
 /// `one_minus_x_over_one_plus_x_for_x_in_0_1`.
 #[inline]

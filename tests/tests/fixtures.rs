@@ -31,9 +31,9 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     v.push(("two_subgraphs", m.to_bytes(), "2 subgraphs"));
 
     let mut m = base.clone();
-    m.opcodes = vec![(7, None)]; // EMBEDDING_LOOKUP
+    m.opcodes = vec![(15, None)]; // LSH_PROJECTION (TFLM has none either)
     m.subgraphs[0].ops[0].options = None;
-    v.push(("unsupported_op", m.to_bytes(), "op 0 (EMBEDDING_LOOKUP): operator not supported"));
+    v.push(("unsupported_op", m.to_bytes(), "op 0 (LSH_PROJECTION): operator not supported"));
 
     let mut m = base.clone();
     for t in [0, 3] {

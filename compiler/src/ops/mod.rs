@@ -25,6 +25,7 @@ pub(crate) mod gather_nd;
 pub(crate) mod hard_swish;
 pub(crate) mod l2_normalization;
 pub(crate) mod leaky_relu;
+pub(crate) mod log_softmax;
 pub(crate) mod logical;
 pub(crate) mod logistic;
 pub(crate) mod lstm;

@@ -14,7 +14,7 @@ use quote::quote;
 
 use crate::tflite::fields::softmax as field;
 /// Integer bits of the scaled difference (Q5.26), as TFLite.
-const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+pub(crate) const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 
 #[derive(Debug)]
 enum Arith {
@@ -34,14 +34,14 @@ struct Softmax {
 
 /// TFLite `PreprocessSoftmaxScaling`: beta * scale as a Q(31-5) multiplier
 /// greater than one, capped below 2^31.
-fn preprocess_softmax_scaling(beta: f64, input_scale: f64) -> (i32, i32) {
+pub(crate) fn preprocess_softmax_scaling(beta: f64, input_scale: f64) -> (i32, i32) {
     let max_real_multiplier = ((1u64 << 31) - 1) as f64;
     let real = (beta * input_scale * (1u64 << (31 - SCALED_DIFF_INTEGER_BITS)) as f64).min(max_real_multiplier);
     quantize_multiplier(real)
 }
 
 /// TFLite `CalculateInputRadius` for 32-bit values.
-fn input_radius(integer_bits: i32, left_shift: i32) -> i32 {
+pub(crate) fn input_radius(integer_bits: i32, left_shift: i32) -> i32 {
     let max = ((1i64 << integer_bits) - 1) as f64 * (1i64 << (31 - integer_bits)) as f64 / (1i64 << left_shift) as f64;
     max.floor() as i32
 }

@@ -1,4 +1,4 @@
-//! SOFTMAX and L2_NORMALIZATION over the last dimension.
+//! SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION over the last dimension.
 
 use super::Io;
 use super::elementwise::lut_interp_s16;
@@ -210,6 +210,74 @@ pub fn l2_normalize_s8<const ROWS: usize, const DEPTH: usize, IO: Io<i8>>(mut io
         for c in 0..DEPTH {
             let v = io.get(row + c) as i32 - zero_point;
             io.put(row + c, multiply_by_quantized_multiplier(v, multiplier, shift + 7).clamp(-128, 127) as i8);
+        }
+    }
+}
+
+/// float32 LOG_SOFTMAX of each row (TFLite `reference_ops::LogSoftmax`):
+/// `x - max - ln(sum of exp(x - max))`.
+#[inline(never)]
+pub fn log_softmax_f32<const ROWS: usize, const DEPTH: usize, IO: Io<f32>>(mut io: IO) {
+    for r in 0..ROWS {
+        let row = r * DEPTH;
+        let max = (0..DEPTH).fold(f32::MIN, |m, c| m.max(io.get(row + c)));
+        let sum = (0..DEPTH).fold(0.0f32, |total, c| total + libm::expf(io.get(row + c) - max));
+        let log_sum = libm::logf(sum);
+        for c in 0..DEPTH {
+            let v = io.get(row + c);
+            io.put(row + c, v - max - log_sum);
+        }
+    }
+}
+
+/// The compile-time constants of an int8 LOG_SOFTMAX (TFLite's
+/// `SoftmaxParams` as its `LogSoftmax` reads them).
+#[derive(Clone, Copy, Debug)]
+pub struct LogSoftmaxQuant {
+    /// The input scale as a Q5.26 multiplier (beta 1).
+    pub input_multiplier: i32,
+    /// Its left shift.
+    pub input_left_shift: i32,
+    /// The inverse of that scaling, below one.
+    pub reverse_multiplier: i32,
+    /// Its (left) shift.
+    pub reverse_shift: i32,
+    /// Differences to the row maximum below this are left out.
+    pub diff_min: i32,
+}
+
+/// int8 LOG_SOFTMAX (TFLite `reference_ops::LogSoftmaxQuantized`): the sum
+/// of exp of the scaled differences in Q12.19, its fixed-point log in
+/// Q5.26, each output the difference less that log in units of 1/16 from
+/// 127 (TFLite's fixed output scale 16/256, zero point 127).
+#[inline(never)]
+pub fn log_softmax_s8<const ROWS: usize, const DEPTH: usize, IO: Io<i8>>(mut io: IO, q: &LogSoftmaxQuant) {
+    use crate::fixedpoint::log_x_for_x_at_least_1;
+    for r in 0..ROWS {
+        let row = r * DEPTH;
+        let max = (0..DEPTH).fold(i8::MIN, |m, c| m.max(io.get(row + c))) as i32;
+        let scaled = |v: i8| multiply_by_quantized_multiplier(v as i32 - max, q.input_multiplier, q.input_left_shift);
+        let mut sum_q12 = 0i32;
+        for c in 0..DEPTH {
+            let v = io.get(row + c);
+            if v as i32 - max >= q.diff_min {
+                let exp = exp_on_negative_values(scaled(v), SCALED_DIFF_INTEGER_BITS);
+                sum_q12 = sum_q12.wrapping_add(rounding_divide_by_pot(exp, ACCUMULATION_INTEGER_BITS));
+            }
+        }
+        let log_sum_q5 = log_x_for_x_at_least_1(sum_q12, ACCUMULATION_INTEGER_BITS, SCALED_DIFF_INTEGER_BITS);
+        let shifted = log_sum_q5.wrapping_add(i32::MIN);
+        let adjusted_diff_min =
+            (q.diff_min - 1).max(multiply_by_quantized_multiplier(shifted, q.reverse_multiplier, q.reverse_shift));
+        for c in 0..DEPTH {
+            let v = io.get(row + c);
+            let out = if v as i32 - max > adjusted_diff_min {
+                // Q5.26 to units of 1/16: a right shift by 31 - 5 - 4.
+                (rounding_divide_by_pot(scaled(v).wrapping_sub(log_sum_q5), 22) + 127).clamp(-128, 127)
+            } else {
+                -128
+            };
+            io.put(row + c, out as i8);
         }
     }
 }

@@ -99,6 +99,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("ADD_N", add_n),
     ("CUMSUM", cumsum),
     ("L2_NORMALIZATION", l2_normalization),
+    ("LOG_SOFTMAX", log_softmax),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1750,4 +1751,17 @@ fn l2_normalization(r: &mut Rng) -> (Model, String) {
     let out_q = if ty == Ty::I8 { per_tensor(1.0 / 128.0, 0) } else { None };
     let out = b.output("output", &shape, ty, out_q);
     (b.finish(11, &[input], &[out], None), format!("{} {shape:?}", ty.name()))
+}
+
+/// LOG_SOFTMAX over the last axis, float32 and int8 (output scale 16/256,
+/// zero point 127, as TFLM requires).
+fn log_softmax(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(FLOAT_INT8);
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 12)).collect();
+    let mut b = Builder::default();
+    let q = if ty == Ty::I8 { per_tensor(r.log_uniform(1e-3, 0.5), r.zero_point(-128, 127)) } else { None };
+    let input = b.input("input", &shape, ty, q);
+    let out_q = if ty == Ty::I8 { per_tensor(16.0 / 256.0, 127) } else { None };
+    let out = b.output("output", &shape, ty, out_q);
+    (b.finish(50, &[input], &[out], None), format!("{} {shape:?}", ty.name()))
 }
