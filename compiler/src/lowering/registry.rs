@@ -205,6 +205,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 128, name: "CUMSUM", dtypes: &["int8", "float32"], lower: cumsum::lower },
     OpSupport { code: 11, name: "L2_NORMALIZATION", dtypes: &["int8", "float32"], lower: l2_normalization::lower },
     OpSupport { code: 50, name: "LOG_SOFTMAX", dtypes: &["int8", "float32"], lower: log_softmax::lower },
+    OpSupport { code: 145, name: "BROADCAST_ARGS", dtypes: &["int32", "int64"], lower: broadcast_args::lower },
     OpSupport { code: 107, name: "GATHER_ND", dtypes: ANY, lower: gather_nd::lower },
     OpSupport { code: 77, name: "SHAPE", dtypes: &["any -> int32"], lower: shape::lower },
     OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["float32"], lower: binary::lower_floor_div },

@@ -8,6 +8,7 @@ pub(crate) mod add_n;
 pub(crate) mod arg_max;
 pub(crate) mod batch_matmul;
 pub(crate) mod binary;
+pub(crate) mod broadcast_args;
 pub(crate) mod cast;
 pub(crate) mod comparison;
 pub(crate) mod concatenation;

@@ -1,6 +1,7 @@
 //! SLICE (begin and size, size -1 = to the end) and STRIDED_SLICE (begin,
-//! end, strides of either sign, begin/end/shrink-axis masks, `offset`),
-//! any dtype, with TFLite's clamping rules.
+//! end, strides of either sign, begin/end/shrink-axis masks; the ellipsis
+//! and new-axis masks and `offset` ignored, as TFLM ignores them), any
+//! dtype, with TFLite's clamping rules.
 
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
@@ -57,17 +58,12 @@ pub fn lower_strided(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(4, 4, 1)?;
     let o = cx.options(field::TAG, "StridedSliceOptions")?;
     let mask = |id: u16| -> Result<i32, Error> { Ok(o.map(|o| o.scalar::<i32>(id, 0)).transpose()?.unwrap_or(0)) };
-    let (begin_mask, end_mask, ellipsis, new_axis, shrink) = (
-        mask(field::BEGIN_MASK)?,
-        mask(field::END_MASK)?,
-        mask(field::ELLIPSIS_MASK)?,
-        mask(field::NEW_AXIS_MASK)?,
-        mask(field::SHRINK_AXIS_MASK)?,
-    );
-    let offset = o.map(|o| o.scalar::<bool>(field::OFFSET, false)).transpose()?.unwrap_or(false);
-    if ellipsis != 0 || new_axis != 0 {
-        return Err(cx.err("STRIDED_SLICE with an ellipsis or new-axis mask is not supported"));
-    }
+    // TFLM reads neither the ellipsis and new-axis masks nor `offset`
+    // (its `BuildStridedSliceParams` leaves them 0): a model that sets them
+    // runs there as if they were unset, or fails its output-shape check;
+    // the same here, so the answers agree.
+    let (begin_mask, end_mask, shrink) =
+        (mask(field::BEGIN_MASK)?, mask(field::END_MASK)?, mask(field::SHRINK_AXIS_MASK)?);
     let input = cx.input(0)?;
     let begin = const_ints(cx, cx.input(1)?, "begin")?;
     let end = const_ints(cx, cx.input(2)?, "end")?;
@@ -102,7 +98,7 @@ pub fn lower_strided(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         } else if bit(end_mask) {
             (if step > 0 { dim } else { -1 }, step)
         } else {
-            let e = if offset { end[d] + begin[d] } else { end[d] };
+            let e = end[d];
             (clamp(if e < 0 { e + dim } else { e }), step)
         };
         let (span, by) = if step > 0 { (stop - start, step) } else { (start - stop, -step) };

@@ -187,6 +187,25 @@ pub fn gather_dequantize<const ROWS: usize, const COLUMNS: usize>(
     }
 }
 
+/// BROADCAST_ARGS (TFLite `reference_ops::BroadcastArgs`): output value
+/// `LEN - 1 - i` from the `i`-th values from the end of `a` and `b` (1
+/// where a shape is shorter), as C `int`s: the other one where one is 1,
+/// else `a`'s.
+#[inline(never)]
+pub fn broadcast_args<T: Copy, const LEN: usize>(
+    a: &[T],
+    b: &[T],
+    output: &mut [T],
+    to_int: impl Fn(T) -> i32,
+    from_int: impl Fn(i32) -> T,
+) {
+    let from_end = |s: &[T], i: usize| if i < s.len() { to_int(s[s.len() - 1 - i]) } else { 1 };
+    for (i, o) in output[..LEN].iter_mut().rev().enumerate() {
+        let (x, y) = (from_end(a, i), from_end(b, i));
+        *o = from_int(if x == 1 { y } else { x });
+    }
+}
+
 /// Source indices and weights of a bilinear resize along one axis: output
 /// position `o` blends source `lo[o]` and `hi[o]` with weight `w[o]` on
 /// `hi` (a float fraction, or a fraction of 1024 for int8).

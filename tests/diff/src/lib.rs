@@ -236,6 +236,7 @@ impl Builder {
             halves: false,
             narrow: false,
             ids_below: None,
+            fixed: None,
             invokes: 1,
             nonzero: None,
         }
@@ -270,6 +271,9 @@ pub struct Model {
     /// An int32 input (index, n) of ids in `0..n` (EMBEDDING_LOOKUP's
     /// computed ids: TFLM fails on others).
     pub ids_below: Option<(usize, i32)>,
+    /// The values of every int32/int64 input, in input order, instead of
+    /// random ones (shapes fed to BROADCAST_ARGS).
+    pub fixed: Option<Vec<i64>>,
 }
 
 /// One differential case.
@@ -302,8 +306,16 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
     let (model, label) = generate(&mut rng);
     let mut input: Vec<u8> = Vec::new();
     for _ in 0..model.invokes {
+        let mut fixed = model.fixed.iter().flatten();
         for (k, &(ty, n)) in model.inputs.iter().enumerate() {
             let mut values = random_values(&mut rng, ty, n);
+            if model.fixed.is_some() {
+                match ty {
+                    Ty::I32 => values = fixed.by_ref().take(n).flat_map(|&v| (v as i32).to_le_bytes()).collect(),
+                    Ty::I64 => values = fixed.by_ref().take(n).flat_map(|&v| v.to_le_bytes()).collect(),
+                    _ => {}
+                }
+            }
             if let Some((_, zero)) = model.nonzero.filter(|&(at, _)| at == k) {
                 for v in values.iter_mut().filter(|v| **v as i8 == zero) {
                     *v = zero.wrapping_add(1) as u8;

@@ -100,6 +100,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CUMSUM", cumsum),
     ("L2_NORMALIZATION", l2_normalization),
     ("LOG_SOFTMAX", log_softmax),
+    ("BROADCAST_ARGS", broadcast_args),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1031,10 +1032,23 @@ fn strided_slice(r: &mut Rng) -> (Model, String) {
     let et = b.ints("end", &[rank], &end);
     let st = b.ints("strides", &[rank], &strides);
     let output = b.output("output", &out, ty, q);
-    let options = vec![(0, Scalar::I32(begin_mask)), (1, Scalar::I32(end_mask)), (4, Scalar::I32(shrink))];
+    let mut options = vec![(0, Scalar::I32(begin_mask)), (1, Scalar::I32(end_mask)), (4, Scalar::I32(shrink))];
+    // Fields TFLM ignores (ellipsis and new-axis masks, offset): set now
+    // and then, the output shaped as if they were not.
+    let ignored = if r.chance(0.15) { r.size(1, 7) } else { 0 };
+    if ignored & 1 != 0 {
+        options.push((2, Scalar::I32(1 << r.size(0, rank - 1))));
+    }
+    if ignored & 2 != 0 {
+        options.push((3, Scalar::I32(1 << r.size(0, rank - 1))));
+    }
+    if ignored & 4 != 0 {
+        options.push((5, Scalar::Bool(true)));
+    }
     let label = format!(
-        "{} {shape:?} begin {begin:?} end {end:?} strides {strides:?} masks b{begin_mask} e{end_mask} s{shrink}",
-        ty.name()
+        "{} {shape:?} begin {begin:?} end {end:?} strides {strides:?} masks b{begin_mask} e{end_mask} s{shrink}{}",
+        ty.name(),
+        if ignored != 0 { format!(" ignored fields {ignored}") } else { String::new() }
     );
     (b.finish(45, &[input, bt, et, st], &[output], Some((32, options))), label)
 }
@@ -1764,4 +1778,18 @@ fn log_softmax(r: &mut Rng) -> (Model, String) {
     let out_q = if ty == Ty::I8 { per_tensor(16.0 / 256.0, 127) } else { None };
     let out = b.output("output", &shape, ty, out_q);
     (b.finish(50, &[input], &[out], None), format!("{} {shape:?}", ty.name()))
+}
+
+/// BROADCAST_ARGS of two computed shapes (int32 or int64) that broadcast:
+/// each dimension equal, or 1 on one side.
+fn broadcast_args(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I32, Ty::I64]);
+    let (a, c, out) = broadcast_shapes(r);
+    let mut b = Builder::default();
+    let x = b.input("a", &[a.len()], ty, None);
+    let y = b.input("b", &[c.len()], ty, None);
+    let o = b.output("output", &[out.len()], ty, None);
+    let mut m = b.finish(145, &[x, y], &[o], None);
+    m.fixed = Some([a.clone(), c.clone()].concat().iter().map(|&d| d as i64).collect());
+    (m, format!("{} {a:?} {c:?} -> {out:?}", ty.name()))
 }
