@@ -4,6 +4,7 @@
 
 use crate::diag::Error;
 use crate::tflite::{self, Options, names};
+use std::borrow::Cow;
 
 /// Largest tensor tinyaot accepts, in bytes. No microcontroller has more
 /// memory; anything larger is a corrupt or hostile file.
@@ -133,7 +134,9 @@ pub struct Tensor<'a> {
     /// Quantization, when present.
     pub quant: Option<Quant>,
     /// Constant contents, little-endian, for tensors backed by a buffer.
-    pub data: Option<&'a [u8]>,
+    /// (Borrowed from the file; owned where the compiler folded it, as a
+    /// DEQUANTIZE of float16 constants.)
+    pub data: Option<Cow<'a, [u8]>>,
     /// A variable (state kept between invocations): stored outside the
     /// arena, never constant.
     pub is_variable: bool,
@@ -299,7 +302,34 @@ impl<'a> Graph<'a> {
                 Err(e) => return Err(e),
             });
         }
-        Ok(Graph { tensors, nodes, inputs, outputs })
+        let mut graph = Graph { tensors, nodes, inputs, outputs };
+        graph.fold_float16_constants();
+        Ok(graph)
+    }
+
+    /// A DEQUANTIZE of a constant float16 tensor (the converter's float16
+    /// weights) becomes the constant float32 tensor it computes: exact
+    /// widening, done here once, so the ops reading it see constant
+    /// weights and the arena holds none of it. The DEQUANTIZE is then a
+    /// no-op (`ops::dequantize`). A graph output is left to the op.
+    fn fold_float16_constants(&mut self) {
+        const DEQUANTIZE: i32 = 6;
+        for node in &self.nodes {
+            let (Some(Some(i)), Some(&o)) = (node.inputs.first(), node.outputs.first()) else { continue };
+            let (input, output) = (&self.tensors[*i], &self.tensors[o]);
+            let foldable = node.code == DEQUANTIZE
+                && (input.dtype, output.dtype) == (DType::F16, DType::F32)
+                && input.elements == output.elements
+                && output.data.is_none()
+                && !output.is_variable
+                && !self.outputs.contains(&o);
+            let Some(half) = input.data.as_deref().filter(|_| foldable) else { continue };
+            let wide: Vec<u8> = half
+                .chunks_exact(2)
+                .flat_map(|h| crate::quant::f16_to_f32(u16::from_le_bytes([h[0], h[1]])).to_le_bytes())
+                .collect();
+            self.tensors[o].data = Some(Cow::Owned(wide));
+        }
     }
 }
 
@@ -467,7 +497,7 @@ fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&Buffer
                         d[i]
                     )));
                 }
-                Some(d)
+                Some(Cow::Borrowed(d))
             }
             _ => None,
         }

@@ -116,9 +116,48 @@ pub fn lut_populate_i16(
     lut
 }
 
+/// An IEEE half-precision value as the f32 it is exactly (every f16 is an
+/// f32): subnormals normalized, infinities and NaNs kept.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1F) as u32;
+    let mantissa = (h & 0x3FF) as u32;
+    let bits = match (exp, mantissa) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: m * 2^-24, renormalized.
+            let shift = m.leading_zeros() - 21;
+            sign | ((113 - shift) << 23) | (((m << shift) & 0x3FF) << 13)
+        }
+        (0x1F, m) => sign | 0x7F80_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_float16_widens_to_its_value() {
+        for h in 0..=u16::MAX {
+            let (sign, exp, m) = (h >> 15, i32::from((h >> 10) & 0x1F), f64::from(h & 0x3FF));
+            let magnitude = match exp {
+                0 => m * 2f64.powi(-24),
+                0x1F if m == 0.0 => f64::INFINITY,
+                0x1F => f64::NAN,
+                e => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+            };
+            let want = if sign == 1 { -magnitude } else { magnitude } as f32;
+            let got = f16_to_f32(h);
+            if want.is_nan() {
+                assert!(got.is_nan(), "{h:#06x}");
+            } else {
+                assert_eq!(got.to_bits(), want.to_bits(), "{h:#06x}");
+            }
+        }
+    }
 
     #[test]
     fn frexp_matches_c() {

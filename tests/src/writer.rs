@@ -8,6 +8,8 @@ use flatbuffers::{FlatBufferBuilder, TableFinishedWIPOffset, WIPOffset};
 pub mod dtype {
     /// float32
     pub const F32: i8 = 0;
+    /// float16
+    pub const F16: i8 = 1;
     /// int32
     pub const I32: i8 = 2;
     /// uint8

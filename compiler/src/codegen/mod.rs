@@ -137,7 +137,7 @@ impl<'g> Emit<'g> {
 
     /// The constant bytes of tensor `t`, if it has them.
     pub fn tensor_data(&self, t: usize) -> Option<&'g [u8]> {
-        self.graph.tensors.get(t).and_then(|t| t.data)
+        self.graph.tensors.get(t).and_then(|t| t.data.as_deref())
     }
 
     /// An expression `&[T]` reading tensor `t`: its flash static if it is a
@@ -146,7 +146,7 @@ impl<'g> Emit<'g> {
         let graph = self.graph;
         let t = &graph.tensors[t];
         let ty = Self::elem_type(t)?;
-        if let Some(data) = t.data {
+        if let Some(data) = t.data.as_deref() {
             let name = match self.tensor_statics.get(&t.index) {
                 Some(n) => n.clone(),
                 None => {

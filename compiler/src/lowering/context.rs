@@ -74,8 +74,8 @@ impl<'g, 'a> OpCx<'g, 'a> {
     }
 
     /// Requires a constant tensor.
-    pub fn constant<'t>(&self, t: &'t Tensor<'a>, role: &str) -> Result<&'a [u8], Error> {
-        t.data.ok_or_else(|| self.err(format!("{role} '{}' must be a constant in the model", t.name)))
+    pub fn constant<'t>(&self, t: &'t Tensor<'a>, role: &str) -> Result<&'t [u8], Error> {
+        t.data.as_deref().ok_or_else(|| self.err(format!("{role} '{}' must be a constant in the model", t.name)))
     }
 
     /// Checks that the stored shape of `t` equals `expected`.

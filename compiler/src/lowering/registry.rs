@@ -66,7 +66,12 @@ pub const SUPPORTED: &[OpSupport] = &[
         lower: softmax::lower,
     },
     OpSupport { code: 40, name: "MEAN", dtypes: &["int8", "int16", "float32"], lower: mean::lower },
-    OpSupport { code: 6, name: "DEQUANTIZE", dtypes: &["int8", "uint8", "int16 -> float32"], lower: dequantize::lower },
+    OpSupport {
+        code: 6,
+        name: "DEQUANTIZE",
+        dtypes: &["int8", "uint8", "int16 -> float32", "float16 constants (folded)"],
+        lower: dequantize::lower,
+    },
     OpSupport { code: 14, name: "LOGISTIC", dtypes: &["int8", "int16", "float32"], lower: logistic::lower },
     OpSupport { code: 19, name: "RELU", dtypes: &["int8", "int16", "float32"], lower: relu::lower_relu },
     OpSupport { code: 20, name: "RELU_N1_TO_1", dtypes: &["int8", "float32"], lower: relu::lower_relu_n1_to_1 },

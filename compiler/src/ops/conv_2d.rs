@@ -77,7 +77,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
     // Folding needs the filter and the bias (if any) in the model.
-    let folded_bias = match (&arith, filter.data, bias.map(|b| b.data)) {
+    let folded_bias = match (&arith, filter.data.as_deref(), bias.map(|b| b.data.as_deref())) {
         (Arith::Int8(q), Some(w), None) => Some(folded_bias(w, None, oc, q.input_offset)),
         (Arith::Int8(q), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), oc, q.input_offset)),
         _ => None,
@@ -91,7 +91,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         filter_depth: kc,
         arith,
         folded_bias,
-        weights: filter.data.map(|w| w.iter().map(|&b| b as i8).collect()),
+        weights: filter.data.as_deref().map(|w| w.iter().map(|&b| b as i8).collect()),
     }))
 }
 

@@ -72,7 +72,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         geo,
         multiplier,
         // Folding needs the filter and the bias (if any) in the model.
-        weights: match (&arith, filter.data, bias.is_none_or(|b| b.data.is_some())) {
+        weights: match (&arith, filter.data.as_deref(), bias.is_none_or(|b| b.data.is_some())) {
             (Arith::Int8(_), Some(w), true) => Some(w.iter().map(|&b| b as i8).collect()),
             _ => None,
         },

@@ -1,6 +1,9 @@
 //! DEQUANTIZE: int8, uint8, int16 -> float32 (`scale * (q - zero_point)`,
 //! which in single precision is the correctly rounded product TFLite's
-//! double computation rounds to; int8 tabulated at compile time).
+//! double computation rounds to; int8 tabulated at compile time); and
+//! float16 constants -> float32, folded into a constant when the graph is
+//! read (`Graph::fold_float16_constants`), so nothing runs (TFLM has no
+//! float16 DEQUANTIZE; LiteRT does the same widening).
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -10,7 +13,27 @@ use crate::lowering::operator::Operator;
 use crate::lowering::unary::{Compute, io, unary};
 use quote::quote;
 
+/// A DEQUANTIZE whose output the graph reader folded into a constant.
+#[derive(Debug)]
+struct Folded;
+
+impl Operator for Folded {
+    fn emit(&self, _: &mut Emit<'_>) -> Result<proc_macro2::TokenStream, Error> {
+        Ok(proc_macro2::TokenStream::new())
+    }
+}
+
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    if cx.input(0)?.dtype == DType::F16 {
+        cx.arity(1, 1, 1)?;
+        return match cx.output(0)?.data {
+            Some(_) => Ok(Box::new(Folded)),
+            None => Err(cx.err(
+                "a float16 DEQUANTIZE is folded only when its input is a constant and its output a float32 \
+                 tensor of as many elements that is not a graph output",
+            )),
+        };
+    }
     let (input, output) = io(cx)?;
     match (input.dtype, output.dtype) {
         (DType::I8, DType::F32) => {

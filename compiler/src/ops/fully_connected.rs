@@ -112,19 +112,19 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             ));
         }
     };
-    let folded_bias = match (&arith, weights.data, bias.map(|b| b.data)) {
+    let folded_bias = match (&arith, weights.data.as_deref(), bias.map(|b| b.data.as_deref())) {
         (Arith::Int8((q, 0)), Some(w), None) => Some(folded_bias(w, None, units, q.input_offset)),
         (Arith::Int8((q, 0)), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), units, q.input_offset)),
         _ => None,
     };
-    let packed = match (&arith, weights.data) {
+    let packed = match (&arith, weights.data.as_deref()) {
         (Arith::Int8(_), Some(w)) if folded_bias.is_some() => {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
             Some(PackedRows::new(&w, units, depth))
         }
         _ => None,
     };
-    let packed_f32 = match (&arith, weights.data) {
+    let packed_f32 = match (&arith, weights.data.as_deref()) {
         (Arith::Float(..), Some(w)) => {
             let f: Vec<f32> = w.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             Some(crate::layout::pack_f32_rows8(&f, units, depth).flat_map(f32::to_le_bytes).collect())

@@ -92,6 +92,8 @@ pub enum Ty {
     I64,
     /// bool
     Bool,
+    /// float16 (constants only: weights the compiler widens)
+    F16,
 }
 
 impl Ty {
@@ -104,6 +106,7 @@ impl Ty {
             Ty::I32 => dtype::I32,
             Ty::I64 => dtype::I64,
             Ty::Bool => dtype::BOOL,
+            Ty::F16 => dtype::F16,
         }
     }
 
@@ -111,7 +114,7 @@ impl Ty {
     pub fn size(self) -> usize {
         match self {
             Ty::I8 | Ty::Bool => 1,
-            Ty::I16 => 2,
+            Ty::I16 | Ty::F16 => 2,
             Ty::F32 | Ty::I32 => 4,
             Ty::I64 => 8,
         }
@@ -126,6 +129,7 @@ impl Ty {
             Ty::I32 => "int32",
             Ty::I64 => "int64",
             Ty::Bool => "bool",
+            Ty::F16 => "float16",
         }
     }
 }
@@ -237,6 +241,7 @@ impl Builder {
             narrow: false,
             ids_below: None,
             fixed: None,
+            reference: None,
             invokes: 1,
             nonzero: None,
         }
@@ -274,6 +279,8 @@ pub struct Model {
     /// The values of every int32/int64 input, in input order, instead of
     /// random ones (shapes fed to BROADCAST_ARGS).
     pub fixed: Option<Vec<i64>>,
+    /// An equivalent model for TFLM to run (see [`Case::reference`]).
+    pub reference: Option<ModelDef>,
 }
 
 /// One differential case.
@@ -286,6 +293,9 @@ pub struct Case {
     pub label: String,
     /// The `.tflite` bytes.
     pub model: Vec<u8>,
+    /// The model TFLM runs instead, when it cannot run `model` but runs an
+    /// equivalent one (float16 weights: their float32 twin).
+    pub reference: Option<Vec<u8>>,
     /// Input bytes, concatenated.
     pub input: Vec<u8>,
     /// Output types and element counts.
@@ -351,6 +361,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
         op,
         label: format!("{op} {label}"),
         model: model.def.to_bytes(),
+        reference: model.reference.as_ref().map(|r| r.to_bytes()),
         input,
         outputs: model.outputs,
     }
@@ -366,6 +377,12 @@ pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
             Ty::I32 => (rng.range(-1000, 1000) as i32).to_le_bytes().to_vec(),
             Ty::I64 => rng.range(-1000, 1000).to_le_bytes().to_vec(),
             Ty::Bool => vec![u8::from(rng.chance(0.5))],
+            // Normal halves of magnitude 2^-6 to 2^3.
+            Ty::F16 => {
+                (((rng.bits() & 1) << 15) as u16 | ((rng.range(9, 18) as u16) << 10) | (rng.bits() & 0x3FF) as u16)
+                    .to_le_bytes()
+                    .to_vec()
+            }
         })
         .collect()
 }

@@ -101,6 +101,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("L2_NORMALIZATION", l2_normalization),
     ("LOG_SOFTMAX", log_softmax),
     ("BROADCAST_ARGS", broadcast_args),
+    ("FLOAT16_WEIGHTS", float16_weights),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1792,4 +1793,51 @@ fn broadcast_args(r: &mut Rng) -> (Model, String) {
     let mut m = b.finish(145, &[x, y], &[o], None);
     m.fixed = Some([a.clone(), c.clone()].concat().iter().map(|&d| d as i64).collect());
     (m, format!("{} {a:?} {c:?} -> {out:?}", ty.name()))
+}
+
+/// The value of a normal float16 `h`, computed apart from the compiler.
+fn half_value(h: u16) -> f32 {
+    let magnitude = (1.0 + f64::from(h & 0x3FF) / 1024.0) * 2f64.powi(i32::from((h >> 10) & 0x1F) - 15);
+    (if h >> 15 == 1 { -magnitude } else { magnitude }) as f32
+}
+
+/// float16 weights as the converter writes them (a constant behind a
+/// DEQUANTIZE) into a float32 FULLY_CONNECTED or CONV_2D. TFLM has no
+/// float16 DEQUANTIZE: it runs the float32 twin, the same weights widened.
+fn float16_weights(r: &mut Rng) -> (Model, String) {
+    let conv = r.chance(0.5);
+    let (batch, depth, units) = (r.size(1, 3), r.size(1, 12), r.size(1, 8));
+    let (h, w, k) = (r.size(2, 6), r.size(2, 6), r.size(1, 2));
+    let (in_shape, w_shape, out_shape) = if conv {
+        let (oh, ow) = (h - k + 1, w - k + 1);
+        (vec![1, h, w, depth], vec![units, k, k, depth], vec![1, oh, ow, units])
+    } else {
+        (vec![batch, depth], vec![units, depth], vec![batch, units])
+    };
+    let half = crate::random_values(r, Ty::F16, w_shape.iter().product());
+    let wide: Vec<u8> =
+        half.chunks_exact(2).flat_map(|h| half_value(u16::from_le_bytes([h[0], h[1]])).to_le_bytes()).collect();
+    let build = |folded: bool| {
+        let mut b = Builder::default();
+        let x = b.input("x", &in_shape, Ty::F32, None);
+        let weights = if folded {
+            let h = b.constant("weights_f16", &w_shape, Ty::F16, half.clone(), None);
+            let w = b.tensor("weights", &w_shape, Ty::F32, None);
+            b.op(6, &[h], &[w], None);
+            w
+        } else {
+            b.constant("weights", &w_shape, Ty::F32, wide.clone(), None)
+        };
+        let y = b.output("y", &out_shape, Ty::F32, None);
+        if conv {
+            let options = vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1))];
+            b.op(3, &[x, weights, -1], &[y], Some((CONV_2D_OPTIONS, options)));
+        } else {
+            b.op(9, &[x, weights, -1], &[y], Some((FULLY_CONNECTED_OPTIONS, vec![])));
+        }
+        b.finish_graph()
+    };
+    let mut m = build(true);
+    m.reference = Some(build(false).def);
+    (m, format!("{} {in_shape:?} weights {w_shape:?}", if conv { "CONV_2D" } else { "FULLY_CONNECTED" }))
 }

@@ -62,6 +62,11 @@ fn tflm_answers(dir: &Path) -> Option<()> {
     panic!("the TFLM reference script keeps crashing");
 }
 
+/// Where the model tinyaot compiles lies (TFLM reads `NAME.tflite`).
+fn ours(case_dir: &Path, c: &Case) -> PathBuf {
+    case_dir.join(format!("{}.tinyaot", c.name))
+}
+
 /// Writes the runner crate: one module per case, a table of run functions.
 fn write_runner(runner: &Path, cases: &[&Case], case_dir: &Path) {
     std::fs::create_dir_all(runner.join("src")).unwrap();
@@ -113,7 +118,7 @@ opt-level = 1
          }\n",
     );
     for c in cases {
-        let path = case_dir.join(format!("{}.tflite", c.name));
+        let path = ours(case_dir, c);
         let _ = writeln!(
             src,
             "mod {} {{ tinyaot::include_model!(pub Model = {:?}); }}",
@@ -159,7 +164,9 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
     let _ = std::fs::remove_dir_all(&case_dir);
     std::fs::create_dir_all(&case_dir).unwrap();
     for c in cases {
-        std::fs::write(case_dir.join(format!("{}.tflite", c.name)), &c.model).unwrap();
+        // TFLM answers `NAME.tflite`: the case's model, or its reference twin.
+        std::fs::write(case_dir.join(format!("{}.tflite", c.name)), c.reference.as_ref().unwrap_or(&c.model)).unwrap();
+        std::fs::write(ours(&case_dir, c), &c.model).unwrap();
         std::fs::write(case_dir.join(format!("{}.input.bin", c.name)), &c.input).unwrap();
     }
     tflm_answers(&case_dir)?;
