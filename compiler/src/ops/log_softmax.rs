@@ -41,7 +41,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
                 )));
             }
             let (multiplier, left_shift) = preprocess_softmax_scaling(1.0, in_scale as f64);
-            if !(0..=30).contains(&left_shift) || multiplier <= 0 {
+            // A large scale caps the multiplier with shift 31 (only a row's
+            // maximum then counts, as in TFLM); a tiny one would shift past 31.
+            if !(0..=31).contains(&left_shift) || multiplier <= 0 {
                 return Err(
                     cx.err(format!("the input scale {in_scale} is out of the range TFLite's int8 LOG_SOFTMAX handles"))
                 );

@@ -20,6 +20,19 @@ struct Node {
 
 /// A random chain of 2 to 6 layers, int8 or float32.
 pub fn chain(r: &mut Rng) -> (Model, String) {
+    build(r, false)
+}
+
+/// A chain that also draws the later ops: a GREATER mask feeding
+/// SELECT_V2 (a bool tensor inside the arena), L2_NORMALIZATION and
+/// LOG_SOFTMAX over channels, CUMSUM (their in-place plans among others).
+pub fn chain_with_masks(r: &mut Rng) -> (Model, String) {
+    build(r, true)
+}
+
+/// The chain; `later_ops` widens the draw (kept apart so `chain`'s cases,
+/// and the regressions naming them, stay as they were).
+fn build(r: &mut Rng, later_ops: bool) -> (Model, String) {
     let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32]);
     let mut b = Builder::default();
     let shape = [1, r.size(2, 10), r.size(2, 10), r.size(1, 4)];
@@ -33,7 +46,7 @@ pub fn chain(r: &mut Rng) -> (Model, String) {
         n += 1;
         let x = seen.last().unwrap().clone();
         let name = format!("t{n}");
-        let step = match r.size(0, 7) {
+        let step = match r.size(0, if later_ops { 10 } else { 7 }) {
             0 => conv(&mut b, r, ty, &x, &name),
             1 => depthwise(&mut b, r, ty, &x, &name),
             2 => pool(&mut b, r, ty, &x, &name),
@@ -41,6 +54,9 @@ pub fn chain(r: &mut Rng) -> (Model, String) {
             4 => residual(&mut b, r, ty, &x, &seen, &name),
             5 => concat(&mut b, r, ty, &x, &seen, &name),
             6 if x.shape[1] * x.shape[2] > 1 => global_mean(&mut b, r, ty, &x, &name),
+            8 => gate(&mut b, ty, &x, &seen, &name),
+            9 => normalize(&mut b, r, ty, &x, &name),
+            10 => cumsum(&mut b, r, ty, &x, &name),
             _ => conv(&mut b, r, ty, &x, &name),
         };
         if let Some((node, label)) = step {
@@ -172,6 +188,41 @@ fn classifier(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node) -> (i32, String) {
     let probs = b.tensor("probs", &[1, units], ty, pq);
     b.op(25, &[logits], &[probs], Some((9, vec![(0, Scalar::F32(1.0))])));
     (probs, format!(", reshape, fc -> {units}, softmax"))
+}
+
+/// `where(x > other, x, other)` with an earlier tensor of x's shape: a
+/// GREATER into a bool tensor, then SELECT_V2 (raw values, x's scale).
+fn gate(b: &mut Builder, ty: Ty, x: &Node, seen: &[Node], name: &str) -> Option<(Node, String)> {
+    let other = seen[..seen.len() - 1].iter().rev().find(|n| n.shape == x.shape && same_quant(&n.q, &x.q))?;
+    let mask = b.tensor(&format!("{name}_mask"), &x.shape, Ty::Bool, None);
+    b.op(61, &[x.t, other.t], &[mask], None);
+    let out = b.tensor(name, &x.shape, ty, x.q.clone());
+    b.op(123, &[mask, x.t, other.t], &[out], None);
+    Some((Node { t: out, shape: x.shape, q: x.q.clone() }, "greater, select_v2".into()))
+}
+
+/// L2_NORMALIZATION or LOG_SOFTMAX over channels (TFLite's fixed output
+/// quantization for int8).
+fn normalize(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let (code, what, q) = if r.chance(0.5) {
+        (11, "l2_normalization", if ty == Ty::I8 { per_tensor(1.0 / 128.0, 0) } else { None })
+    } else {
+        (50, "log_softmax", if ty == Ty::I8 { per_tensor(16.0 / 256.0, 127) } else { None })
+    };
+    let out = b.tensor(name, &x.shape, ty, q.clone());
+    b.op(code, &[x.t], &[out], None);
+    Some((Node { t: out, shape: x.shape, q }, what.into()))
+}
+
+/// CUMSUM along height, width or channels, exclusive and/or reverse.
+fn cumsum(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str) -> Option<(Node, String)> {
+    let axis = r.size(1, 3);
+    let (exclusive, reverse) = (r.chance(0.5), r.chance(0.5));
+    let axis_t = b.ints(&format!("{name}_axis"), &[], &[axis as i32]);
+    let q = output_quant(r, ty, 74.0 * scale_of(&x.q) * (x.shape[axis] as f64).sqrt());
+    let out = b.tensor(name, &x.shape, ty, q.clone());
+    b.op(128, &[x.t, axis_t], &[out], Some((102, vec![(0, Scalar::Bool(exclusive)), (1, Scalar::Bool(reverse))])));
+    Some((Node { t: out, shape: x.shape, q }, format!("cumsum axis {axis}")))
 }
 
 fn same_quant(a: &Option<QuantDef>, b: &Option<QuantDef>) -> bool {
