@@ -94,6 +94,8 @@ pub enum Ty {
     Bool,
     /// float16 (constants only: weights the compiler widens)
     F16,
+    /// uint8 (older quantized models' inputs and outputs)
+    U8,
 }
 
 impl Ty {
@@ -107,13 +109,14 @@ impl Ty {
             Ty::I64 => dtype::I64,
             Ty::Bool => dtype::BOOL,
             Ty::F16 => dtype::F16,
+            Ty::U8 => dtype::U8,
         }
     }
 
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            Ty::I8 | Ty::Bool => 1,
+            Ty::I8 | Ty::Bool | Ty::U8 => 1,
             Ty::I16 | Ty::F16 => 2,
             Ty::F32 | Ty::I32 => 4,
             Ty::I64 => 8,
@@ -130,6 +133,7 @@ impl Ty {
             Ty::I64 => "int64",
             Ty::Bool => "bool",
             Ty::F16 => "float16",
+            Ty::U8 => "uint8",
         }
     }
 }
@@ -372,7 +376,7 @@ pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
     (0..n)
         .flat_map(|_| match ty {
             Ty::F32 => ((rng.unit() * 4.0 - 2.0) as f32).to_le_bytes().to_vec(),
-            Ty::I8 => vec![rng.bits() as u8],
+            Ty::I8 | Ty::U8 => vec![rng.bits() as u8],
             Ty::I16 => (rng.bits() as i16).to_le_bytes().to_vec(),
             Ty::I32 => (rng.range(-1000, 1000) as i32).to_le_bytes().to_vec(),
             Ty::I64 => rng.range(-1000, 1000).to_le_bytes().to_vec(),
@@ -423,7 +427,7 @@ fn compare_one(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), S
             let i = g.chunks(size).zip(w.chunks(size)).position(|(a, b)| a != b).unwrap_or(0);
             let value = |b: &[u8]| match ty {
                 Ty::I8 => b[0] as i8 as i64,
-                Ty::Bool => b[0] as i64,
+                Ty::Bool | Ty::U8 => b[0] as i64,
                 Ty::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
                 Ty::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
                 _ => i64::from_le_bytes(b.try_into().unwrap()),

@@ -104,6 +104,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("FLOAT16_WEIGHTS", float16_weights),
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
+    ("UINT8", uint8),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1843,4 +1844,67 @@ fn float16_weights(r: &mut Rng) -> (Model, String) {
     let mut m = build(true);
     m.reference = Some(build(false).def);
     (m, format!("{} {in_shape:?} weights {w_shape:?}", if conv { "CONV_2D" } else { "FULLY_CONNECTED" }))
+}
+
+/// uint8 where TFLM takes it: QUANTIZE uint8 -> int8 and int8 -> uint8
+/// (the wrappers of older quantized models), DEQUANTIZE uint8 -> float32,
+/// and a uint8 RESHAPE (TFLM's CONCATENATION takes no uint8; it takes
+/// bool, drawn here too).
+fn uint8(r: &mut Rng) -> (Model, String) {
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 7)).collect();
+    let u8_quant = |r: &mut Rng| per_tensor(r.log_uniform(1e-3, 0.5), r.zero_point(0, 255));
+    let mut b = Builder::default();
+    let (case, label) = r.pick(&[
+        (0, "quantize uint8 -> int8"),
+        (1, "quantize int8 -> uint8"),
+        (2, "dequantize uint8"),
+        (3, "uint8 reshape"),
+        (4, "bool concatenation"),
+    ]);
+    match case {
+        0 => {
+            let q = u8_quant(r);
+            let x = b.input("x", &shape, Ty::U8, q.clone());
+            let out_q = if r.chance(0.5) {
+                per_tensor(q.as_ref().map_or(1.0, |q| q.scale[0]), r.zero_point(-128, 127))
+            } else {
+                activation_quant(r, Ty::I8, 1e-3, 0.5)
+            };
+            let y = b.output("y", &shape, Ty::I8, out_q);
+            b.op(114, &[x], &[y], None);
+        }
+        1 => {
+            let q = activation_quant(r, Ty::I8, 1e-3, 0.5);
+            let x = b.input("x", &shape, Ty::I8, q.clone());
+            let out_q = if r.chance(0.5) {
+                per_tensor(q.as_ref().map_or(1.0, |q| q.scale[0]), r.zero_point(0, 255))
+            } else {
+                u8_quant(r)
+            };
+            let y = b.output("y", &shape, Ty::U8, out_q);
+            b.op(114, &[x], &[y], None);
+        }
+        2 => {
+            let x = b.input("x", &shape, Ty::U8, u8_quant(r));
+            let y = b.output("y", &shape, Ty::F32, None);
+            b.op(6, &[x], &[y], None);
+        }
+        3 => {
+            let q = u8_quant(r);
+            let x = b.input("x", &shape, Ty::U8, q.clone());
+            let flat: usize = shape.iter().product();
+            let new_shape = b.ints("shape", &[2], &[1, flat as i32]);
+            let y = b.output("y", &[1, flat], Ty::U8, q);
+            b.op(22, &[x, new_shape], &[y], None);
+        }
+        _ => {
+            let x = b.input("x", &shape, Ty::Bool, None);
+            let z = b.input("z", &shape, Ty::Bool, None);
+            let mut joined = shape.clone();
+            joined[0] *= 2;
+            let y = b.output("y", &joined, Ty::Bool, None);
+            b.op(2, &[x, z], &[y], Some((CONCATENATION_OPTIONS, vec![(0, Scalar::I32(0))])));
+        }
+    }
+    (b.finish_graph(), format!("{label} {shape:?}"))
 }
