@@ -328,3 +328,49 @@ impl Requant16 {
         )
     }
 }
+
+/// The int8 rescaling of TFLite's running sums, ADD_N and CUMSUM (every
+/// input of one scale): each value rescaled as ADD does (a 20-bit headroom
+/// shift, the multiplier 1/2 exactly), the sum rescaled to the output once.
+#[derive(Clone, Copy, Debug)]
+pub struct SumRescale {
+    input_offset: i32,
+    output_offset: i32,
+    multiplier: i32,
+    shift: i32,
+}
+
+impl SumRescale {
+    /// TFLM's `kAddNIntegerShift` and `kCumSumIntegerShift`.
+    const LEFT_SHIFT: i32 = 20;
+
+    /// The constants for int8 `input` (the scale every summed value has)
+    /// into `output`.
+    pub fn new(cx: &OpCx<'_, '_>, input: &Tensor<'_>, output: &Tensor<'_>) -> Result<SumRescale, Error> {
+        let (scale, zero_point) = cx.per_tensor(input)?;
+        let (out_scale, output_offset) = cx.per_tensor(output)?;
+        let real = 2.0 * scale as f64 / ((1i64 << Self::LEFT_SHIFT) as f64 * out_scale as f64);
+        let (multiplier, shift) = crate::quant::quantize_multiplier_smaller_than_one(real).ok_or_else(|| {
+            cx.err("the input/output scales need an output multiplier of one or more, which TFLM rejects")
+        })?;
+        Ok(SumRescale { input_offset: -zero_point, output_offset, multiplier, shift })
+    }
+
+    /// A block declaring `const Q: AddQuant` (input 1 only) around `body`,
+    /// which sums `Q.rescaled1(x)` from `Q.rescaled1(0)` (TFLite's sums
+    /// start from a rescaled zero input) and finishes with
+    /// `Q.add_rescaled(sum, 0)`.
+    pub fn emit_with(&self, body: TokenStream) -> TokenStream {
+        let SumRescale { input_offset, output_offset, multiplier, shift } = *self;
+        let left_shift = Self::LEFT_SHIFT;
+        quote::quote!({
+            const Q: ::tinyaot::__private::kernels::binary::AddQuant = ::tinyaot::__private::kernels::binary::AddQuant {
+                input1_offset: #input_offset, input2_offset: 0, output_offset: #output_offset,
+                left_shift: #left_shift, input1_multiplier: 1 << 30, input1_shift: 0,
+                input2_multiplier: 0, input2_shift: 0, output_multiplier: #multiplier, output_shift: #shift,
+                act_min: -128, act_max: 127,
+            };
+            #body
+        })
+    }
+}

@@ -9,20 +9,17 @@ use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::Operator;
-use crate::quant::quantize_multiplier_smaller_than_one;
+use crate::lowering::requant::SumRescale;
 use proc_macro2::TokenStream;
 use quote::quote;
-
-/// TFLM's `kAddNIntegerShift`.
-const LEFT_SHIFT: i32 = 20;
 
 #[derive(Debug)]
 struct AddN {
     inputs: Vec<usize>,
     output: usize,
     len: usize,
-    /// int8: input offset, output offset, output multiplier and shift.
-    int8: Option<[i32; 4]>,
+    /// int8: the sum's rescaling.
+    int8: Option<SumRescale>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -53,19 +50,13 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let int8 = match first.dtype {
         DType::F32 => None,
         DType::I8 => {
-            let (scale, zero_point) = cx.per_tensor(first)?;
+            let quant = cx.per_tensor(first)?;
             for t in &inputs[1..] {
-                if cx.per_tensor(t)? != (scale, zero_point) {
+                if cx.per_tensor(t)? != quant {
                     return Err(cx.err("every int8 input must have the first's scale and zero point (as TFLM)"));
                 }
             }
-            let (out_scale, out_zero_point) = cx.per_tensor(output)?;
-            let twice = 2.0 * scale as f64;
-            let (m, s) = quantize_multiplier_smaller_than_one(twice / ((1i64 << LEFT_SHIFT) as f64 * out_scale as f64))
-                .ok_or_else(|| {
-                    cx.err("the input/output scales need an output multiplier of one or more, which TFLM rejects")
-                })?;
-            Some([-zero_point, out_zero_point, m, s])
+            Some(SumRescale::new(cx, first, output)?)
         }
         d => return Err(cx.unsupported(&format!("dtype {}", d.name()), "float32, int8 (as TFLM)")),
     };
@@ -86,19 +77,12 @@ impl Operator for AddN {
         let binary = quote!(::tinyaot::__private::kernels::binary);
         Ok(match self.int8 {
             None => quote!(#binary::add_n::<f32, f32, #len, #count>([#(#reads),*], #output, 0.0, |a, x| a + x, |a| a);),
-            Some([input_offset, output_offset, m, s]) => quote!({
-                // The input multiplier is 1/2 exactly (one scale for all).
-                const Q: #binary::AddQuant = #binary::AddQuant {
-                    input1_offset: #input_offset, input2_offset: 0, output_offset: #output_offset,
-                    left_shift: #LEFT_SHIFT, input1_multiplier: 1 << 30, input1_shift: 0,
-                    input2_multiplier: 0, input2_shift: 0, output_multiplier: #m, output_shift: #s,
-                    act_min: -128, act_max: 127,
-                };
+            Some(q) => q.emit_with(quote!(
                 #binary::add_n::<i8, i32, #len, #count>(
                     [#(#reads),*], #output, Q.rescaled1(0i8),
                     |a, x| a.wrapping_add(Q.rescaled1(x)), |a| Q.add_rescaled(a, 0),
                 );
-            }),
+            )),
         })
     }
 }

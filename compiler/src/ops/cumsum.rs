@@ -10,13 +10,10 @@ use crate::graph::DType;
 use crate::lowering::context::OpCx;
 use crate::lowering::movement::{axis, const_ints};
 use crate::lowering::operator::{InPlace, Operator};
-use crate::quant::quantize_multiplier_smaller_than_one;
+use crate::lowering::requant::SumRescale;
 use crate::tflite::fields::cumsum as field;
 use proc_macro2::TokenStream;
 use quote::quote;
-
-/// TFLM's `kCumSumIntegerShift`.
-const LEFT_SHIFT: i32 = 20;
 
 #[derive(Debug)]
 struct CumSum {
@@ -26,8 +23,8 @@ struct CumSum {
     extents: [usize; 3],
     exclusive: bool,
     reverse: bool,
-    /// int8: input offset, output offset, output multiplier and shift.
-    int8: Option<[i32; 4]>,
+    /// int8: the running sum's rescaling.
+    int8: Option<SumRescale>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -46,16 +43,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     }
     let int8 = match input.dtype {
         DType::F32 => None,
-        DType::I8 => {
-            let (scale, zero_point) = cx.per_tensor(input)?;
-            let (out_scale, out_zero_point) = cx.per_tensor(output)?;
-            let twice = 2.0 * scale as f64;
-            let (m, s) = quantize_multiplier_smaller_than_one(twice / ((1i64 << LEFT_SHIFT) as f64 * out_scale as f64))
-                .ok_or_else(|| {
-                    cx.err("the input/output scales need an output multiplier of one or more, which TFLM rejects")
-                })?;
-            Some([-zero_point, out_zero_point, m, s])
-        }
+        DType::I8 => Some(SumRescale::new(cx, input, output)?),
         d => return Err(cx.unsupported(&format!("dtype {}", d.name()), "float32, int8 (as TFLM)")),
     };
     let extents = [input.shape[..a].iter().product(), input.shape[a], input.shape[a + 1..].iter().product()];
@@ -79,26 +67,13 @@ impl Operator for CumSum {
         let call = |ty: TokenStream, acc: TokenStream, init: TokenStream, step: TokenStream, finish: TokenStream| quote!(#binary::cumsum::<#ty, #acc, _, #before, #along, #after>(#io, #exclusive, #reverse, #init, #step, #finish););
         Ok(match self.int8 {
             None => call(quote!(f32), quote!(f32), quote!(0.0), quote!(|a, x| a + x), quote!(|a| a)),
-            Some([input_offset, output_offset, m, s]) => {
-                let q = quote!(#binary::AddQuant {
-                    input1_offset: #input_offset, input2_offset: 0, output_offset: #output_offset,
-                    left_shift: #LEFT_SHIFT, input1_multiplier: 1 << 30, input1_shift: 0,
-                    input2_multiplier: 0, input2_shift: 0, output_multiplier: #m, output_shift: #s,
-                    act_min: -128, act_max: 127,
-                });
-                let body = call(
-                    quote!(i8),
-                    quote!(i32),
-                    quote!(Q.rescaled1(0i8)),
-                    quote!(|a: i32, x| a.wrapping_add(Q.rescaled1(x))),
-                    quote!(|a| Q.add_rescaled(a, 0)),
-                );
-                quote!({
-                    // The input multiplier is 1/2 exactly (its own scale).
-                    const Q: #binary::AddQuant = #q;
-                    #body
-                })
-            }
+            Some(q) => q.emit_with(call(
+                quote!(i8),
+                quote!(i32),
+                quote!(Q.rescaled1(0i8)),
+                quote!(|a: i32, x| a.wrapping_add(Q.rescaled1(x))),
+                quote!(|a| Q.add_rescaled(a, 0)),
+            )),
         })
     }
 }
