@@ -202,6 +202,8 @@ pub struct Node<'a> {
     pub options_type: u8,
     /// `BuiltinOptions` table.
     pub options: Option<Options<'a>>,
+    /// A custom operator's options (a FlexBuffer: `tflite::flexbuffer`).
+    pub custom_options: Option<&'a [u8]>,
 }
 
 /// Subgraph 0 of a model.
@@ -377,6 +379,7 @@ fn read_node<'a>(
         outputs,
         options_type: op.builtin_options_type(),
         options: op.builtin_options(),
+        custom_options: op.custom_options(),
     })
 }
 

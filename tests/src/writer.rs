@@ -96,6 +96,8 @@ pub struct OpDef {
     pub outputs: Vec<i32>,
     /// `BuiltinOptions` union tag and its scalar fields `(field id, value)`.
     pub options: Option<(u8, Vec<(u16, Scalar)>)>,
+    /// A custom operator's options (see [`flexbuffer_map`]).
+    pub custom_options: Option<Vec<u8>>,
 }
 
 /// A subgraph.
@@ -315,6 +317,7 @@ fn tensor(b: &mut FlatBufferBuilder<'_>, t: &TensorDef) -> Table {
 }
 
 fn operator(b: &mut FlatBufferBuilder<'_>, o: &OpDef) -> Table {
+    let custom = o.custom_options.as_ref().map(|c| b.create_vector(c));
     let inputs = b.create_vector(&o.inputs);
     let outputs = b.create_vector(&o.outputs);
     let options = o.options.as_ref().map(|(tag, fields)| {
@@ -337,7 +340,96 @@ fn operator(b: &mut FlatBufferBuilder<'_>, o: &OpDef) -> Table {
         b.push_slot::<u8>(slot(3), tag, 0);
         b.push_slot_always(slot(4), table);
     }
+    if let Some(c) = custom {
+        b.push_slot_always(slot(5), c);
+    }
     b.end_table(t)
+}
+
+/// A value of a custom operator's options.
+#[derive(Clone, Debug)]
+pub enum Flex {
+    /// An integer.
+    Int(i64),
+    /// A bool.
+    Bool(bool),
+    /// A vector of integers.
+    Ints(Vec<i64>),
+}
+
+/// A FlexBuffers root map, as custom operators' options are written (keys
+/// sorted, as the format requires; every slot 8 bytes wide).
+pub fn flexbuffer_map(entries: &[(&str, Flex)]) -> Vec<u8> {
+    const WIDE: u8 = 3; // 8-byte slots
+    let mut entries: Vec<&(&str, Flex)> = entries.iter().collect();
+    entries.sort_by_key(|(k, _)| *k);
+    let mut buf: Vec<u8> = Vec::new();
+    fn pad(buf: &mut Vec<u8>) {
+        while !buf.len().is_multiple_of(8) {
+            buf.push(0);
+        }
+    }
+    fn put(buf: &mut Vec<u8>, v: u64) {
+        buf.extend_from_slice(&v.to_le_bytes());
+    }
+    let keys: Vec<usize> = entries
+        .iter()
+        .map(|(k, _)| {
+            let at = buf.len();
+            buf.extend_from_slice(k.as_bytes());
+            buf.push(0);
+            at
+        })
+        .collect();
+    let vectors: Vec<usize> = entries
+        .iter()
+        .map(|(_, v)| match v {
+            Flex::Ints(xs) => {
+                pad(&mut buf);
+                put(&mut buf, xs.len() as u64);
+                let at = buf.len();
+                for &x in xs {
+                    put(&mut buf, x as u64);
+                }
+                at
+            }
+            _ => 0,
+        })
+        .collect();
+    pad(&mut buf);
+    put(&mut buf, keys.len() as u64);
+    let keys_at = buf.len();
+    for &k in &keys {
+        let here = buf.len();
+        put(&mut buf, (here - k) as u64);
+    }
+    let here = buf.len();
+    put(&mut buf, (here - keys_at) as u64);
+    put(&mut buf, 8);
+    put(&mut buf, entries.len() as u64);
+    let map_at = buf.len();
+    for (i, (_, v)) in entries.iter().enumerate() {
+        let here = buf.len();
+        match v {
+            Flex::Int(x) => put(&mut buf, *x as u64),
+            Flex::Bool(b) => put(&mut buf, u64::from(*b)),
+            Flex::Ints(_) => put(&mut buf, (here - vectors[i]) as u64),
+        }
+    }
+    for (_, v) in &entries {
+        let code: u8 = match v {
+            Flex::Int(_) => 1,
+            Flex::Bool(_) => 26,
+            Flex::Ints(_) => 11,
+        };
+        buf.push((code << 2) | WIDE);
+    }
+    pad(&mut buf);
+    let here = buf.len();
+    put(&mut buf, (here - map_at) as u64);
+    buf.push((9 << 2) | WIDE);
+    buf.push(8);
+    buf
 }
 
 /// A one-op int8 FULLY_CONNECTED model, `[1, depth] -> [1, units]`: the
@@ -358,6 +450,7 @@ pub fn fc_model(depth: i32, units: i32) -> ModelDef {
             inputs: vec![0],
             outputs: vec![3],
             ops: vec![OpDef {
+                custom_options: None,
                 opcode: 0,
                 inputs: vec![0, 1, 2],
                 outputs: vec![3],

@@ -63,7 +63,13 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     v.push(("read_before_write", m.to_bytes(), "reads tensor 'dead' before any op writes it"));
 
     let mut m = base.clone();
-    m.subgraphs[0].ops.push(OpDef { opcode: 0, inputs: vec![3, 1, 2], outputs: vec![3], options: None });
+    m.subgraphs[0].ops.push(OpDef {
+        opcode: 0,
+        inputs: vec![3, 1, 2],
+        outputs: vec![3],
+        options: None,
+        custom_options: None,
+    });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
 
     // Float activations with int8 weights: TFLM refuses hybrid models too.

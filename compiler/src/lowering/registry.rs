@@ -215,7 +215,11 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 77, name: "SHAPE", dtypes: &["any -> int32"], lower: shape::lower },
     OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["float32"], lower: binary::lower_floor_div },
     OpSupport { code: 95, name: "FLOOR_MOD", dtypes: &["float32"], lower: binary::lower_floor_mod },
+    OpSupport { code: CUSTOM, name: "CUSTOM:SignalWindow", dtypes: &["int16"], lower: signal_window::lower },
 ];
+
+/// The builtin code of custom operators.
+const CUSTOM: i32 = 32;
 
 /// Comparisons: operand dtypes, the result bool.
 const COMPARE: &[&str] = &["int8", "int32", "int64", "float32 -> bool"];
@@ -244,7 +248,8 @@ pub fn support_table() -> String {
 /// Checks node `index` of the graph and returns its operator.
 pub fn lower(graph: &Graph<'_>, node: &Node<'_>) -> Result<Box<dyn Operator>, Error> {
     let cx = OpCx { graph, node };
-    match SUPPORTED.iter().find(|s| s.code == node.code) {
+    // Custom operators (code 32) are told apart by name (`CUSTOM:SignalWindow`).
+    match SUPPORTED.iter().find(|s| s.code == node.code && (node.code != CUSTOM || s.name == node.name)) {
         Some(s) => (s.lower)(&cx),
         None => Err(cx.err(format!("operator not supported; supported operators: {}", supported_list()))),
     }
@@ -257,10 +262,10 @@ mod tests {
 
     #[test]
     fn registry_codes_match_the_schema() {
-        for s in SUPPORTED {
+        for s in SUPPORTED.iter().filter(|s| s.code != super::CUSTOM) {
             assert_eq!(builtin_name(s.code), Some(s.name), "code {}", s.code);
         }
-        let mut codes: Vec<i32> = SUPPORTED.iter().map(|s| s.code).collect();
+        let mut codes: Vec<(i32, &str)> = SUPPORTED.iter().map(|s| (s.code, s.name)).collect();
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), SUPPORTED.len(), "an op is registered twice");

@@ -7,6 +7,7 @@
 //! up front and field by field when an operator reads them ([`Options`]).
 
 pub mod fields;
+pub mod flexbuffer;
 pub mod names;
 
 use crate::diag::Error;
@@ -314,6 +315,10 @@ impl<'a> Operator<'a> {
     /// `BuiltinOptions` table, if any.
     pub fn builtin_options(&self) -> Option<Options<'a>> {
         get::<ForwardsUOffset<AnyTable>>(&self.0, 4, None).map(|t| Options(t.0))
+    }
+    /// A custom operator's options (a FlexBuffer), if any.
+    pub fn custom_options(&self) -> Option<&'a [u8]> {
+        get::<ForwardsUOffset<Vector<'a, u8>>>(&self.0, 5, None).map(|v| v.bytes())
     }
     /// Intermediate tensors (LSTM-style ops).
     pub fn intermediates(&self) -> Option<Vector<'a, i32>> {

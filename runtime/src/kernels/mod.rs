@@ -19,6 +19,7 @@ pub mod movement;
 pub use tinyaot_common::layout;
 pub mod pool;
 pub mod reduce;
+pub mod signal;
 pub mod softmax;
 pub mod svdf;
 pub mod transpose_conv;

@@ -146,6 +146,8 @@ pub struct Builder {
     inputs: Vec<(i32, Ty)>,
     outputs: Vec<(i32, Ty)>,
     opcodes: Vec<i32>,
+    /// Custom operator names, by index into `opcodes` (code 32).
+    custom_names: Vec<(usize, String)>,
     ops: Vec<OpDef>,
 }
 
@@ -215,14 +217,30 @@ impl Builder {
 
     /// Appends an operator (graphs of several ops).
     pub fn op(&mut self, code: i32, inputs: &[i32], outputs: &[i32], options: Option<(u8, Vec<(u16, Scalar)>)>) {
-        let opcode = match self.opcodes.iter().position(|&c| c == code) {
+        let opcode = match self.opcodes.iter().position(|&c| c == code && code != 32) {
             Some(i) => i,
             None => {
                 self.opcodes.push(code);
                 self.opcodes.len() - 1
             }
         } as u32;
-        self.ops.push(OpDef { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), options });
+        self.ops.push(OpDef {
+            opcode,
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            options,
+            custom_options: None,
+        });
+    }
+
+    /// Appends a custom operator `name` with FlexBuffer `options`.
+    pub fn custom_op(&mut self, name: &str, inputs: &[i32], outputs: &[i32], options: Vec<u8>) {
+        self.op(32, inputs, outputs, None);
+        let index = self.opcodes.len() - 1;
+        self.custom_names.push((index, name.to_string()));
+        if let Some(op) = self.ops.last_mut() {
+            op.custom_options = Some(options);
+        }
     }
 
     /// The model of every operator appended so far.
@@ -237,7 +255,13 @@ impl Builder {
             self.inputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
         let outputs = self.outputs.iter().map(|&(t, ty)| (ty, elements(&sub.tensors[t as usize].shape))).collect();
         Model {
-            def: ModelDef::new(&self.opcodes, sub, self.buffers),
+            def: {
+                let mut def = ModelDef::new(&self.opcodes, sub, self.buffers);
+                for (index, name) in self.custom_names {
+                    def.opcodes[index].1 = Some(name);
+                }
+                def
+            },
             inputs: input_sizes,
             outputs,
             non_negative: false,

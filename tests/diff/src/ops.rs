@@ -5,7 +5,7 @@
 //! schema.
 
 use crate::{Builder, Model, Rng, Ty};
-use tinyaot_tests::writer::{QuantDef, Scalar};
+use tinyaot_tests::writer::{Flex, QuantDef, Scalar, flexbuffer_map};
 
 /// A generator: a random model and a label of what it drew.
 pub type Generator = fn(&mut Rng) -> (Model, String);
@@ -105,6 +105,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("UINT8", uint8),
+    ("SIGNAL_WINDOW", signal_window),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -923,6 +924,7 @@ fn reshape(r: &mut Rng) -> (Model, String) {
         inputs: vec![mid, perm_t],
         outputs: vec![output],
         options: None,
+        custom_options: None,
     });
     (m, label)
 }
@@ -1907,4 +1909,25 @@ fn uint8(r: &mut Rng) -> (Model, String) {
         }
     }
     (b.finish_graph(), format!("{label} {shape:?}"))
+}
+
+/// The signal library's WINDOW: int16 frames times an int16 window
+/// (a constant, as the audio front end has it, or an input), shifted.
+fn signal_window(r: &mut Rng) -> (Model, String) {
+    let frame = r.size(1, 40);
+    let frames = r.size(1, 3);
+    let shape = if r.chance(0.5) { vec![frames * frame] } else { vec![frames, frame] };
+    let shift = r.size(0, 20) as i64;
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, Ty::I16, None);
+    let constant = r.chance(0.7);
+    let window = if constant {
+        let bytes = crate::random_values(r, Ty::I16, frame);
+        b.constant("window", &[frame], Ty::I16, bytes, None)
+    } else {
+        b.input("window", &[frame], Ty::I16, None)
+    };
+    let output = b.output("output", &shape, Ty::I16, None);
+    b.custom_op("SignalWindow", &[input, window], &[output], flexbuffer_map(&[("shift", Flex::Int(shift))]));
+    (b.finish_graph(), format!("{shape:?} window [{frame}]{} shift {shift}", if constant { " (constant)" } else { "" }))
 }
