@@ -213,6 +213,24 @@ fn comparison_gives_bytes_and_select_broadcasts_three_ways() {
 }
 
 #[test]
+fn fft_auto_scale_keeps_tflms_quirks() {
+    use tinyaot::__private::kernels::signal::fft_auto_scale;
+    let (mut out, mut bits) = ([0i16; 2], [9i32]);
+    fft_auto_scale::<2>(&[1, -3], &mut out, &mut bits);
+    assert_eq!((out, bits[0]), ([8192, -24576], 13));
+    // -32768 is its own int16 "magnitude" (MSB 32 as unsigned: no shift)
+    // when it comes last; before a positive sample it is the maximum no
+    // more (TFLM's order-dependent `MaxAbs16`), and shifting wraps it.
+    fft_auto_scale::<2>(&[5, -32768], &mut out, &mut bits);
+    assert_eq!((out, bits[0]), ([5, -32768], 0));
+    fft_auto_scale::<2>(&[-32768, 5], &mut out, &mut bits);
+    assert_eq!((out, bits[0]), ([0, 20480], 12));
+    // A zero frame: GCC's most significant bit of 0 is 32, no shift.
+    fft_auto_scale::<2>(&[0, 0], &mut out, &mut bits);
+    assert_eq!((out, bits[0]), ([0, 0], 0));
+}
+
+#[test]
 fn add_elementwise_and_broadcast() {
     let q = unit_add();
     let mut out = [0i8; 4];

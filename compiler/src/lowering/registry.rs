@@ -216,6 +216,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["float32"], lower: binary::lower_floor_div },
     OpSupport { code: 95, name: "FLOOR_MOD", dtypes: &["float32"], lower: binary::lower_floor_mod },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalWindow", dtypes: &["int16"], lower: signal_window::lower },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalFftAutoScale",
+        dtypes: &["int16 -> int16, int32"],
+        lower: signal_fft_auto_scale::lower,
+    },
 ];
 
 /// The builtin code of custom operators.

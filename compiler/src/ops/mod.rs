@@ -44,6 +44,7 @@ pub(crate) mod resize_nearest_neighbor;
 pub(crate) mod reverse_v2;
 pub(crate) mod select;
 pub(crate) mod shape;
+pub(crate) mod signal_fft_auto_scale;
 pub(crate) mod signal_window;
 pub(crate) mod slice;
 pub(crate) mod softmax;

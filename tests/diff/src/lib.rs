@@ -233,13 +233,14 @@ impl Builder {
         });
     }
 
-    /// Appends a custom operator `name` with FlexBuffer `options`.
+    /// Appends a custom operator `name` with FlexBuffer `options` (none
+    /// when empty).
     pub fn custom_op(&mut self, name: &str, inputs: &[i32], outputs: &[i32], options: Vec<u8>) {
         self.op(32, inputs, outputs, None);
         let index = self.opcodes.len() - 1;
         self.custom_names.push((index, name.to_string()));
         if let Some(op) = self.ops.last_mut() {
-            op.custom_options = Some(options);
+            op.custom_options = (!options.is_empty()).then_some(options);
         }
     }
 
@@ -304,8 +305,9 @@ pub struct Model {
     /// An int32 input (index, n) of ids in `0..n` (EMBEDDING_LOOKUP's
     /// computed ids: TFLM fails on others).
     pub ids_below: Option<(usize, i32)>,
-    /// The values of every int32/int64 input, in input order, instead of
-    /// random ones (shapes fed to BROADCAST_ARGS).
+    /// The values of every int16/int32/int64 input, in input order,
+    /// instead of random ones (shapes fed to BROADCAST_ARGS, samples at the
+    /// int16 extremes).
     pub fixed: Option<Vec<i64>>,
     /// An equivalent model for TFLM to run (see [`Case::reference`]).
     pub reference: Option<ModelDef>,
@@ -351,6 +353,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
                 match ty {
                     Ty::I32 => values = fixed.by_ref().take(n).flat_map(|&v| (v as i32).to_le_bytes()).collect(),
                     Ty::I64 => values = fixed.by_ref().take(n).flat_map(|&v| v.to_le_bytes()).collect(),
+                    Ty::I16 => values = fixed.by_ref().take(n).flat_map(|&v| (v as i16).to_le_bytes()).collect(),
                     _ => {}
                 }
             }

@@ -106,6 +106,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("UINT8", uint8),
     ("SIGNAL_WINDOW", signal_window),
+    ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1930,4 +1931,42 @@ fn signal_window(r: &mut Rng) -> (Model, String) {
     let output = b.output("output", &shape, Ty::I16, None);
     b.custom_op("SignalWindow", &[input, window], &[output], flexbuffer_map(&[("shift", Flex::Int(shift))]));
     (b.finish_graph(), format!("{shape:?} window [{frame}]{} shift {shift}", if constant { " (constant)" } else { "" }))
+}
+
+/// The signal library's FFT_AUTO_SCALE: an int16 frame (its samples kept
+/// below a random magnitude, so every shift occurs) scaled up, and the
+/// shift. The frame is a WINDOW's output, its samples capped by the shift.
+fn signal_fft_auto_scale(r: &mut Rng) -> (Model, String) {
+    let len = r.size(1, 64);
+    // Now and then -32768 among small samples, or all zeros (TFLM's
+    // order-dependent maximum and its MSB of 0).
+    let extremes = r.chance(0.3);
+    let quiet = if extremes { 0 } else { r.size(0, 15) as i64 };
+    let mut b = Builder::default();
+    let input = b.input("input", &[len], Ty::I16, None);
+    // WINDOW by ones shifted right by `quiet`: samples of any magnitude.
+    let ones = b.constant("ones", &[len], Ty::I16, (0..len).flat_map(|_| 1i16.to_le_bytes()).collect(), None);
+    let frame = b.tensor("frame", &[len], Ty::I16, None);
+    b.custom_op("SignalWindow", &[input, ones], &[frame], flexbuffer_map(&[("shift", Flex::Int(quiet))]));
+    let output = b.output("output", &[len], Ty::I16, None);
+    let bits = b.output("scale_bits", &[], Ty::I32, None);
+    b.custom_op("SignalFftAutoScale", &[frame], &[output, bits], Vec::new());
+    let mut m = b.finish_graph();
+    if extremes {
+        let zeros = r.chance(0.3);
+        m.fixed = Some(
+            (0..len)
+                .map(|_| {
+                    if zeros {
+                        0
+                    } else if r.chance(0.2) {
+                        -32768
+                    } else {
+                        r.range(-300, 300)
+                    }
+                })
+                .collect(),
+        );
+    }
+    (m, format!("[{len}] samples >> {quiet}{}", if extremes { " with extremes" } else { "" }))
 }
