@@ -36,6 +36,10 @@ pub enum DType {
     I16,
     /// int8
     I8,
+    /// uint32 (signal-library spectra)
+    U32,
+    /// uint64 (signal-library filter-bank sums)
+    U64,
     /// Any other `TensorType` code.
     Other(i8),
 }
@@ -51,6 +55,8 @@ impl DType {
             6 => DType::Bool,
             7 => DType::I16,
             9 => DType::I8,
+            12 => DType::U64,
+            15 => DType::U32,
             c => DType::Other(c),
         }
     }
@@ -66,6 +72,8 @@ impl DType {
             DType::Bool => "bool".into(),
             DType::I16 => "int16".into(),
             DType::I8 => "int8".into(),
+            DType::U32 => "uint32".into(),
+            DType::U64 => "uint64".into(),
             DType::Other(c) => format!("TensorType {c}"),
         }
     }
@@ -73,10 +81,10 @@ impl DType {
     /// Bytes per element, for types tinyaot can store.
     pub fn size(self) -> Option<usize> {
         match self {
-            DType::F32 | DType::I32 => Some(4),
+            DType::F32 | DType::I32 | DType::U32 => Some(4),
             DType::F16 | DType::I16 => Some(2),
             DType::U8 | DType::I8 | DType::Bool => Some(1),
-            DType::I64 => Some(8),
+            DType::I64 | DType::U64 => Some(8),
             DType::Other(_) => None,
         }
     }
@@ -92,6 +100,8 @@ impl DType {
             DType::I16 => Some("i16"),
             DType::I8 => Some("i8"),
             DType::I64 => Some("i64"),
+            DType::U32 => Some("u32"),
+            DType::U64 => Some("u64"),
             _ => None,
         }
     }

@@ -112,7 +112,7 @@ pub trait Pod: Copy + sealed::Sealed {}
 macro_rules! pod {
     ($($t:ty),*) => { $(impl sealed::Sealed for $t {} impl Pod for $t {})* };
 }
-pod!(u8, i8, i16, u16, i32, u32, i64, f32);
+pod!(u8, i8, i16, u16, i32, u32, i64, u64, f32);
 
 #[doc(hidden)]
 /// Views into the arena for the generated code.
@@ -205,6 +205,10 @@ pub enum DType {
     I64,
     /// Boolean (one byte, 0 or 1: comparisons, masks).
     Bool,
+    /// Unsigned 32-bit integer (signal-library spectra).
+    U32,
+    /// Unsigned 64-bit integer (signal-library filter-bank sums).
+    U64,
 }
 
 /// Affine quantization of a tensor: `real = scale * (q - zero_point)`.

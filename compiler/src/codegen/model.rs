@@ -26,6 +26,8 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::I16 => quote!(::tinyaot::DType::I16),
         DType::I64 => quote!(::tinyaot::DType::I64),
         DType::Bool => quote!(::tinyaot::DType::Bool),
+        DType::U32 => quote!(::tinyaot::DType::U32),
+        DType::U64 => quote!(::tinyaot::DType::U64),
         _ => quote!(::tinyaot::DType::I32),
     }
 }
@@ -59,7 +61,7 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
     let ty = if tensor.dtype == DType::Bool { Some("bool") } else { tensor.dtype.rust() };
     let ty = ty.ok_or_else(|| {
         Error::model(format!(
-            "graph {role} '{}' has dtype {}; supported input/output dtypes: int8, uint8, int16, int32, int64, float32, bool",
+            "graph {role} '{}' has dtype {}; supported input/output dtypes: int8, uint8, int16, int32, int64, uint32, uint64, float32, bool",
             tensor.name,
             tensor.dtype.name()
         ))

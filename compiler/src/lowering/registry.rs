@@ -222,6 +222,13 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["int16 -> int16, int32"],
         lower: signal_fft_auto_scale::lower,
     },
+    OpSupport { code: CUSTOM, name: "CUSTOM:SignalEnergy", dtypes: &["int16 -> uint32"], lower: signal_energy::lower },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalFilterBankSquareRoot",
+        dtypes: &["uint64, int32 -> uint32"],
+        lower: signal_filter_bank_square_root::lower,
+    },
 ];
 
 /// The builtin code of custom operators.

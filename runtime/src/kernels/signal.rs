@@ -40,3 +40,77 @@ pub fn fft_auto_scale<const LEN: usize>(input: &[i16], output: &mut [i16], scale
     }
     scale_bits[0] = bits;
 }
+
+/// ENERGY (TFLM `SpectrumToEnergy`): `re^2 + im^2` of bins `start..end`
+/// of the interleaved int16 spectrum (in 32-bit arithmetic, wrapping as
+/// TFLM's does), zero elsewhere.
+#[inline(never)]
+pub fn energy<const BINS: usize>(spectrum: &[i16], output: &mut [u32], start: usize, end: usize) {
+    let output = &mut output[..BINS];
+    output.fill(0);
+    for (o, bin) in output[start..end].iter_mut().zip(spectrum[2 * start..2 * end].chunks_exact(2)) {
+        let (re, im) = (bin[0] as i32, bin[1] as i32);
+        *o = (re * re).wrapping_add(im * im) as u32;
+    }
+}
+
+/// The rounded integer square root of a 32-bit value (TFLM `Sqrt32`): bit
+/// by bit from the highest even bit, then one up if the remainder exceeds
+/// the root (never past 0xFFFF).
+fn sqrt32(mut num: u32) -> u32 {
+    if num == 0 {
+        return 0;
+    }
+    let mut res = 0u32;
+    let max_bit_number = num.leading_zeros() | 1;
+    let mut bit = 1u32 << (31 - max_bit_number);
+    for _ in 0..(31 - max_bit_number) / 2 + 1 {
+        if num >= res + bit {
+            num -= res + bit;
+            res = (res >> 1) + bit;
+        } else {
+            res >>= 1;
+        }
+        bit >>= 2;
+    }
+    if num > res && res != 0xFFFF {
+        res += 1;
+    }
+    res
+}
+
+/// The rounded integer square root of a 64-bit value (TFLM `Sqrt64`),
+/// through [`sqrt32`] when the upper word is clear (TFLM's shortcut, off
+/// by one near 2^32).
+fn sqrt64(mut num: u64) -> u32 {
+    if num >> 32 == 0 {
+        return sqrt32(num as u32);
+    }
+    let mut res = 0u64;
+    let max_bit_number = num.leading_zeros() | 1;
+    let mut bit = 1u64 << (63 - max_bit_number);
+    for _ in 0..(63 - max_bit_number) / 2 + 1 {
+        if num >= res + bit {
+            num -= res + bit;
+            res = (res >> 1) + bit;
+        } else {
+            res >>= 1;
+        }
+        bit >>= 2;
+    }
+    if num > res && res != 0xFFFF_FFFF {
+        res += 1;
+    }
+    res as u32
+}
+
+/// FILTER_BANK_SQUARE_ROOT (TFLM `FilterbankSqrt`): each channel's rounded
+/// square root shifted right by `scale_bits[0]` (taken modulo 32, where
+/// TFLM's shift would be undefined).
+#[inline(never)]
+pub fn filter_bank_square_root<const CHANNELS: usize>(input: &[u64], scale_bits: &[i32], output: &mut [u32]) {
+    let shift = scale_bits[0] as u32 & 31;
+    for (o, &x) in output[..CHANNELS].iter_mut().zip(&input[..CHANNELS]) {
+        *o = sqrt64(x) >> shift;
+    }
+}

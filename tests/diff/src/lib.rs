@@ -96,6 +96,10 @@ pub enum Ty {
     F16,
     /// uint8 (older quantized models' inputs and outputs)
     U8,
+    /// uint32 (signal-library spectra)
+    U32,
+    /// uint64 (signal-library filter-bank sums)
+    U64,
 }
 
 impl Ty {
@@ -110,6 +114,8 @@ impl Ty {
             Ty::Bool => dtype::BOOL,
             Ty::F16 => dtype::F16,
             Ty::U8 => dtype::U8,
+            Ty::U32 => 15,
+            Ty::U64 => 12,
         }
     }
 
@@ -118,8 +124,8 @@ impl Ty {
         match self {
             Ty::I8 | Ty::Bool | Ty::U8 => 1,
             Ty::I16 | Ty::F16 => 2,
-            Ty::F32 | Ty::I32 => 4,
-            Ty::I64 => 8,
+            Ty::F32 | Ty::I32 | Ty::U32 => 4,
+            Ty::I64 | Ty::U64 => 8,
         }
     }
 
@@ -134,6 +140,8 @@ impl Ty {
             Ty::Bool => "bool",
             Ty::F16 => "float16",
             Ty::U8 => "uint8",
+            Ty::U32 => "uint32",
+            Ty::U64 => "uint64",
         }
     }
 }
@@ -408,6 +416,9 @@ pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
             Ty::I32 => (rng.range(-1000, 1000) as i32).to_le_bytes().to_vec(),
             Ty::I64 => rng.range(-1000, 1000).to_le_bytes().to_vec(),
             Ty::Bool => vec![u8::from(rng.chance(0.5))],
+            Ty::U32 => (rng.bits() as u32 >> rng.range(0, 31)).to_le_bytes().to_vec(),
+            // Every magnitude, from a few bits to all 64.
+            Ty::U64 => (rng.bits() >> rng.range(0, 63)).to_le_bytes().to_vec(),
             // Normal halves of magnitude 2^-6 to 2^3.
             Ty::F16 => {
                 (((rng.bits() & 1) << 15) as u16 | ((rng.range(9, 18) as u16) << 10) | (rng.bits() & 0x3FF) as u16)
@@ -457,6 +468,7 @@ fn compare_one(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), S
                 Ty::Bool | Ty::U8 => b[0] as i64,
                 Ty::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
                 Ty::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
+                Ty::U32 => u32::from_le_bytes(b.try_into().unwrap()) as i64,
                 _ => i64::from_le_bytes(b.try_into().unwrap()),
             };
             return Err(format!(

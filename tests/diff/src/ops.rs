@@ -107,6 +107,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("UINT8", uint8),
     ("SIGNAL_WINDOW", signal_window),
     ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
+    ("SIGNAL_ENERGY", signal_energy),
+    ("SIGNAL_FILTER_BANK_SQUARE_ROOT", signal_filter_bank_square_root),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1969,4 +1971,31 @@ fn signal_fft_auto_scale(r: &mut Rng) -> (Model, String) {
         );
     }
     (m, format!("[{len}] samples >> {quiet}{}", if extremes { " with extremes" } else { "" }))
+}
+
+/// The signal library's ENERGY over the whole spectrum (TFLM leaves bins
+/// outside `start..end` unwritten: only the full range has one answer).
+fn signal_energy(r: &mut Rng) -> (Model, String) {
+    let bins = r.size(1, 40);
+    let mut b = Builder::default();
+    let input = b.input("spectrum", &[2 * bins], Ty::I16, None);
+    let output = b.output("energy", &[bins], Ty::U32, None);
+    let options = flexbuffer_map(&[("end_index", Flex::Int(bins as i64)), ("start_index", Flex::Int(0))]);
+    b.custom_op("SignalEnergy", &[input], &[output], options);
+    (b.finish_graph(), format!("{bins} bins"))
+}
+
+/// The signal library's FILTER_BANK_SQUARE_ROOT: uint64 channels of every
+/// magnitude, a run-time shift of 0 to 16.
+fn signal_filter_bank_square_root(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 40);
+    let shift = r.range(0, 16);
+    let mut b = Builder::default();
+    let input = b.input("channels", &[channels], Ty::U64, None);
+    let bits = b.input("scale_bits", &[], Ty::I32, None);
+    let output = b.output("output", &[channels], Ty::U32, None);
+    b.custom_op("SignalFilterBankSquareRoot", &[input, bits], &[output], Vec::new());
+    let mut m = b.finish_graph();
+    m.fixed = Some(vec![shift]);
+    (m, format!("{channels} channels >> {shift}"))
 }
