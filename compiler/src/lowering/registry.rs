@@ -229,6 +229,12 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["uint64, int32 -> uint32"],
         lower: signal_filter_bank_square_root::lower,
     },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalFilterBankLog",
+        dtypes: &["uint32 -> int16"],
+        lower: signal_filter_bank_log::lower,
+    },
 ];
 
 /// The builtin code of custom operators.

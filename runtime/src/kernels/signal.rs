@@ -114,3 +114,45 @@ pub fn filter_bank_square_root<const CHANNELS: usize>(input: &[u64], scale_bits:
         *o = sqrt64(x) >> shift;
     }
 }
+
+/// `log2(x) - floor(log2(x))` in units of 2^-16 (TFLM `Log2FractionPart32`):
+/// the bits below the top one, in 16 bits, plus the table's correction
+/// interpolated between the segment ends around them.
+fn log2_fraction(x: u32, log2x: u32, table: &[u16]) -> u32 {
+    let mut frac = (x as i64 - (1i64 << log2x)) as i32;
+    if log2x < 16 {
+        frac <<= 16 - log2x;
+    } else {
+        frac >>= log2x - 16;
+    }
+    let segment = (frac as u32 >> 9) as usize;
+    let (c0, c1) = (table[segment] as i32, table[segment + 1] as i32);
+    let rel = ((c1 - c0) * (frac - 512 * segment as i32)) >> 16;
+    (frac + c0 + rel) as u32
+}
+
+/// `ln(x) * out_scale / 2^16` in fixed point (TFLM `Log32`), `x >= 2`.
+fn log32(x: u32, out_scale: u32, table: &[u16]) -> u32 {
+    let integer = 31 - x.leading_zeros();
+    let log2 = (integer << 16).wrapping_add(log2_fraction(x, integer, table));
+    let loge = ((45426u64 * log2 as u64 + 32768) >> 16) as u32;
+    out_scale.wrapping_mul(loge).wrapping_add(32768) >> 16
+}
+
+/// FILTER_BANK_LOG (TFLM `FilterbankLog`): each channel shifted left by
+/// `correction_bits`, then [`log32`] saturated to int16, or 0 below 2.
+/// `table` is the compiler's 130-entry log2 correction table.
+#[inline(never)]
+pub fn filter_bank_log<const CHANNELS: usize>(
+    input: &[u32],
+    output: &mut [i16],
+    correction_bits: u32,
+    out_scale: u32,
+    table: &[u16],
+) {
+    let table = &table[..130];
+    for (o, &x) in output[..CHANNELS].iter_mut().zip(&input[..CHANNELS]) {
+        let scaled = x << correction_bits;
+        *o = if scaled > 1 { log32(scaled, out_scale, table).min(i16::MAX as u32) as i16 } else { 0 };
+    }
+}

@@ -109,6 +109,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
     ("SIGNAL_ENERGY", signal_energy),
     ("SIGNAL_FILTER_BANK_SQUARE_ROOT", signal_filter_bank_square_root),
+    ("SIGNAL_FILTER_BANK_LOG", signal_filter_bank_log),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1998,4 +1999,19 @@ fn signal_filter_bank_square_root(r: &mut Rng) -> (Model, String) {
     let mut m = b.finish_graph();
     m.fixed = Some(vec![shift]);
     (m, format!("{channels} channels >> {shift}"))
+}
+
+/// The signal library's FILTER_BANK_LOG: uint32 channels of every
+/// magnitude, a correction shift and an output scale.
+fn signal_filter_bank_log(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 40);
+    let bits = r.range(0, 8);
+    let any = r.range(1, 1 << 20);
+    let scale = r.pick(&[1, 64, 1600, 65536, any]);
+    let mut b = Builder::default();
+    let input = b.input("channels", &[channels], Ty::U32, None);
+    let output = b.output("log", &[channels], Ty::I16, None);
+    let options = flexbuffer_map(&[("input_correction_bits", Flex::Int(bits)), ("output_scale", Flex::Int(scale))]);
+    b.custom_op("SignalFilterBankLog", &[input], &[output], options);
+    (b.finish_graph(), format!("{channels} channels << {bits}, scale {scale}"))
 }
