@@ -231,6 +231,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     },
     OpSupport {
         code: CUSTOM,
+        name: "CUSTOM:SignalFilterBank",
+        dtypes: &["uint32 (int16 config) -> uint64"],
+        lower: signal_filter_bank::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
         name: "CUSTOM:SignalFilterBankLog",
         dtypes: &["uint32 -> int16"],
         lower: signal_filter_bank_log::lower,

@@ -46,6 +46,7 @@ pub(crate) mod select;
 pub(crate) mod shape;
 pub(crate) mod signal_energy;
 pub(crate) mod signal_fft_auto_scale;
+pub(crate) mod signal_filter_bank;
 pub(crate) mod signal_filter_bank_log;
 pub(crate) mod signal_filter_bank_square_root;
 pub(crate) mod signal_window;

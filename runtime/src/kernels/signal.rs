@@ -156,3 +156,44 @@ pub fn filter_bank_log<const CHANNELS: usize>(
         *o = if scaled > 1 { log32(scaled, out_scale, table).min(i16::MAX as u32) as i16 } else { 0 };
     }
 }
+
+/// The int16 tables of a FILTER_BANK, `channels + 1` entries each but the
+/// weights (the first channel is scratch).
+#[derive(Clone, Copy, Debug)]
+pub struct FilterBankConfig<'a> {
+    /// Weight of each bin into its channel.
+    pub weights: &'a [i16],
+    /// Weight of each bin into the next channel.
+    pub unweights: &'a [i16],
+    /// Each channel's first bin.
+    pub frequency_starts: &'a [i16],
+    /// Each channel's first weight.
+    pub weight_starts: &'a [i16],
+    /// Each channel's number of bins.
+    pub widths: &'a [i16],
+}
+
+/// FILTER_BANK (TFLM `FilterbankAccumulateChannels`): channel `i` sums its
+/// bins times the weights, plus the previous channel's bins times their
+/// unweights, in wrapping 64-bit arithmetic (an int16 weight widened to
+/// uint64, as C converts it); output `i` is channel `i + 1`. Bins or
+/// weights past the tables' ends (a computed config) count as 0.
+#[inline(never)]
+pub fn filter_bank<const CHANNELS: usize>(spectrum: &[u32], config: &FilterBankConfig<'_>, output: &mut [u64]) {
+    let at = |table: &[i16], i: i64| usize::try_from(i).ok().and_then(|i| table.get(i)).map_or(0, |&v| v as i64 as u64);
+    let (mut weighted, mut unweighted) = (0u64, 0u64);
+    for i in 0..=CHANNELS {
+        let freq = config.frequency_starts[i] as i64;
+        let start = config.weight_starts[i] as i64;
+        for j in 0..config.widths[i].max(0) as i64 {
+            let x = usize::try_from(freq + j).ok().and_then(|k| spectrum.get(k)).map_or(0, |&v| v as u64);
+            weighted = weighted.wrapping_add(at(config.weights, start + j).wrapping_mul(x));
+            unweighted = unweighted.wrapping_add(at(config.unweights, start + j).wrapping_mul(x));
+        }
+        if i > 0 {
+            output[i - 1] = weighted;
+        }
+        weighted = unweighted;
+        unweighted = 0;
+    }
+}

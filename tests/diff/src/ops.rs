@@ -110,6 +110,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_ENERGY", signal_energy),
     ("SIGNAL_FILTER_BANK_SQUARE_ROOT", signal_filter_bank_square_root),
     ("SIGNAL_FILTER_BANK_LOG", signal_filter_bank_log),
+    ("SIGNAL_FILTER_BANK", signal_filter_bank),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2014,4 +2015,48 @@ fn signal_filter_bank_log(r: &mut Rng) -> (Model, String) {
     let options = flexbuffer_map(&[("input_correction_bits", Flex::Int(bits)), ("output_scale", Flex::Int(scale))]);
     b.custom_op("SignalFilterBankLog", &[input], &[output], options);
     (b.finish_graph(), format!("{channels} channels << {bits}, scale {scale}"))
+}
+
+/// The signal library's FILTER_BANK with a mel-like constant config:
+/// overlapping channels of increasing width over the spectrum, Q12
+/// weights and their complements (now and then negative ones).
+fn signal_filter_bank(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 12);
+    let (mut freq, mut starts, mut widths) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bin, mut weight) = (r.size(0, 3), 0);
+    for _ in 0..=channels {
+        let width = r.size(1, 5);
+        freq.push(bin as i32);
+        starts.push(weight as i32);
+        widths.push(width as i32);
+        bin += r.size(1, width);
+        weight += width;
+    }
+    let bins = freq.iter().zip(&widths).map(|(f, w)| f + w).max().unwrap_or(1) as usize + r.size(0, 3);
+    let signed = r.chance(0.2);
+    let weights: Vec<i32> =
+        (0..weight).map(|_| if signed { r.range(-4096, 4096) } else { r.range(0, 4096) } as i32).collect();
+    let unweights: Vec<i32> = weights.iter().map(|w| 4096 - w).collect();
+    let mut b = Builder::default();
+    let spectrum = b.input("spectrum", &[bins], Ty::U32, None);
+    let mut table = |name: &str, values: &[i32]| {
+        let bytes = values.iter().flat_map(|&v| (v as i16).to_le_bytes()).collect();
+        b.constant(name, &[values.len()], Ty::I16, bytes, None)
+    };
+    let config = [
+        table("weights", &weights),
+        table("unweights", &unweights),
+        table("frequency_starts", &freq),
+        table("weight_starts", &starts),
+        table("widths", &widths),
+    ];
+    let output = b.output("channels", &[channels], Ty::U64, None);
+    let inputs = [&[spectrum][..], &config[..]].concat();
+    b.custom_op(
+        "SignalFilterBank",
+        &inputs,
+        &[output],
+        flexbuffer_map(&[("num_channels", Flex::Int(channels as i64))]),
+    );
+    (b.finish_graph(), format!("{bins} bins -> {channels} channels{}", if signed { " (signed weights)" } else { "" }))
 }
