@@ -49,6 +49,7 @@ pub(crate) mod signal_fft_auto_scale;
 pub(crate) mod signal_filter_bank;
 pub(crate) mod signal_filter_bank_log;
 pub(crate) mod signal_filter_bank_square_root;
+pub(crate) mod signal_pcan;
 pub(crate) mod signal_window;
 pub(crate) mod slice;
 pub(crate) mod softmax;

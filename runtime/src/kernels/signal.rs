@@ -197,3 +197,32 @@ pub fn filter_bank<const CHANNELS: usize>(spectrum: &[u32], config: &FilterBankC
         unweighted = 0;
     }
 }
+
+/// PCAN's gain for a noise estimate (TFLM `WideDynamicFunction`): the table
+/// entry itself up to 2, else a quadratic in the 10 bits below the top
+/// one, from the table's four entries per octave; C's conversions kept.
+fn wide_dynamic(x: u32, table: &[i16]) -> i16 {
+    let at = |i: i64| usize::try_from(i).ok().and_then(|i| table.get(i)).map_or(0, |&v| v);
+    if x <= 2 {
+        return at(x as i64);
+    }
+    let interval = 32 - x.leading_zeros() as i64;
+    let base = 4 * interval - 6;
+    let frac = (if interval < 11 { x << (11 - interval) } else { x >> (interval - 11) } & 0x3FF) as i32;
+    let mut result = (at(base + 2) as i32 * frac) >> 5;
+    result = result.wrapping_add(((at(base + 1) as i32 as u32) << 5) as i32);
+    result = result.wrapping_mul(frac);
+    result = (result.wrapping_add(1 << 14) >> 15).wrapping_add(at(base) as i32);
+    result as i16
+}
+
+/// PCAN (TFLM `ApplyPcanAutoGainControlFixed`, SNR with 12 fractional
+/// bits, output with 6).
+#[inline(never)]
+pub fn pcan<const CHANNELS: usize>(input: &[u32], noise: &[u32], gains: &[i16], snr_shift: u32, output: &mut [u32]) {
+    for ((o, &x), &n) in output[..CHANNELS].iter_mut().zip(&input[..CHANNELS]).zip(&noise[..CHANNELS]) {
+        let gain = wide_dynamic(n, gains) as i32 as u32;
+        let snr = ((x as u64 * gain as u64) >> snr_shift) as u32;
+        *o = if snr < 2 << 12 { snr.wrapping_mul(snr) >> 20 } else { (snr >> 6).wrapping_sub(1 << 6) };
+    }
+}

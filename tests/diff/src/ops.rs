@@ -111,6 +111,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_FILTER_BANK_SQUARE_ROOT", signal_filter_bank_square_root),
     ("SIGNAL_FILTER_BANK_LOG", signal_filter_bank_log),
     ("SIGNAL_FILTER_BANK", signal_filter_bank),
+    ("SIGNAL_PCAN", signal_pcan),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2059,4 +2060,21 @@ fn signal_filter_bank(r: &mut Rng) -> (Model, String) {
         flexbuffer_map(&[("num_channels", Flex::Int(channels as i64))]),
     );
     (b.finish_graph(), format!("{bins} bins -> {channels} channels{}", if signed { " (signed weights)" } else { "" }))
+}
+
+/// The signal library's PCAN: channels and noise estimates of every
+/// magnitude, a constant gain table of the 125 entries a 32-bit estimate
+/// can reach (TFLM reads past a shorter one), an SNR shift.
+fn signal_pcan(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 40);
+    let table_len = 125;
+    let shift = r.range(0, 12);
+    let mut b = Builder::default();
+    let input = b.input("channels", &[channels], Ty::U32, None);
+    let noise = b.input("noise", &[channels], Ty::U32, None);
+    let bytes = crate::random_values(r, Ty::I16, table_len);
+    let gains = b.constant("gains", &[table_len], Ty::I16, bytes, None);
+    let output = b.output("output", &[channels], Ty::U32, None);
+    b.custom_op("SignalPCAN", &[input, noise, gains], &[output], flexbuffer_map(&[("snr_shift", Flex::Int(shift))]));
+    (b.finish_graph(), format!("{channels} channels, gains [{table_len}], snr_shift {shift}"))
 }
