@@ -68,7 +68,10 @@ pub struct Analysis<'a> {
     /// Offset of each variable tensor in the model's state memory (kept
     /// between invocations, outside the arena).
     pub state_offsets: Vec<Option<usize>>,
-    /// Bytes of state memory (each variable 16-aligned).
+    /// (offset, bytes) of each op's own state in the state memory, after
+    /// the variables (`Operator::state_bytes`), by node index.
+    pub op_states: Vec<Option<(usize, usize)>>,
+    /// Bytes of state memory (each variable and op state 16-aligned).
     pub state_size: usize,
 }
 
@@ -140,17 +143,18 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// The variable tensors in the state memory, with their sizes.
+    /// The variable tensors and op states in the state memory, with their
+    /// sizes.
     pub fn state_names(&self) -> Vec<String> {
-        self.state_offsets
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.is_some())
-            .map(|(t, _)| {
-                let t = &self.graph.tensors[t];
-                format!("'{}' {}", t.name, t.describe())
-            })
-            .collect()
+        let variables = self.state_offsets.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(t, _)| {
+            let t = &self.graph.tensors[t];
+            format!("'{}' {}", t.name, t.describe())
+        });
+        let ops = self.op_states.iter().enumerate().filter_map(|(n, s)| {
+            let node = &self.graph.nodes[n];
+            s.map(|(_, bytes)| format!("op {} ({}) state, {bytes} bytes", node.index, node.name))
+        });
+        variables.chain(ops).collect()
     }
 
     /// Multiply-accumulates per invoke.
@@ -206,7 +210,19 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
-    let (state_offsets, state_size) = state_layout(&graph);
+    let (state_offsets, variables_size) = state_layout(&graph);
+    let mut state_size = variables_size;
+    let op_states = ops
+        .iter()
+        .map(|o| {
+            let bytes = o.state_bytes();
+            (bytes > 0).then(|| {
+                let at = state_size;
+                state_size += bytes.div_ceil(16) * 16;
+                (at, bytes)
+            })
+        })
+        .collect();
     Ok(Analysis {
         graph,
         ops,
@@ -222,6 +238,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         lower_bound,
         peak_step,
         state_offsets,
+        op_states,
         state_size,
     })
 }

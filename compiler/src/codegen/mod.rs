@@ -31,6 +31,8 @@ pub struct Emit<'g> {
     kernel: Kernel,
     /// Arena offset and bytes of the op's scratch buffer, if it has one.
     scratch: Option<(usize, usize)>,
+    /// State-memory offset and bytes of the op's own state, if it has one.
+    op_state: Option<(usize, usize)>,
 }
 
 impl<'g> Emit<'g> {
@@ -46,13 +48,26 @@ impl<'g> Emit<'g> {
             flash_bytes: 0,
             kernel: Kernel::Direct,
             scratch: None,
+            op_state: None,
         }
     }
 
     /// Sets the op about to be emitted: its kernel and scratch placement.
-    pub fn set_op(&mut self, kernel: Kernel, scratch: Option<(usize, usize)>) {
+    pub fn set_op(&mut self, kernel: Kernel, scratch: Option<(usize, usize)>, op_state: Option<(usize, usize)>) {
         self.kernel = kernel;
         self.scratch = scratch;
+        self.op_state = op_state;
+    }
+
+    /// An expression `&mut [T]` for the current op's own state.
+    pub fn op_state<T: ScratchElem>(&self) -> Result<TokenStream, Error> {
+        let (offset, bytes) =
+            self.op_state.ok_or_else(|| Error::model("internal error: an op asked for state it was not given"))?;
+        let ty = Ident::new(T::NAME, Span::call_site());
+        let len = bytes / T::SIZE;
+        // SAFETY (of the emitted block): the op's state is its own range of
+        // the state memory, which nothing else views during the op.
+        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<#ty>(state, #offset, #len) }))
     }
 
     /// The kernel the planner chose for the current op.
@@ -248,6 +263,11 @@ pub trait ScratchElem {
     const SIZE: usize;
 }
 
+impl ScratchElem for u32 {
+    const NAME: &'static str = "u32";
+    const SIZE: usize = 4;
+}
+
 impl ScratchElem for i8 {
     const NAME: &'static str = "i8";
     const SIZE: usize = 1;
@@ -293,7 +313,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             .iter()
             .position(|b| b.scratch == Some(pos))
             .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
-        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch);
+        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch, a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
         if !call.is_empty() {
             calls.push(quote! { { #call } });

@@ -115,6 +115,10 @@ pub fn emit(
             };
             quote!(self.state.0[#o..#end].fill(#fill);)
         })
+        .chain(a.op_states.iter().flatten().map(|&(o, bytes)| {
+            let end = o + bytes;
+            quote!(self.state.0[#o..#end].fill(0);)
+        }))
         .collect();
 
     let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;

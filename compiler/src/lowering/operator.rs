@@ -22,6 +22,13 @@ pub trait Operator: core::fmt::Debug {
         0
     }
 
+    /// Bytes of state the op keeps between invokes apart from any tensor
+    /// (TFLM's persistent buffers: the signal library's noise estimates),
+    /// zero until the first invoke and after `reset()`.
+    fn state_bytes(&self) -> usize {
+        0
+    }
+
     /// Whether the output may overlap the main input, and by how much.
     fn in_place(&self) -> Option<InPlace> {
         None

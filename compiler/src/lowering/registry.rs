@@ -237,6 +237,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     },
     OpSupport {
         code: CUSTOM,
+        name: "CUSTOM:SignalFilterBankSpectralSubtraction",
+        dtypes: &["uint32 (state kept)"],
+        lower: signal_filter_bank_spectral_subtraction::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
         name: "CUSTOM:SignalPCAN",
         dtypes: &["uint32 (int16 gains) -> uint32"],
         lower: signal_pcan::lower,

@@ -48,6 +48,7 @@ pub(crate) mod signal_energy;
 pub(crate) mod signal_fft_auto_scale;
 pub(crate) mod signal_filter_bank;
 pub(crate) mod signal_filter_bank_log;
+pub(crate) mod signal_filter_bank_spectral_subtraction;
 pub(crate) mod signal_filter_bank_square_root;
 pub(crate) mod signal_pcan;
 pub(crate) mod signal_window;

@@ -226,3 +226,51 @@ pub fn pcan<const CHANNELS: usize>(input: &[u32], noise: &[u32], gains: &[i16], 
         *o = if snr < 2 << 12 { snr.wrapping_mul(snr) >> 20 } else { (snr >> 6).wrapping_sub(1 << 6) };
     }
 }
+
+/// The constants of a FILTER_BANK_SPECTRAL_SUBTRACTION.
+#[derive(Clone, Copy, Debug)]
+pub struct SpectralSubtraction {
+    /// (smoothing, one minus smoothing) of even and of odd channels.
+    pub smoothing: [(u32, u32); 2],
+    /// Whether the estimate is kept no higher than the signal.
+    pub clamping: bool,
+    /// The floor, as a fraction of the signal.
+    pub min_signal_remaining: u32,
+    /// The signal's headroom shift in the smoothing filter.
+    pub smoothing_bits: u32,
+    /// The fixed-point shift of the smoothing and floor fractions.
+    pub spectral_subtraction_bits: u32,
+}
+
+/// FILTER_BANK_SPECTRAL_SUBTRACTION (TFLM `FilterbankSpectralSubtraction`):
+/// `state` is the noise estimate carried between invokes, smoothed toward
+/// each channel, subtracted from it down to the floor; `noise` gets a copy.
+#[inline(never)]
+pub fn spectral_subtraction<const CHANNELS: usize>(
+    input: &[u32],
+    output: &mut [u32],
+    noise: &mut [u32],
+    state: &mut [u32],
+    c: &SpectralSubtraction,
+) {
+    let state = &mut state[..CHANNELS];
+    for (i, ((o, &x), estimate)) in
+        output[..CHANNELS].iter_mut().zip(&input[..CHANNELS]).zip(state.iter_mut()).enumerate()
+    {
+        let (smoothing, one_minus) = c.smoothing[i & 1];
+        let scaled = x << c.smoothing_bits;
+        *estimate = ((scaled as u64 * smoothing as u64).wrapping_add(*estimate as u64 * one_minus as u64)
+            >> c.spectral_subtraction_bits) as u32;
+        let mut subtrahend = *estimate;
+        if subtrahend > scaled {
+            subtrahend = scaled;
+            if c.clamping {
+                *estimate = subtrahend;
+            }
+        }
+        let floor = ((x as u64 * c.min_signal_remaining as u64) >> c.spectral_subtraction_bits) as u32;
+        let subtracted = (scaled - subtrahend) >> c.smoothing_bits;
+        *o = subtracted.max(floor);
+    }
+    noise[..CHANNELS].copy_from_slice(state);
+}

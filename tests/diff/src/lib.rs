@@ -353,8 +353,9 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
     let mut rng = Rng::for_case(seed, index);
     let (model, label) = generate(&mut rng);
     let mut input: Vec<u8> = Vec::new();
+    // Fixed values run on across invokes.
+    let mut fixed = model.fixed.iter().flatten();
     for _ in 0..model.invokes {
-        let mut fixed = model.fixed.iter().flatten();
         for (k, &(ty, n)) in model.inputs.iter().enumerate() {
             let mut values = random_values(&mut rng, ty, n);
             if model.fixed.is_some() {
@@ -362,6 +363,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
                     Ty::I32 => values = fixed.by_ref().take(n).flat_map(|&v| (v as i32).to_le_bytes()).collect(),
                     Ty::I64 => values = fixed.by_ref().take(n).flat_map(|&v| v.to_le_bytes()).collect(),
                     Ty::I16 => values = fixed.by_ref().take(n).flat_map(|&v| (v as i16).to_le_bytes()).collect(),
+                    Ty::U32 => values = fixed.by_ref().take(n).flat_map(|&v| (v as u32).to_le_bytes()).collect(),
                     _ => {}
                 }
             }

@@ -112,6 +112,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_FILTER_BANK_LOG", signal_filter_bank_log),
     ("SIGNAL_FILTER_BANK", signal_filter_bank),
     ("SIGNAL_PCAN", signal_pcan),
+    ("SIGNAL_SPECTRAL_SUBTRACTION", signal_spectral_subtraction),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2077,4 +2078,45 @@ fn signal_pcan(r: &mut Rng) -> (Model, String) {
     let output = b.output("output", &[channels], Ty::U32, None);
     b.custom_op("SignalPCAN", &[input, noise, gains], &[output], flexbuffer_map(&[("snr_shift", Flex::Int(shift))]));
     (b.finish_graph(), format!("{channels} channels, gains [{table_len}], snr_shift {shift}"))
+}
+
+/// The signal library's FILTER_BANK_SPECTRAL_SUBTRACTION over 2 to 5
+/// invokes in a row (its noise estimate carried), smoothing fractions of
+/// 14 bits as the front end's (alternates on odd channels), clamping on or
+/// off, channels of every magnitude below the smoothing headroom.
+fn signal_spectral_subtraction(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 40);
+    let bits = 14i64;
+    let smoothing_bits = r.range(0, 10);
+    let s = r.range(0, 1 << bits);
+    let alt = r.range(0, 1 << bits);
+    let clamping = r.chance(0.5);
+    let floor = r.range(0, 1 << bits);
+    let mut b = Builder::default();
+    let input = b.input("channels", &[channels], Ty::U32, None);
+    let output = b.output("output", &[channels], Ty::U32, None);
+    let noise = b.output("noise_estimate", &[channels], Ty::U32, None);
+    let options = flexbuffer_map(&[
+        ("alternate_one_minus_smoothing", Flex::Int((1 << bits) - alt)),
+        ("alternate_smoothing", Flex::Int(alt)),
+        ("clamping", Flex::Bool(clamping)),
+        ("min_signal_remaining", Flex::Int(floor)),
+        ("num_channels", Flex::Int(channels as i64)),
+        ("one_minus_smoothing", Flex::Int((1 << bits) - s)),
+        ("smoothing", Flex::Int(s)),
+        ("smoothing_bits", Flex::Int(smoothing_bits)),
+        ("spectral_subtraction_bits", Flex::Int(bits)),
+    ]);
+    b.custom_op("SignalFilterBankSpectralSubtraction", &[input], &[output, noise], options);
+    let mut m = b.finish_graph();
+    m.invokes = r.size(2, 5);
+    // Channels that the headroom shift keeps within 32 bits, as the front
+    // end's are.
+    m.fixed = Some((0..m.invokes * channels).map(|_| r.range(0, (1i64 << (32 - smoothing_bits)) - 1)).collect());
+    let label = format!(
+        "{channels} channels x{} invokes, smoothing {s}/{alt} >> {bits}, headroom {smoothing_bits}{}",
+        m.invokes,
+        if clamping { ", clamping" } else { "" }
+    );
+    (m, label)
 }
