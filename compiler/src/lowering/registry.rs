@@ -24,12 +24,22 @@ const ANY: &[&str] = &["int8", "uint8", "int16", "int32", "float32"];
 
 /// Every supported operator: the registry the docs table is checked against.
 pub const SUPPORTED: &[OpSupport] = &[
-    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "int16", "float32"], lower: binary::lower_add },
-    OpSupport { code: 41, name: "SUB", dtypes: &["int8", "int16", "float32"], lower: binary::lower_sub },
-    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "int16", "float32"], lower: binary::lower_mul },
-    OpSupport { code: 55, name: "MAXIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_maximum },
-    OpSupport { code: 57, name: "MINIMUM", dtypes: &["int8", "int16", "float32"], lower: binary::lower_minimum },
-    OpSupport { code: 42, name: "DIV", dtypes: &["int8", "float32"], lower: binary::lower_div },
+    OpSupport { code: 0, name: "ADD", dtypes: &["int8", "int16", "int32", "float32"], lower: binary::lower_add },
+    OpSupport { code: 41, name: "SUB", dtypes: &["int8", "int16", "int32", "float32"], lower: binary::lower_sub },
+    OpSupport { code: 18, name: "MUL", dtypes: &["int8", "int16", "int32", "float32"], lower: binary::lower_mul },
+    OpSupport {
+        code: 55,
+        name: "MAXIMUM",
+        dtypes: &["int8", "int16", "int32", "int64", "float32"],
+        lower: binary::lower_maximum,
+    },
+    OpSupport {
+        code: 57,
+        name: "MINIMUM",
+        dtypes: &["int8", "int16", "int32", "int64", "float32"],
+        lower: binary::lower_minimum,
+    },
+    OpSupport { code: 42, name: "DIV", dtypes: &["int8", "int32", "float32"], lower: binary::lower_div },
     OpSupport { code: 54, name: "PRELU", dtypes: &["int8", "float32"], lower: binary::lower_prelu },
     OpSupport { code: 111, name: "ELU", dtypes: &["int8", "float32"], lower: elu::lower },
     OpSupport {

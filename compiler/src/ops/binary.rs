@@ -3,8 +3,9 @@
 //! the product), MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (int8, int16), DIV
 //! (int8 through a fixed-point reciprocal), PRELU (int8); float32 for all,
 //! and FLOOR_DIV and FLOOR_MOD in float32 only (as TFLM);
-//! NumPy-style broadcasting up to 6 dimensions; fused RELU family where the
-//! op has it.
+//! int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM and int64 MAXIMUM, MINIMUM
+//! on plain values; NumPy-style broadcasting up to 6 dimensions; fused RELU
+//! family where the op has it.
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -66,6 +67,14 @@ enum Arith {
     /// MAXIMUM/MINIMUM on raw int8 values.
     Compare,
     Float(f32, f32),
+    /// int32 (or int64 for MAXIMUM/MINIMUM) unquantized values, wrapping
+    /// as TFLite's C arithmetic does in practice, clamped to the
+    /// activation range (ADD ignores its activation, as TFLM does).
+    Integer {
+        ty: &'static str,
+        lo: i64,
+        hi: i64,
+    },
 }
 
 #[derive(Debug)]
@@ -290,6 +299,22 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
             let (lo, hi) = activation.float_range();
             Arith::Float(lo, hi)
         }
+        (t @ (DType::I32 | DType::I64), u, o)
+            if u == t && o == t && (t == DType::I32 || matches!(kind, Kind::Maximum | Kind::Minimum)) =>
+        {
+            if !matches!(kind, Kind::Add | Kind::Sub | Kind::Mul | Kind::Div | Kind::Maximum | Kind::Minimum) {
+                return Err(cx.unsupported(&format!("dtype {}", t.name()), "int8, int16, float32 (as TFLM)"));
+            }
+            let (lo, hi) = match (kind, activation) {
+                // TFLM's int32 ADD clamps to the whole range whatever its activation.
+                (Kind::Add, _) | (_, Activation::None) => (i64::MIN, i64::MAX),
+                (_, Activation::Relu) => (0, i64::MAX),
+                (_, Activation::ReluN1To1) => (-1, 1),
+                (_, Activation::Relu6) => (0, 6),
+            };
+            let (lo, hi) = if t == DType::I32 { (lo.max(i32::MIN as i64), hi.min(i32::MAX as i64)) } else { (lo, hi) };
+            Arith::Integer { ty: if t == DType::I32 { "i32" } else { "i64" }, lo, hi }
+        }
         (x, y, o) => {
             return Err(cx.unsupported(
                 &format!("inputs {} and {}, output {}", x.name(), y.name(), o.name()),
@@ -403,6 +428,27 @@ impl Operator for Binary {
             }
             (Arith::Compare, Kind::Maximum) => (it.clone(), quote!(|x: #it, y: #it| if x > y { x } else { y })),
             (Arith::Compare, _) => (it.clone(), quote!(|x: #it, y: #it| if x < y { x } else { y })),
+            (Arith::Integer { ty, lo, hi }, kind) => {
+                let full = if *ty == "i32" { (i32::MIN as i64, i32::MAX as i64) } else { (i64::MIN, i64::MAX) };
+                let ty = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());
+                let value = match kind {
+                    Kind::Add => quote!(x.wrapping_add(y)),
+                    Kind::Sub => quote!(x.wrapping_sub(y)),
+                    Kind::Mul => quote!(x.wrapping_mul(y)),
+                    // C truncates; a zero divisor (which crashes TFLM) gives 0.
+                    Kind::Div => quote!(if y == 0 { 0 } else { x.wrapping_div(y) }),
+                    Kind::Maximum => quote!(if x > y { x } else { y }),
+                    _ => quote!(if x < y { x } else { y }),
+                };
+                let clamp = if (*lo, *hi) == full {
+                    quote!(v)
+                } else {
+                    let (lo, hi) =
+                        (proc_macro2::Literal::i64_unsuffixed(*lo), proc_macro2::Literal::i64_unsuffixed(*hi));
+                    quote!(v.clamp(#lo, #hi))
+                };
+                (quote!(#ty), quote!(|x: #ty, y: #ty| { let v = #value; #clamp }))
+            }
             (Arith::Float(lo, hi), kind) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
                 let clamp = quote!(::tinyaot::__private::kernels::binary::clamp_f32);

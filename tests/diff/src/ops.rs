@@ -113,6 +113,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_FILTER_BANK", signal_filter_bank),
     ("SIGNAL_PCAN", signal_pcan),
     ("SIGNAL_SPECTRAL_SUBTRACTION", signal_spectral_subtraction),
+    ("INTEGER_BINARY", integer_binary),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2119,4 +2120,35 @@ fn signal_spectral_subtraction(r: &mut Rng) -> (Model, String) {
         if clamping { ", clamping" } else { "" }
     );
     (m, label)
+}
+
+/// int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM (and int64 MAXIMUM, MINIMUM)
+/// with broadcasting and fused activations (which TFLM's int32 ADD
+/// ignores); divisors never 0 (TFLM crashes on them).
+fn integer_binary(r: &mut Rng) -> (Model, String) {
+    let (code, tag, name) = r.pick(&[
+        (0, 11, "ADD"),
+        (41, 28, "SUB"),
+        (18, 21, "MUL"),
+        (42, 29, "DIV"),
+        (55, 0, "MAXIMUM"),
+        (57, 0, "MINIMUM"),
+    ]);
+    let ty = if tag == 0 && r.chance(0.3) { Ty::I64 } else { Ty::I32 };
+    let (sa, sb, so) = broadcast_shapes(r);
+    let act = if tag == 0 { 0 } else { activation(r) };
+    let mut b = Builder::default();
+    let x = b.input("a", &sa, ty, None);
+    let y = b.input("b", &sb, ty, None);
+    let out = b.output("output", &so, ty, None);
+    let options = (tag != 0).then(|| (tag as u8, vec![(0, Scalar::I8(act))]));
+    let mut m = b.finish(code, &[x, y], &[out], options);
+    let count = |s: &[usize]| s.iter().product::<usize>();
+    let mut values: Vec<i64> = (0..count(&sa)).map(|_| r.range(-1000, 1000)).collect();
+    values.extend((0..count(&sb)).map(|_| {
+        let v = r.range(1, 60);
+        if r.chance(0.5) { -v } else { v }
+    }));
+    m.fixed = Some(values);
+    (m, format!("{name} {} {sa:?} {sb:?} -> {so:?} {}", ty.name(), act_name(act)))
 }
