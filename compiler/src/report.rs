@@ -170,12 +170,10 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
         let _ = writeln!(s, "  scratch buffers: none live here");
     } else {
         for b in scratch {
-            let _ = writeln!(
-                s,
-                "  help: {} bytes are scratch of a fast kernel ({}); its direct variant needs none",
-                align(b.size),
-                b.name
-            );
+            // Scratch of variant 0 is the op's only way to run.
+            let needed = b.scratch.is_some_and(|pos| a.choice[a.order[pos]] == 0);
+            let why = if needed { "the op's only kernel" } else { "a fast kernel; its direct variant needs none" };
+            let _ = writeln!(s, "  help: {} bytes are scratch of {why} ({})", align(b.size), b.name);
         }
     }
     let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);

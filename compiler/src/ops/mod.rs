@@ -51,6 +51,7 @@ pub(crate) mod signal_filter_bank_log;
 pub(crate) mod signal_filter_bank_spectral_subtraction;
 pub(crate) mod signal_filter_bank_square_root;
 pub(crate) mod signal_pcan;
+pub(crate) mod signal_rfft;
 pub(crate) mod signal_window;
 pub(crate) mod slice;
 pub(crate) mod softmax;

@@ -86,8 +86,13 @@ pub fn choose(
             break;
         }
         let (_, peak) = super::lower_bound(&planned.schedule.requests());
-        let scratch_at =
-            |b: &schedule::Buffer| b.scratch.map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos));
+        // Scratch of a faster variant only: an op whose variant 0 needs
+        // scratch (its only kernel) has nothing to give back.
+        let scratch_at = |b: &schedule::Buffer| {
+            b.scratch
+                .filter(|&pos| choice[planned.order[pos]] != 0)
+                .map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos))
+        };
         let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
         choice[planned.order[pos]] = 0;
         planned = plan_orders(graph, ops, orders, &choice, opts)?;

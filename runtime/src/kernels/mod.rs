@@ -12,6 +12,7 @@ pub mod depthwise;
 pub mod dot;
 pub mod dot_widened;
 pub mod elementwise;
+pub mod fft;
 pub mod fully_connected;
 pub mod int16;
 pub mod lstm;

@@ -114,6 +114,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_PCAN", signal_pcan),
     ("SIGNAL_SPECTRAL_SUBTRACTION", signal_spectral_subtraction),
     ("INTEGER_BINARY", integer_binary),
+    ("SIGNAL_RFFT", signal_rfft),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -1583,8 +1584,8 @@ fn gather_nd(r: &mut Rng) -> (Model, String) {
         for &d in &dims[..nd] {
             values.push(r.range(0, d as i64 - 1) as i32);
         }
-        if nd > 1 && r.chance(0.1) {
-            // One past the last dimension's end, in the next row.
+        if nd > 1 && dims[nd - 2] > 1 && r.chance(0.1) {
+            // One past the last dimension's end: the next row's start.
             let end = values.len();
             values[end - 1] = dims[nd - 1] as i32;
             values[end - 2] = 0;
@@ -2151,4 +2152,21 @@ fn integer_binary(r: &mut Rng) -> (Model, String) {
     }));
     m.fixed = Some(values);
     (m, format!("{name} {} {sa:?} {sb:?} -> {so:?} {}", ty.name(), act_name(act)))
+}
+
+/// The signal library's int16 RFFT: lengths whose half factors into
+/// radices 2 to 5 (4, 3, 2 and 5 stages all drawn), frames shorter than
+/// the length (zero-padded), one or two frames.
+fn signal_rfft(r: &mut Rng) -> (Model, String) {
+    let fft = r.pick(&[4, 6, 8, 10, 12, 16, 18, 20, 24, 30, 32, 40, 50, 64, 96, 100, 128, 250, 256, 512]);
+    let frame = if r.chance(0.5) { fft } else { r.size(1, fft) };
+    let frames = r.size(1, 2);
+    let shape = if frames == 1 && r.chance(0.5) { vec![frame] } else { vec![frames, frame] };
+    let out_shape = if shape.len() == 1 { vec![fft + 2] } else { vec![frames, fft + 2] };
+    let mut b = Builder::default();
+    let input = b.input("frames", &shape, Ty::I16, None);
+    let output = b.output("spectrum", &out_shape, Ty::I16, None);
+    let options = flexbuffer_map(&[("T", Flex::Int(i64::from(Ty::I16.code()))), ("fft_length", Flex::Int(fft as i64))]);
+    b.custom_op("SignalRfft", &[input], &[output], options);
+    (b.finish_graph(), format!("{shape:?} fft_length {fft}"))
 }
