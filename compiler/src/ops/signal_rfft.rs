@@ -97,11 +97,11 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 
 impl Operator for Rfft {
-    /// The padded frame and the half-length spectrum, int16.
+    /// The zero-padded frame, int16 (the spectrum is built in the output).
     fn variants(&self) -> Vec<Variant> {
         let n = self.fft_length as u64;
         let cost = self.frames as u64 * n * (64 - n.leading_zeros() as u64) * 8;
-        vec![Variant { kernel: Kernel::Direct, scratch: 4 * self.fft_length, cost }]
+        vec![Variant { kernel: Kernel::Direct, scratch: 2 * self.fft_length, cost }]
     }
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {

@@ -156,8 +156,9 @@ fn stage(
 }
 
 /// RFFT of every `FRAME` int16 samples into `FFT / 2 + 1` complex bins
-/// (TFLM `RfftInt16Apply`, each frame zero-padded to `FFT`). `scratch`
-/// holds `FFT` samples and `FFT / 2` complex values.
+/// (TFLM `RfftInt16Apply`, each frame zero-padded to `FFT` in `scratch`).
+/// The half-length spectrum is computed into the frame's output bins and
+/// split there: step `k` reads and writes only bins `k` and `FFT/2 - k`.
 #[inline(never)]
 pub fn rfft_s16<const FRAMES: usize, const FRAME: usize, const FFT: usize>(
     input: &[i16],
@@ -166,18 +167,17 @@ pub fn rfft_s16<const FRAMES: usize, const FRAME: usize, const FFT: usize>(
     scratch: &mut [i16],
 ) {
     let half = FFT / 2;
-    let (time, rest) = scratch.split_at_mut(FFT);
-    let (spectrum, _) = rest.as_chunks_mut::<2>();
-    let spectrum = &mut spectrum[..half];
+    let time = &mut scratch[..FFT];
     for f in 0..FRAMES {
         time[..FRAME].copy_from_slice(&input[f * FRAME..(f + 1) * FRAME]);
         time[FRAME..].fill(0);
         let (pairs, _) = time.as_chunks::<2>();
-        stage(spectrum, pairs, 0, 1, tables.stages, tables.twiddles);
         let (bins, _) = output[f * (FFT + 2)..(f + 1) * (FFT + 2)].as_chunks_mut::<2>();
+        stage(&mut bins[..half], pairs, 0, 1, tables.stages, tables.twiddles);
+        let spectrum = &mut *bins;
         let dc = divide(spectrum[0], 2);
-        bins[0] = [(dc[0] as i32 + dc[1] as i32) as i16, 0];
-        bins[half] = [(dc[0] as i32 - dc[1] as i32) as i16, 0];
+        spectrum[0] = [(dc[0] as i32 + dc[1] as i32) as i16, 0];
+        spectrum[half] = [(dc[0] as i32 - dc[1] as i32) as i16, 0];
         for k in 1..=half / 2 {
             let fpk = divide(spectrum[k], 2);
             let mirror = spectrum[half - k];
@@ -185,8 +185,8 @@ pub fn rfft_s16<const FRAMES: usize, const FRAME: usize, const FFT: usize>(
             let f1k = add(fpk, fpnk);
             let f2k = sub(fpk, fpnk);
             let tw = mul(f2k, tables.split_twiddles[k - 1]);
-            bins[k] = [((f1k[0] as i32 + tw[0] as i32) >> 1) as i16, ((f1k[1] as i32 + tw[1] as i32) >> 1) as i16];
-            bins[half - k] =
+            spectrum[k] = [((f1k[0] as i32 + tw[0] as i32) >> 1) as i16, ((f1k[1] as i32 + tw[1] as i32) >> 1) as i16];
+            spectrum[half - k] =
                 [((f1k[0] as i32 - tw[0] as i32) >> 1) as i16, ((tw[1] as i32 - f1k[1] as i32) >> 1) as i16];
         }
     }
