@@ -496,3 +496,36 @@ pub fn regressions() -> Vec<(String, u64, u64)> {
         })
         .collect()
 }
+
+/// The shared audio front ends (TFLM's audio preprocessor models, in
+/// `../shared/models/` when that folder exists) over `frames` consecutive
+/// invokes of 30 ms of synthetic audio each (tones and noise whose loudness
+/// changes from frame to frame), so their state (the noise estimate)
+/// carries over as in a stream. Empty without the folder.
+pub fn shared_streams(dir: &std::path::Path, seed: u64, frames: usize) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (name, out) in [("audio_preprocessor_int8", Ty::I8), ("audio_preprocessor_float", Ty::F32)] {
+        let Ok(model) = std::fs::read(dir.join(format!("{name}.tflite"))) else { continue };
+        let mut rng = Rng::for_case(seed, cases.len() as u64);
+        let mut input = Vec::new();
+        for f in 0..frames {
+            let loudness = 1i64 << rng.range(2, 14);
+            let pitch = rng.unit() * 0.4;
+            for t in 0..480 {
+                let tone = (loudness as f64 * (pitch * t as f64 + f as f64).sin()) as i64;
+                let noise = rng.range(-loudness / 4, loudness / 4);
+                input.extend(((tone + noise).clamp(-32768, 32767) as i16).to_le_bytes());
+            }
+        }
+        cases.push(Case {
+            name: format!("stream_{name}"),
+            op: "SHARED_AUDIO_STREAM",
+            label: format!("{name} over {frames} frames"),
+            model,
+            reference: None,
+            input,
+            outputs: vec![(out, 40)],
+        });
+    }
+    cases
+}

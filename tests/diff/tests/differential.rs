@@ -246,7 +246,7 @@ fn tinyaot_matches_tflm_on_random_models() {
 
     // Regressions first (under their own seeds), then the run's cases, in
     // batches generated as they go.
-    let regressions: Vec<Case> = regressions()
+    let mut regressions: Vec<Case> = regressions()
         .into_iter()
         .map(|(op, s, i)| {
             let mut c = case_of(&op, s, i);
@@ -254,6 +254,14 @@ fn tinyaot_matches_tflm_on_random_models() {
             c
         })
         .collect();
+    // The shared audio front ends as streams (their state carried over).
+    let shared =
+        std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
+    let streams = tinyaot_diff::shared_streams(&shared, seed, 12);
+    if streams.is_empty() {
+        println!("{}: no shared audio front ends, their streams skipped (CI has them)", shared.display());
+    }
+    regressions.extend(streams);
     let mut tally: BTreeMap<&'static str, Tally> = BTreeMap::new();
     let mut found = Findings::default();
     let mut total = regressions.len();
