@@ -17,9 +17,6 @@ fn models_in(dir: &Path) -> Vec<PathBuf> {
 
 fn generate(out: &mut String, set: &str, dir: &Path) {
     let _ = writeln!(out, "pub mod {set} {{");
-    // The project's stateful references end with the first inputs again
-    // after `reset()`; the shared models' have one output set per input set.
-    let _ = writeln!(out, "    pub const RESET_RUN: bool = {};", set == "own");
     let _ = writeln!(out, "    pub const DIR: &str = {:?};", dir.display().to_string());
     let mut entries = String::new();
     let mut rejected = String::new();
@@ -59,7 +56,7 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
             for set in input.chunks(per) {{
                 once(&mut model, set);
             }}
-            if super::RESET_RUN && Model::STATE_SIZE != 0 {{
+            if Model::STATE_SIZE != 0 {{
                 model.reset();
                 once(&mut model, &input[..per]);
             }}

