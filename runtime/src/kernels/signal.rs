@@ -140,7 +140,8 @@ fn log32(x: u32, out_scale: u32, table: &[u16]) -> u32 {
 }
 
 /// FILTER_BANK_LOG (TFLM `FilterbankLog`): each channel shifted left by
-/// `correction_bits`, then [`log32`] saturated to int16, or 0 below 2.
+/// `correction_bits`, then its fixed-point log (TFLM `Log32`) saturated to
+/// int16, or 0 below 2.
 /// `table` is the compiler's 130-entry log2 correction table.
 #[inline(never)]
 pub fn filter_bank_log<const CHANNELS: usize>(
