@@ -29,8 +29,9 @@ impl Error {
     }
 
     /// An error about one operator of the model.
-    pub fn op(index: usize, name: &str, message: impl fmt::Display) -> Self {
-        Error::model(format!("op {index} ({name}): {message}"))
+    /// `node` is the op's label (`graph::Node::label`: `op 3 (ADD)`).
+    pub fn op(node: &str, message: impl fmt::Display) -> Self {
+        Error::model(format!("{node}: {message}"))
     }
 
     /// An error about the arena limit.

@@ -1,9 +1,10 @@
 //! The graph IR: tensors (shape, dtype, quantization, constant data) and
-//! nodes (builtin code, tensor indices, options), read from subgraph 0 with
-//! every index and size checked. Operator semantics live in `ops/`.
+//! nodes (builtin code, tensor indices, options), read from subgraph 0 and
+//! the subgraphs it calls, with every index and size checked. Operator semantics live in `ops/`.
 
 use crate::diag::Error;
 use crate::tflite::{self, Options, names};
+use flatbuffers::{ForwardsUOffset, Vector};
 use std::borrow::Cow;
 
 /// Largest tensor tinyaot accepts, in bytes. No microcontroller has more
@@ -74,6 +75,7 @@ impl DType {
             DType::I8 => "int8".into(),
             DType::U32 => "uint32".into(),
             DType::U64 => "uint64".into(),
+            DType::Other(13) => "resource".into(),
             DType::Other(c) => format!("TensorType {c}"),
         }
     }
@@ -160,10 +162,10 @@ impl Tensor<'_> {
     /// A tensor no op reads or writes and whose description TFLM would never
     /// look at (an LSTM's intermediates): kept as an empty placeholder so
     /// tensor indices stay as in the file.
-    fn unused(index: usize, name: &str) -> Self {
+    fn unused(index: usize, name: String) -> Self {
         Tensor {
             index,
-            name: if name.is_empty() { format!("tensor {index}") } else { name.to_string() },
+            name,
             shape: Vec::new(),
             dtype: DType::Other(-1),
             quant: None,
@@ -196,8 +198,14 @@ impl Tensor<'_> {
 /// One operator of the graph, before its semantics are checked.
 #[derive(Clone)]
 pub struct Node<'a> {
-    /// Position in execution order.
+    /// Index in its subgraph's operator list (as the model file numbers it).
     pub index: usize,
+    /// The subgraph the operator belongs to (0: the model itself).
+    pub subgraph: usize,
+    /// The CALL_ONCE nodes (positions in [`Graph::nodes`], outermost first)
+    /// whose init subgraph this node belongs to: it runs on the first
+    /// `invoke()` only. Empty for the model's own operators.
+    pub once: Vec<usize>,
     /// Builtin operator code (32 = CUSTOM).
     pub code: i32,
     /// Operator name (`CONV_2D`, or the custom op's name).
@@ -216,9 +224,36 @@ pub struct Node<'a> {
     pub custom_options: Option<&'a [u8]>,
 }
 
-/// Subgraph 0 of a model.
+impl Node<'_> {
+    /// How messages name the node: `op 3 (ADD)`, or `subgraph 1 op 0
+    /// (ASSIGN_VARIABLE)` for an operator of a called subgraph.
+    pub fn label(&self) -> String {
+        match self.subgraph {
+            0 => format!("op {} ({})", self.index, self.name),
+            s => format!("subgraph {s} op {} ({})", self.index, self.name),
+        }
+    }
+}
+
+/// A resource variable (VAR_HANDLE's `container`/`shared_name`), resolved
+/// at compile time to a variable tensor in the state memory.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    /// `shared_name`.
+    pub name: String,
+    /// The variable tensor that holds its bytes (appended to the tensors).
+    pub tensor: usize,
+    /// The byte `reset()` fills it with: TFLM's default value, the first
+    /// assigned tensor's zero point (as int8) when it is quantized, else 0.
+    pub fill: u8,
+}
+
+/// A model's operators, its called subgraphs inlined: the model is
+/// subgraph 0; each CALL_ONCE is followed by its init subgraph's operators
+/// and tensors (planned in the same arena, alive only while it runs).
 pub struct Graph<'a> {
-    /// All tensors.
+    /// All tensors: subgraph 0's at their file indices, then each inlined
+    /// subgraph's, then one per resource variable.
     pub tensors: Vec<Tensor<'a>>,
     /// Operators in execution order.
     pub nodes: Vec<Node<'a>>,
@@ -226,6 +261,8 @@ pub struct Graph<'a> {
     pub inputs: Vec<usize>,
     /// Graph output tensor indices.
     pub outputs: Vec<usize>,
+    /// The resource variables the operators read and assign.
+    pub resources: Vec<Resource>,
 }
 
 fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
@@ -235,61 +272,64 @@ fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
         .ok_or_else(|| Error::model(format!("{what} refers to tensor {raw}, but the graph has {count} tensors")))
 }
 
-impl<'a> Graph<'a> {
-    /// Reads subgraph 0 of a verified model.
-    pub fn read(model: &tflite::Model<'a>) -> Result<Graph<'a>, Error> {
-        let subgraphs = model.subgraphs().ok_or_else(|| Error::model("the model has no subgraph"))?;
-        match subgraphs.len() {
-            0 => return Err(Error::model("the model has no subgraph")),
-            1 => {}
-            n => {
-                return Err(Error::model(format!(
-                    "the model has {n} subgraphs; tinyaot compiles single-subgraph models \
-                     (control flow such as IF/WHILE/CALL_ONCE is not supported)"
-                )));
-            }
-        }
-        let sg = subgraphs.get(0);
-        let buffers = model.buffers();
-        let codes = model.operator_codes();
+/// Builtin codes the graph reader knows.
+pub mod codes {
+    /// `DEQUANTIZE`.
+    pub const DEQUANTIZE: i32 = 6;
+    /// `CALL_ONCE`.
+    pub const CALL_ONCE: i32 = 129;
+    /// `VAR_HANDLE`.
+    pub const VAR_HANDLE: i32 = 142;
+    /// `READ_VARIABLE`.
+    pub const READ_VARIABLE: i32 = 143;
+    /// `ASSIGN_VARIABLE`.
+    pub const ASSIGN_VARIABLE: i32 = 144;
+}
 
-        let raw_tensors = sg.tensors().ok_or_else(|| Error::model("subgraph 0 has no tensors"))?;
-        if raw_tensors.len() > MAX_TENSORS {
-            return Err(Error::model(format!(
-                "the graph has {} tensors; tinyaot accepts up to {MAX_TENSORS}",
-                raw_tensors.len()
-            )));
-        }
-        if let Some(ops) = sg.operators().filter(|o| o.len() > MAX_OPS) {
-            return Err(Error::model(format!(
-                "the graph has {} operators; tinyaot accepts up to {MAX_OPS}",
-                ops.len()
-            )));
-        }
+/// Reads subgraphs into one [`Graph`], inlining CALL_ONCE's callees.
+struct Reader<'m, 'a> {
+    subgraphs: &'m Vector<'a, ForwardsUOffset<tflite::SubGraph<'a>>>,
+    codes: Option<CodeVec<'a>>,
+    buffers: Option<BufferVec<'a>>,
+    /// Subgraphs being read (to refuse recursion).
+    stack: Vec<usize>,
+}
+
+impl<'a> Reader<'_, 'a> {
+    /// Appends subgraph `s`'s tensors and operators to `graph`; `once` is
+    /// the chain of CALL_ONCE positions it runs under. Returns the index of
+    /// its first tensor.
+    fn inline(&mut self, graph: &mut Graph<'a>, s: usize, once: &[usize]) -> Result<usize, Error> {
+        let sg = self.subgraphs.get(s);
+        let what = if s == 0 { "the graph".to_string() } else { format!("subgraph {s}") };
+        let raw_tensors = sg.tensors().ok_or_else(|| Error::model(format!("{what} has no tensors")))?;
         let count = raw_tensors.len();
+        if graph.tensors.len() + count > MAX_TENSORS {
+            return Err(Error::model(format!(
+                "the model has more than {MAX_TENSORS} tensors (with its called subgraphs); tinyaot accepts up to {MAX_TENSORS}"
+            )));
+        }
+        let op_count = sg.operators().map_or(0, |o| o.len());
+        if graph.nodes.len() + op_count > MAX_OPS {
+            return Err(Error::model(format!(
+                "the model has more than {MAX_OPS} operators (with its called subgraphs); tinyaot accepts up to {MAX_OPS}"
+            )));
+        }
         let mut nodes = Vec::new();
         if let Some(ops) = sg.operators() {
             for (index, op) in ops.iter().enumerate() {
-                nodes.push(read_node(index, &op, codes.as_ref(), count)?);
+                let mut node = read_node(index, &op, self.codes.as_ref(), count)?;
+                node.subgraph = s;
+                nodes.push(node);
             }
         }
-
-        let inputs = sg
-            .inputs()
-            .map(|v| v.iter().map(|i| tensor_index(i, count, "a graph input")).collect::<Result<Vec<_>, _>>())
-            .transpose()?
-            .unwrap_or_default();
-        let outputs = sg
-            .outputs()
-            .map(|v| v.iter().map(|i| tensor_index(i, count, "a graph output")).collect::<Result<Vec<_>, _>>())
-            .transpose()?
-            .unwrap_or_default();
-        if inputs.is_empty() {
-            return Err(Error::model("the graph has no inputs"));
-        }
-        if outputs.is_empty() {
-            return Err(Error::model("the graph has no outputs"));
-        }
+        let ends = |v: Option<Vector<'a, i32>>, role: &str| -> Result<Vec<usize>, Error> {
+            v.map(|v| v.iter().map(|i| tensor_index(i, count, role)).collect::<Result<Vec<_>, _>>())
+                .transpose()
+                .map(Option::unwrap_or_default)
+        };
+        let inputs = ends(sg.inputs(), &format!("an input of {what}"))?;
+        let outputs = ends(sg.outputs(), &format!("an output of {what}"))?;
 
         // Like TFLM's allocator, look only at tensors the graph reads or
         // writes: LSTM intermediates (quantization notes with shape [0]) and
@@ -303,20 +343,100 @@ impl<'a> Graph<'a> {
                 used[t] = true;
             }
         }
-        let mut tensors = Vec::with_capacity(count);
+        let base = graph.tensors.len();
         for (index, t) in raw_tensors.iter().enumerate() {
             // A -1 dimension TFLM refuses on any tensor (it sizes them all).
             let dynamic = t.shape().is_some_and(|s| s.iter().any(|d| d < 0));
-            let tensor = read_tensor(index, &t, buffers.as_ref());
-            tensors.push(match tensor {
+            let name = match (t.name(), s) {
+                ("", 0) => format!("tensor {index}"),
+                ("", s) => format!("subgraph {s} tensor {index}"),
+                (n, _) => n.to_string(),
+            };
+            let tensor = read_tensor(base + index, name.clone(), &t, self.buffers.as_ref());
+            graph.tensors.push(match tensor {
                 Ok(tensor) => tensor,
-                Err(_) if !used[index] && !dynamic => Tensor::unused(index, t.name()),
+                Err(_) if !used[index] && !dynamic => Tensor::unused(base + index, name),
                 Err(e) => return Err(e),
             });
         }
-        let mut graph = Graph { tensors, nodes, inputs, outputs };
+        if s == 0 {
+            graph.inputs = inputs;
+            graph.outputs = outputs;
+        }
+        for mut node in nodes {
+            for t in node.inputs.iter_mut().flatten().chain(&mut node.outputs) {
+                *t += base;
+            }
+            node.once = once.to_vec();
+            let position = graph.nodes.len();
+            let callee = (node.code == codes::CALL_ONCE).then(|| self.callee(&node)).transpose()?;
+            graph.nodes.push(node);
+            if let Some(callee) = callee {
+                self.stack.push(callee);
+                let mut chain = once.to_vec();
+                chain.push(position);
+                self.inline(graph, callee, &chain)?;
+                self.stack.pop();
+            }
+        }
+        Ok(base)
+    }
+
+    /// CALL_ONCE's `init_subgraph_index`, checked.
+    fn callee(&self, node: &Node<'a>) -> Result<usize, Error> {
+        use crate::tflite::fields::call_once as f;
+        let err = |msg: String| Error::model(format!("{}: {msg}", node.label()));
+        let options = node.options.filter(|_| node.options_type == f::TAG);
+        let raw = match options {
+            Some(o) => o.scalar::<i32>(f::INIT_SUBGRAPH_INDEX, 0)?,
+            None => 0,
+        };
+        let callee = usize::try_from(raw).ok().filter(|&c| c < self.subgraphs.len()).ok_or_else(|| {
+            err(format!("init subgraph {raw} does not exist (the model has {})", self.subgraphs.len()))
+        })?;
+        if callee == node.subgraph || self.stack.contains(&callee) {
+            return Err(err(format!("calls subgraph {callee}, which is already running (recursion is not supported)")));
+        }
+        Ok(callee)
+    }
+}
+
+impl<'a> Graph<'a> {
+    /// Reads a verified model: subgraph 0 and, inlined, the subgraphs it
+    /// calls; resource variables resolved to variable tensors.
+    pub fn read(model: &tflite::Model<'a>) -> Result<Graph<'a>, Error> {
+        let subgraphs = model.subgraphs().ok_or_else(|| Error::model("the model has no subgraph"))?;
+        if subgraphs.is_empty() {
+            return Err(Error::model("the model has no subgraph"));
+        }
+        let mut graph = Graph {
+            tensors: Vec::new(),
+            nodes: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            resources: Vec::new(),
+        };
+        let mut reader =
+            Reader { subgraphs: &subgraphs, codes: model.operator_codes(), buffers: model.buffers(), stack: vec![0] };
+        reader.inline(&mut graph, 0, &[])?;
+        if graph.inputs.is_empty() {
+            return Err(Error::model("the graph has no inputs"));
+        }
+        if graph.outputs.is_empty() {
+            return Err(Error::model("the graph has no outputs"));
+        }
+        crate::resources::resolve(&mut graph)?;
         graph.fold_float16_constants();
         Ok(graph)
+    }
+
+    /// Whether the operators must run in the model's order: state passes
+    /// between them outside the tensors' data flow (resource variables, a
+    /// CALL_ONCE's init subgraph).
+    pub fn order_is_fixed(&self) -> bool {
+        self.nodes.iter().any(|n| {
+            !n.once.is_empty() || matches!(n.code, codes::CALL_ONCE | codes::READ_VARIABLE | codes::ASSIGN_VARIABLE)
+        })
     }
 
     /// A DEQUANTIZE of a constant float16 tensor (the converter's float16
@@ -325,11 +445,10 @@ impl<'a> Graph<'a> {
     /// weights and the arena holds none of it. The DEQUANTIZE is then a
     /// no-op (`ops::dequantize`). A graph output is left to the op.
     fn fold_float16_constants(&mut self) {
-        const DEQUANTIZE: i32 = 6;
         for node in &self.nodes {
             let (Some(Some(i)), Some(&o)) = (node.inputs.first(), node.outputs.first()) else { continue };
             let (input, output) = (&self.tensors[*i], &self.tensors[o]);
-            let foldable = node.code == DEQUANTIZE
+            let foldable = node.code == codes::DEQUANTIZE
                 && (input.dtype, output.dtype) == (DType::F16, DType::F32)
                 && input.elements == output.elements
                 && output.data.is_none()
@@ -345,8 +464,8 @@ impl<'a> Graph<'a> {
     }
 }
 
-type CodeVec<'a> = flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<tflite::OperatorCode<'a>>>;
-type BufferVec<'a> = flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<tflite::Buffer<'a>>>;
+type CodeVec<'a> = Vector<'a, ForwardsUOffset<tflite::OperatorCode<'a>>>;
+type BufferVec<'a> = Vector<'a, ForwardsUOffset<tflite::Buffer<'a>>>;
 
 fn read_node<'a>(
     index: usize,
@@ -390,14 +509,17 @@ fn read_node<'a>(
         options_type: op.builtin_options_type(),
         options: op.builtin_options(),
         custom_options: op.custom_options(),
+        subgraph: 0,
+        once: Vec::new(),
     })
 }
 
-fn read_tensor<'a>(index: usize, t: &tflite::Tensor<'a>, buffers: Option<&BufferVec<'a>>) -> Result<Tensor<'a>, Error> {
-    let name = match t.name() {
-        "" => format!("tensor {index}"),
-        n => n.to_string(),
-    };
+fn read_tensor<'a>(
+    index: usize,
+    name: String,
+    t: &tflite::Tensor<'a>,
+    buffers: Option<&BufferVec<'a>>,
+) -> Result<Tensor<'a>, Error> {
     let dtype = DType::from_code(t.dtype());
     let raw_shape: Vec<i32> = t.shape().map(|s| s.iter().collect()).unwrap_or_default();
     if raw_shape.len() > MAX_RANK {

@@ -23,6 +23,7 @@ pub mod order;
 pub mod plan;
 pub mod quant;
 pub mod report;
+mod resources;
 pub mod schedule;
 pub mod tflite;
 
@@ -147,14 +148,39 @@ impl<'a> Analysis<'a> {
     /// sizes.
     pub fn state_names(&self) -> Vec<String> {
         let variables = self.state_offsets.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(t, _)| {
+            let resource = self.graph.resources.iter().any(|r| r.tensor == t);
             let t = &self.graph.tensors[t];
-            format!("'{}' {}", t.name, t.describe())
+            format!("{}'{}' {}", if resource { "resource variable " } else { "" }, t.name, t.describe())
         });
         let ops = self.op_states.iter().enumerate().filter_map(|(n, s)| {
             let node = &self.graph.nodes[n];
-            s.map(|(_, bytes)| format!("op {} ({}) state, {bytes} bytes", node.index, node.name))
+            let what = if node.code == graph::codes::CALL_ONCE { "has-run flag" } else { "state" };
+            s.map(|(_, bytes)| format!("{} {what}, {bytes} bytes", node.label()))
         });
         variables.chain(ops).collect()
+    }
+
+    /// One line per CALL_ONCE: the subgraph it runs and at which
+    /// execution positions its operators sit.
+    pub fn call_once_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (pos, &n) in self.order.iter().enumerate() {
+            let node = &self.graph.nodes[n];
+            if node.code != graph::codes::CALL_ONCE {
+                continue;
+            }
+            let body: Vec<usize> =
+                (0..self.order.len()).filter(|&p| self.graph.nodes[self.order[p]].once.contains(&n)).collect();
+            let callee = body.first().map(|&p| self.graph.nodes[self.order[p]].subgraph);
+            let line = match (callee, body.first(), body.last()) {
+                (Some(s), Some(first), Some(last)) => {
+                    format!("op {pos} runs subgraph {s} (ops {first}..={last}) on the first invoke only")
+                }
+                _ => format!("op {pos} runs an empty subgraph"),
+            };
+            notes.push(line);
+        }
+        notes
     }
 
     /// Multiply-accumulates per invoke.

@@ -48,8 +48,9 @@ pub fn candidates(graph: &Graph<'_>) -> Vec<Vec<usize>> {
     let n = graph.nodes.len();
     let deps = dependencies(graph);
     let mut out = vec![(0..n).collect::<Vec<_>>()];
-    // The model's order is topological by TFLite's rules; if not, keep only it.
-    if !is_topological(graph, &out[0]) {
+    // The model's order is topological by TFLite's rules; if not, keep only
+    // it. State passed outside the data flow (variables) also fixes it.
+    if graph.order_is_fixed() || !is_topological(graph, &out[0]) {
         return out;
     }
     out.push(greedy(graph, &deps));

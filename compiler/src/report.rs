@@ -27,6 +27,9 @@ impl Analysis<'_> {
                 self.state_names().join(", ")
             );
         }
+        for note in self.call_once_notes() {
+            let _ = writeln!(s, "CALL_ONCE: {note}; the ops columns below count its operators.\n");
+        }
         for (role, list) in [("Input", &self.graph.inputs), ("Output", &self.graph.outputs)] {
             for (i, &t) in list.iter().enumerate() {
                 let t = &self.graph.tensors[t];
@@ -72,6 +75,9 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     let _ = writeln!(s, "TFLM greedy  {} bytes", a.tflm_greedy.arena_size);
     if a.state_size > 0 {
         let _ = writeln!(s, "STATE_SIZE   {} bytes ({})", a.state_size, a.state_names().join(", "));
+    }
+    for note in a.call_once_notes() {
+        let _ = writeln!(s, "CALL_ONCE    {note}");
     }
     let fast: Vec<String> = a
         .order
@@ -194,7 +200,7 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
         let producer = a.graph.nodes.iter().find(|n| n.outputs.contains(&t0));
         let channels = t.shape.last().copied().unwrap_or(1);
         let by = match producer {
-            Some(n) => format!("op {} ({}) writes", n.index, n.name),
+            Some(n) => format!("{} writes", n.label()),
             None => "the graph input is".to_string(),
         };
         let _ = writeln!(

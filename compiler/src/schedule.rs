@@ -148,8 +148,7 @@ pub fn schedule(
         if let Some((input, output)) = op.alias() {
             if graph.tensors[input].data.is_some() || graph.tensors[input].is_variable {
                 return Err(Error::op(
-                    node.index,
-                    &node.name,
+                    &node.label(),
                     format!(
                         "a view of the constant or variable tensor '{}' is not supported",
                         graph.tensors[input].name
@@ -170,8 +169,7 @@ pub fn schedule(
         for &t in node.inputs.iter().flatten() {
             if !written[t] && graph.tensors[t].data.is_none() {
                 return Err(Error::op(
-                    node.index,
-                    &node.name,
+                    &node.label(),
                     format!("reads tensor '{}' before any op writes it", graph.tensors[t].name),
                 ));
             }

@@ -4,8 +4,9 @@
     python3 tflm_reference.py DIR
 
 For every `DIR/NAME.tflite` with `DIR/NAME.input.bin` (the raw little-endian
-bytes of every input, concatenated in input order), runs TFLM's Python
-interpreter (`pip install tflite-micro`: its reference kernels) once and
+bytes of every input, concatenated in input order, once per invoke; with
+`DIR/NAME.reset_at` holding k, `reset()` runs before invoke k), runs TFLM's
+Python interpreter (`pip install tflite-micro`: its reference kernels) and
 writes `DIR/NAME.output.bin` (every output's bytes, concatenated), or
 `DIR/NAME.refused` with TFLM's message when it does not run the model.
 Cases already answered are skipped; a case that crashed the interpreter
@@ -47,10 +48,10 @@ class captured_stderr:
         return self.file.read()
 
 
-def run_case(path, raw):
+def run_case(path, raw, reset_at=None):
     """Runs one model on `raw`: one or several sets of inputs, invoked one
-    after another on one interpreter (state carries over), outputs
-    concatenated."""
+    after another on one interpreter (state carries over; `reset()` before
+    set `reset_at`), outputs concatenated."""
     it = tflm.Interpreter.from_bytes(open(path, 'rb').read(), arena_size=4 << 20)
     details, i = [], 0
     while True:
@@ -66,7 +67,9 @@ def run_case(path, raw):
     if per == 0 or len(raw) % per:
         raise ValueError(f'input file has {len(raw)} bytes, not a multiple of the {per} the inputs take')
     out = b''
-    for start in range(0, len(raw), per):
+    for k, start in enumerate(range(0, len(raw), per)):
+        if k == reset_at:
+            it.reset()
         off = start
         for i, d in enumerate(details):
             dtype = np.dtype(d['dtype']).newbyteorder('<')
@@ -103,7 +106,8 @@ def main():
         open(stem + '.running', 'w').close()
         try:
             with captured_stderr() as log:
-                out = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read())
+                reset_at = int(open(stem + '.reset_at').read()) if os.path.exists(stem + '.reset_at') else None
+                out = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read(), reset_at)
         except Exception as e:  # TFLM refused the model (Prepare/allocation) or failed to run it
             why = ' '.join(log.read().split())[:500]
             open(stem + '.refused', 'w').write(f'{e}: {why}' if why else (str(e) or type(e).__name__))

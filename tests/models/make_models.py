@@ -625,6 +625,62 @@ def lstm_model(seed, batch, time, inputs, units, kind, time_major=False, cell_cl
     return pack(m)
 
 
+class StreamingKws(tf.Module):
+    """A streaming keyword model as deployed: one feature frame per
+    `invoke()`, the last frames of each layer kept in `tf.Variable`s (the
+    converter's VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE, initialized by
+    a CALL_ONCE subgraph), updated with the STRIDED_SLICE + CONCATENATION
+    ring pattern; a smoothed score is a third variable."""
+
+    def __init__(self, seed):
+        rs = np.random.RandomState(seed)
+        u = lambda *shape: tf.constant(rs.uniform(-0.6, 0.6, shape).astype(np.float32))
+        self.frames = tf.Variable(tf.fill([1, 3, 1, 8], 0.25), name='frames')
+        self.hidden = tf.Variable(tf.zeros([1, 3, 1, 6]), name='hidden')
+        self.score = tf.Variable(tf.constant([[0.5, -0.5, 0.25, 0.0]]), name='score')
+        self.w1, self.b1 = u(3, 1, 8, 6), u(6)
+        self.w2, self.b2 = u(3, 1, 6, 1), u(6)
+        self.w3, self.b3 = u(6, 4), u(4)
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 1, 1, 8], tf.float32)])
+    def __call__(self, frame):
+        frames = tf.concat([self.frames[:, 1:], frame], axis=1)
+        self.frames.assign(frames)
+        h = tf.nn.relu(tf.nn.conv2d(frames, self.w1, 1, 'VALID') + self.b1)
+        hidden = tf.concat([self.hidden[:, 1:], h], axis=1)
+        self.hidden.assign(hidden)
+        g = tf.nn.relu(tf.nn.depthwise_conv2d(hidden, self.w2, [1, 1, 1, 1], 'VALID') + self.b2)
+        logits = tf.matmul(tf.reshape(g, [1, 6]), self.w3) + self.b3
+        score = self.score * 0.5 + logits
+        self.score.assign(score)
+        return tf.nn.softmax(score)
+
+
+def convert_module(module, seed, quantize):
+    """Converts a `tf.Module`'s `__call__` with its variables (a model with
+    resource variables and a CALL_ONCE init subgraph)."""
+    fn = module.__call__.get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
+    if quantize:
+        rs = np.random.RandomState(seed + 1000)
+        shapes = [tuple(s.shape) for s in fn.structured_input_signature[0]]
+        conv.representative_dataset = lambda: ([rs.uniform(-1, 1, s).astype(np.float32) for s in shapes] for _ in range(100))
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
+    return conv.convert()
+
+
+# Models with resource variables: (name, builder); their reference runs
+# STREAM_INVOKES invokes, then `reset()` and the first input again.
+STREAMING = [
+    ('streaming_kws_float', lambda: convert_module(StreamingKws(51), 51, False)),
+    ('streaming_kws_int8', lambda: convert_module(StreamingKws(52), 52, True)),
+]
+STREAM_INVOKES = 20
+
+
 # Stateful models: (name, builder). Their reference runs several invokes,
 # then `reset()` and the first input again (see `reference`).
 STATEFUL = [
@@ -727,6 +783,15 @@ def main():
             with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
                 f.write(blob)
         print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), INVOKES))
+    for name, build in STREAMING:
+        if only and name not in only and 'streaming' not in only:
+            continue
+        data = build()
+        inp, out = reference(data, 8, STREAM_INVOKES)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), STREAM_INVOKES))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

@@ -83,6 +83,8 @@ pub enum Scalar {
     F32(f32),
     /// bool
     Bool(bool),
+    /// string (VAR_HANDLE's names)
+    Str(&'static str),
 }
 
 /// An operator.
@@ -321,13 +323,23 @@ fn operator(b: &mut FlatBufferBuilder<'_>, o: &OpDef) -> Table {
     let inputs = b.create_vector(&o.inputs);
     let outputs = b.create_vector(&o.outputs);
     let options = o.options.as_ref().map(|(tag, fields)| {
+        // Strings are written before the table that points at them.
+        let strings: Vec<_> = fields
+            .iter()
+            .map(|&(_, v)| match v {
+                Scalar::Str(text) => Some(b.create_string(text)),
+                _ => None,
+            })
+            .collect();
         let t = b.start_table();
-        for &(id, v) in fields {
-            match v {
-                Scalar::I8(x) => b.push_slot_always::<i8>(slot(id), x),
-                Scalar::I32(x) => b.push_slot_always::<i32>(slot(id), x),
-                Scalar::F32(x) => b.push_slot_always::<f32>(slot(id), x),
-                Scalar::Bool(x) => b.push_slot_always::<bool>(slot(id), x),
+        for (&(id, v), string) in fields.iter().zip(strings) {
+            match (v, string) {
+                (Scalar::I8(x), _) => b.push_slot_always::<i8>(slot(id), x),
+                (Scalar::I32(x), _) => b.push_slot_always::<i32>(slot(id), x),
+                (Scalar::F32(x), _) => b.push_slot_always::<f32>(slot(id), x),
+                (Scalar::Bool(x), _) => b.push_slot_always::<bool>(slot(id), x),
+                (Scalar::Str(_), Some(string)) => b.push_slot_always(slot(id), string),
+                (Scalar::Str(_), None) => {}
             }
         }
         (*tag, b.end_table(t))

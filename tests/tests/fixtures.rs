@@ -4,7 +4,7 @@
 //! rewrites them) and checks the compiler's verdict on each.
 
 use std::path::Path;
-use tinyaot_tests::writer::{Extras, OpDef, QuantDef, TensorDef, dtype, fc_model};
+use tinyaot_tests::writer::{Extras, ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype, fc_model};
 
 /// (name, bytes, a fragment the compiler's error must contain)
 fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
@@ -26,9 +26,32 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     m.subgraphs.clear();
     v.push(("no_subgraph", m.to_bytes(), "no subgraph"));
 
+    // CALL_ONCE: a callee that does not exist, and one that calls itself.
     let mut m = base.clone();
-    m.subgraphs.push(m.subgraphs[0].clone());
-    v.push(("two_subgraphs", m.to_bytes(), "2 subgraphs"));
+    let op = call_once(&mut m, 5);
+    m.subgraphs[0].ops.insert(0, op);
+    v.push(("call_once_missing_subgraph", m.to_bytes(), "op 0 (CALL_ONCE): init subgraph 5 does not exist"));
+    let mut m = base.clone();
+    let op = call_once(&mut m, 1);
+    m.subgraphs[0].ops.insert(0, op);
+    let recursive = SubgraphDef { ops: vec![call_once(&mut m, 1)], ..SubgraphDef::default() };
+    m.subgraphs.push(recursive);
+    v.push((
+        "call_once_recursion",
+        m.to_bytes(),
+        "subgraph 1 op 0 (CALL_ONCE): calls subgraph 1, which is already running",
+    ));
+
+    // A resource variable read but never assigned (TFLM reads a null
+    // buffer), and one read into a tensor of another size.
+    let mut m = base.clone();
+    let read = variable_ops(&mut m, "v", None, &[1, 4]);
+    m.subgraphs[0].ops.splice(0..0, read);
+    v.push(("variable_never_assigned", m.to_bytes(), "reads resource variable 'v', which no ASSIGN_VARIABLE"));
+    let mut m = base.clone();
+    let ops = variable_ops(&mut m, "v", Some(&[1, 3]), &[1, 4]);
+    m.subgraphs[0].ops.splice(0..0, ops);
+    v.push(("variable_size_mismatch", m.to_bytes(), "does not match resource variable 'v'"));
 
     let mut m = base.clone();
     m.opcodes = vec![(15, None)]; // LSH_PROJECTION (TFLM has none either)
@@ -82,6 +105,67 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     v
 }
 
+/// A CALL_ONCE of subgraph `init` (its operator code added to `m`).
+fn call_once(m: &mut ModelDef, init: i32) -> OpDef {
+    OpDef {
+        opcode: opcode(m, 129),
+        inputs: vec![],
+        outputs: vec![],
+        options: Some((103, vec![(0, Scalar::I32(init))])),
+        custom_options: None,
+    }
+}
+
+/// The index of builtin `code` in `m`'s operator codes (added if new).
+fn opcode(m: &mut ModelDef, code: i32) -> u32 {
+    let at = m.opcodes.iter().position(|c| c.0 == code).unwrap_or_else(|| {
+        m.opcodes.push((code, None));
+        m.opcodes.len() - 1
+    });
+    at as u32
+}
+
+/// VAR_HANDLE `name`, an ASSIGN_VARIABLE of graph input 0 (shape
+/// `assigned`, when given) and a READ_VARIABLE into a new tensor of shape
+/// `read`, in subgraph 0 of `m` (ops returned, tensors added).
+fn variable_ops(m: &mut ModelDef, name: &'static str, assigned: Option<&[i32]>, read: &[i32]) -> Vec<OpDef> {
+    let q = QuantDef::per_tensor(0.5, 0);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors.push(TensorDef::new("handle", &[], 13, None));
+    let handle = sg.tensors.len() as i32 - 1;
+    sg.tensors.push(TensorDef::new("read", read, dtype::I8, q.clone()));
+    let value = sg.tensors.len() as i32 - 1;
+    let mut ops = vec![OpDef {
+        opcode: opcode(m, 142),
+        inputs: vec![],
+        outputs: vec![handle],
+        options: Some((111, vec![(1, Scalar::Str(name))])),
+        custom_options: None,
+    }];
+    if let Some(shape) = assigned {
+        let sg = &mut m.subgraphs[0];
+        sg.tensors.push(TensorDef::new("assigned", shape, dtype::I8, q));
+        let source = sg.tensors.len() as i32 - 1;
+        // A graph input of that shape feeds the assignment.
+        sg.inputs.push(source);
+        ops.push(OpDef {
+            opcode: opcode(m, 144),
+            inputs: vec![handle, source],
+            outputs: vec![],
+            options: None,
+            custom_options: None,
+        });
+    }
+    ops.push(OpDef {
+        opcode: opcode(m, 143),
+        inputs: vec![handle],
+        outputs: vec![value],
+        options: None,
+        custom_options: None,
+    });
+    ops
+}
+
 /// Quirks of real files that TFLM runs, each on the base model (same
 /// arithmetic): `ui/pass/lenient.rs` compiles every one with
 /// `include_model!` and checks its output against the base model's.
@@ -128,6 +212,11 @@ fn lenient() -> Vec<(&'static str, Vec<u8>)> {
     });
     m.legacy_codes = true;
     v.push(("accept_converter_extras", m.to_bytes()));
+
+    // A subgraph no op calls (TFLM prepares it and never runs it).
+    let mut m = base.clone();
+    m.subgraphs.push(m.subgraphs[0].clone());
+    v.push(("accept_uncalled_subgraph", m.to_bytes()));
 
     // An omitted optional input (-1): FULLY_CONNECTED without a bias, on a
     // model whose bias is zero anyway.

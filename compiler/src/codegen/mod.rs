@@ -161,15 +161,7 @@ impl<'g> Emit<'g> {
         let graph = self.graph;
         let t = &graph.tensors[t];
         let ty = Self::elem_type(t)?;
-        if let Some(data) = t.data.as_deref() {
-            let name = match self.tensor_statics.get(&t.index) {
-                Some(n) => n.clone(),
-                None => {
-                    let n = self.bytes(data);
-                    self.tensor_statics.insert(t.index, n.clone());
-                    n
-                }
-            };
+        if let Some(name) = self.constant_static(t.index) {
             return Ok(quote!(#name.cast::<#ty>()));
         }
         let (base, offset, len) = self.placement(t)?;
@@ -223,6 +215,40 @@ impl<'g> Emit<'g> {
         let r = self.read(input)?;
         let w = self.write(output)?;
         Ok(quote!(::tinyaot::__private::kernels::Separate { input: #r, output: #w }))
+    }
+
+    /// The flash static of constant tensor `t` (emitted once), or `None`
+    /// if it is not a constant.
+    fn constant_static(&mut self, t: usize) -> Option<Ident> {
+        let data = self.graph.tensors[t].data.as_deref()?;
+        if let Some(n) = self.tensor_statics.get(&t) {
+            return Some(n.clone());
+        }
+        let n = self.bytes(data);
+        self.tensor_statics.insert(t, n.clone());
+        Some(n)
+    }
+
+    /// An expression `&[u8]` over tensor `t`'s bytes, whatever its dtype
+    /// (for ops that copy bytes, as READ_VARIABLE does).
+    pub fn read_bytes(&mut self, t: usize) -> Result<TokenStream, Error> {
+        if let Some(name) = self.constant_static(t) {
+            return Ok(quote!(#name.cast::<u8>()));
+        }
+        let tensor = &self.graph.tensors[t];
+        let (base, offset, _) = self.placement(tensor)?;
+        let len = tensor.bytes;
+        // SAFETY (of the emitted block): as for `read`.
+        Ok(quote!(unsafe { ::tinyaot::__private::view::<u8>(#base, #offset, #len) }))
+    }
+
+    /// An expression `&mut [u8]` over output (or variable) tensor `t`'s bytes.
+    pub fn write_bytes(&mut self, t: usize) -> Result<TokenStream, Error> {
+        let tensor = &self.graph.tensors[t];
+        let (base, offset, _) = self.placement(tensor)?;
+        let len = tensor.bytes;
+        // SAFETY (of the emitted block): as for `write`.
+        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<u8>(#base, #offset, #len) }))
     }
 
     /// `Some(&[T])` / `None` for an optional input.
@@ -305,8 +331,15 @@ pub struct Ops {
 pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone());
+    // A CALL_ONCE opens a block holding its init subgraph's ops (the nodes
+    // whose `once` chain names it), run while its flag says it has not run.
     let mut calls = Vec::new();
+    let mut open: Vec<(usize, TokenStream, Vec<TokenStream>)> = Vec::new();
     for (pos, &n) in a.order.iter().enumerate() {
+        let node = &a.graph.nodes[n];
+        while open.last().is_some_and(|(at, _, _)| !node.once.contains(at)) {
+            close_once(&mut open, &mut calls);
+        }
         let scratch = a
             .schedule
             .buffers
@@ -315,10 +348,31 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
         emit.set_op(a.variants[n][a.choice[n]].kernel, scratch, a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
-        if !call.is_empty() {
-            calls.push(quote! { { #call } });
+        if node.code == crate::graph::codes::CALL_ONCE {
+            open.push((n, call, Vec::new()));
+        } else if !call.is_empty() {
+            open.last_mut().map_or(&mut calls, |(_, _, body)| body).push(quote! { { #call } });
         }
+    }
+    while !open.is_empty() {
+        close_once(&mut open, &mut calls);
     }
     let weight_bytes = emit.flash_bytes;
     Ok(Ops { calls, statics: emit.into_statics(), weight_bytes })
+}
+
+/// Closes the innermost CALL_ONCE block into its parent (or the top level).
+fn close_once(open: &mut Vec<(usize, TokenStream, Vec<TokenStream>)>, calls: &mut Vec<TokenStream>) {
+    let Some((_, flag, body)) = open.pop() else { return };
+    let block = quote! {
+        if {
+            let once = #flag;
+            let first = once[0] == 0;
+            once[0] = 1;
+            first
+        } {
+            #(#body)*
+        }
+    };
+    open.last_mut().map_or(calls, |(_, _, b)| b).push(block);
 }

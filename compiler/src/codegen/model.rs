@@ -101,7 +101,8 @@ pub fn emit(
     let module = format_ident!("__tinyaot_{}", name);
     let arena_size = a.plan.arena_size;
     let state_size = a.state_size;
-    // TFLM's reset value: the zero point for int8, zero for everything else.
+    // TFLM's reset value: the zero point for int8, zero for everything else;
+    // a resource variable's own default (`graph::Resource::fill`).
     let resets: Vec<TokenStream> = a
         .state_offsets
         .iter()
@@ -109,15 +110,17 @@ pub fn emit(
         .filter_map(|(t, o)| o.map(|o| (&a.graph.tensors[t], o)))
         .map(|(t, o)| {
             let end = o + t.bytes;
-            let fill = match (t.dtype, &t.quant) {
-                (DType::I8, Some(q)) => q.zero_point() as i8 as u8,
+            let fill = match (a.graph.resources.iter().find(|r| r.tensor == t.index), t.dtype, &t.quant) {
+                (Some(r), _, _) => r.fill,
+                (None, DType::I8, Some(q)) => q.zero_point() as i8 as u8,
                 _ => 0u8,
             };
             quote!(self.state.0[#o..#end].fill(#fill);)
         })
-        .chain(a.op_states.iter().flatten().map(|&(o, bytes)| {
+        .chain(a.op_states.iter().zip(&a.ops).filter(|(_, op)| !op.state_kept_on_reset()).filter_map(|(s, _)| {
+            let &(o, bytes) = s.as_ref()?;
             let end = o + bytes;
-            quote!(self.state.0[#o..#end].fill(0);)
+            Some(quote!(self.state.0[#o..#end].fill(0);))
         }))
         .collect();
 
@@ -347,9 +350,11 @@ pub fn emit(
                 model
             }
 
-            /// Restores the state to what it is before the first `invoke()`
-            /// (as TFLM's `Reset()`: zero, the zero point for int8). Nothing
-            /// to do for a stateless model.
+            /// Restores the state as TFLM's `Reset()` does: variable tensors
+            /// to zero (the zero point for int8), resource variables to their
+            /// default value; a CALL_ONCE init subgraph that has run does not
+            /// run again (TFLM's does not either). Nothing to do for a
+            /// stateless model.
             pub fn reset(&mut self) {
                 #(#resets)*
             }

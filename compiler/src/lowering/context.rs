@@ -16,7 +16,7 @@ pub struct OpCx<'g, 'a> {
 impl<'g, 'a> OpCx<'g, 'a> {
     /// An error about this op.
     pub fn err(&self, msg: impl std::fmt::Display) -> Error {
-        Error::op(self.node.index, &self.node.name, msg)
+        Error::op(&self.node.label(), msg)
     }
 
     /// Checks the number of inputs (`min..=max`) and outputs.

@@ -29,6 +29,12 @@ pub trait Operator: core::fmt::Debug {
         0
     }
 
+    /// Whether `reset()` leaves the op's state as it is (CALL_ONCE's
+    /// "has run" flag, which TFLM's `Reset()` does not clear).
+    fn state_kept_on_reset(&self) -> bool {
+        false
+    }
+
     /// Whether the output may overlap the main input, and by how much.
     fn in_place(&self) -> Option<InPlace> {
         None

@@ -265,3 +265,21 @@ pub mod l2_norm {
     /// `fused_activation_function` (TFLM takes NONE only).
     pub const FUSED_ACTIVATION: u16 = 0;
 }
+
+/// `CallOnceOptions`.
+pub mod call_once {
+    /// Union tag.
+    pub const TAG: u8 = 103;
+    /// `init_subgraph_index: int`.
+    pub const INIT_SUBGRAPH_INDEX: u16 = 0;
+}
+
+/// `VarHandleOptions`.
+pub mod var_handle {
+    /// Union tag.
+    pub const TAG: u8 = 111;
+    /// `container: string`.
+    pub const CONTAINER: u16 = 0;
+    /// `shared_name: string`.
+    pub const SHARED_NAME: u16 = 1;
+}

@@ -352,6 +352,12 @@ impl<'a> Options<'a> {
         Ok(get::<T>(&self.0, id, Some(default)).unwrap_or(default))
     }
 
+    /// A `string` field.
+    pub fn string(&self, id: u16) -> Result<Option<&'a str>, Error> {
+        self.verify::<ForwardsUOffset<&'a str>>(id)?;
+        Ok(get::<ForwardsUOffset<&'a str>>(&self.0, id, None))
+    }
+
     /// An `[int]` field.
     pub fn ints(&self, id: u16) -> Result<Option<Vec<i32>>, Error> {
         self.verify::<Vec32<'a>>(id)?;

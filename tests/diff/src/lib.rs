@@ -10,6 +10,7 @@
 
 mod chains;
 mod ops;
+mod variables;
 
 use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype};
 
@@ -181,6 +182,12 @@ impl Builder {
         t
     }
 
+    /// A `resource` tensor (VAR_HANDLE's output).
+    pub fn resource(&mut self, name: &str) -> i32 {
+        self.tensors.push(TensorDef::new(name, &[], RESOURCE, None));
+        self.tensors.len() as i32 - 1
+    }
+
     /// Shape of tensor `t`.
     pub fn shape_of(&self, t: i32) -> Vec<i32> {
         self.tensors[t as usize].shape.clone()
@@ -280,8 +287,40 @@ impl Builder {
             fixed: None,
             reference: None,
             invokes: 1,
+            reset_at: None,
             nonzero: None,
         }
+    }
+}
+
+/// TFLite's `RESOURCE` tensor type.
+const RESOURCE: i8 = 13;
+
+impl Model {
+    /// Appends the operators of `sub` as a new subgraph (no inputs or
+    /// outputs: a CALL_ONCE init subgraph); returns its index. Its constant
+    /// buffers and operator codes join the model's.
+    pub fn add_subgraph(&mut self, sub: Builder) -> i32 {
+        let base = self.def.buffers.len() as u32 - 1;
+        self.def.buffers.extend(sub.buffers);
+        let mut tensors = sub.tensors;
+        for t in tensors.iter_mut().filter(|t| t.buffer != 0) {
+            t.buffer += base;
+        }
+        let mut ops = sub.ops;
+        for op in &mut ops {
+            let code = sub.opcodes[op.opcode as usize];
+            let index = match self.def.opcodes.iter().position(|c| c.0 == code && code != 32) {
+                Some(i) => i,
+                None => {
+                    self.def.opcodes.push((code, None));
+                    self.def.opcodes.len() - 1
+                }
+            };
+            op.opcode = index as u32;
+        }
+        self.def.subgraphs.push(SubgraphDef { tensors, inputs: Vec::new(), outputs: Vec::new(), ops });
+        self.def.subgraphs.len() as i32 - 1
     }
 }
 
@@ -303,6 +342,8 @@ pub struct Model {
     /// `invoke()`s in a row, each on its own inputs, state carried over
     /// (stateful ops: SVDF); 1 for the rest.
     pub invokes: usize,
+    /// `reset()` before this invoke (0-based), for models with state.
+    pub reset_at: Option<usize>,
     /// An int8 input (index, zero point) that must never hold its zero
     /// point: a quantized divisor (TFLM divides by zero otherwise).
     pub nonzero: Option<(usize, i8)>,
@@ -338,6 +379,9 @@ pub struct Case {
     pub input: Vec<u8>,
     /// Output types and element counts.
     pub outputs: Vec<(Ty, usize)>,
+    /// `reset()` before this invoke (0-based; the case directory's
+    /// `NAME.reset_at` tells both runners).
+    pub reset_at: Option<usize>,
 }
 
 /// Case `index` of run `seed`: the operator is chosen by the index (every
@@ -405,6 +449,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
         reference: model.reference.as_ref().map(|r| r.to_bytes()),
         input,
         outputs: model.outputs,
+        reset_at: model.reset_at,
     }
 }
 
@@ -525,6 +570,7 @@ pub fn shared_streams(dir: &std::path::Path, seed: u64, frames: usize) -> Vec<Ca
             reference: None,
             input,
             outputs: vec![(out, 40)],
+            reset_at: None,
         });
     }
     cases

@@ -105,6 +105,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("CHAIN_MASKS", crate::chains::chain_with_masks),
     ("UINT8", uint8),
+    ("RESOURCE_VARIABLES", crate::variables::resource_variables),
+    ("RESOURCE_VARIABLES", crate::variables::resource_variables),
     ("SIGNAL_WINDOW", signal_window),
     ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
     ("SIGNAL_ENERGY", signal_energy),

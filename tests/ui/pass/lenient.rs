@@ -5,6 +5,7 @@ tinyaot::include_model!(BiasChannelAxis = "../../ui/fixtures/accept_bias_channel
 tinyaot::include_model!(UnusedTensors = "../../ui/fixtures/accept_unused_tensors.tflite");
 tinyaot::include_model!(ConverterExtras = "../../ui/fixtures/accept_converter_extras.tflite");
 tinyaot::include_model!(OmittedBias = "../../ui/fixtures/accept_omitted_bias.tflite");
+tinyaot::include_model!(UncalledSubgraph = "../../ui/fixtures/accept_uncalled_subgraph.tflite");
 
 macro_rules! run {
     ($model:ident, $x:expr) => {{
@@ -23,6 +24,7 @@ fn main() {
         assert_eq!(run!(UnusedTensors, &x), want);
         assert_eq!(run!(ConverterExtras, &x), want);
         assert_eq!(run!(OmittedBias, &x), want);
+        assert_eq!(run!(UncalledSubgraph, &x), want);
         // weights all 1, scales 0.5 * 0.25 / 1.0: the sum of x over 8, rounded.
         let sum: i32 = x.iter().map(|&v| i32::from(v)).sum();
         let expect = ((sum as f64) / 8.0).round().clamp(-128.0, 127.0) as i8;

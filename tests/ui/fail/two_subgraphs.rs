@@ -1,3 +1,0 @@
-tinyaot::include_model!(Model = "../fixtures/two_subgraphs.tflite");
-
-fn main() {}

@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/variable_size_mismatch.tflite");
+
+fn main() {}
