@@ -202,10 +202,11 @@ pub struct Node<'a> {
     pub index: usize,
     /// The subgraph the operator belongs to (0: the model itself).
     pub subgraph: usize,
-    /// The CALL_ONCE nodes (positions in [`Graph::nodes`], outermost first)
-    /// whose init subgraph this node belongs to: it runs on the first
-    /// `invoke()` only. Empty for the model's own operators.
-    pub once: Vec<usize>,
+    /// The control-flow ops this node runs under, outermost first: for each,
+    /// its position in [`Graph::nodes`] and which of its subgraphs holds
+    /// the node (CALL_ONCE: 0, its init; IF: 0 then, 1 else; WHILE: 0 cond,
+    /// 1 body). Empty for the model's own operators.
+    pub scopes: Vec<(usize, usize)>,
     /// Builtin operator code (32 = CUSTOM).
     pub code: i32,
     /// Operator name (`CONV_2D`, or the custom op's name).
@@ -228,6 +229,9 @@ impl Node<'_> {
     /// How messages name the node: `op 3 (ADD)`, or `subgraph 1 op 0
     /// (ASSIGN_VARIABLE)` for an operator of a called subgraph.
     pub fn label(&self) -> String {
+        if self.code < 0 {
+            return format!("the {}", self.name);
+        }
         match self.subgraph {
             0 => format!("op {} ({})", self.index, self.name),
             s => format!("subgraph {s} op {} ({})", self.index, self.name),
@@ -272,10 +276,24 @@ fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
         .ok_or_else(|| Error::model(format!("{what} refers to tensor {raw}, but the graph has {count} tensors")))
 }
 
-/// Builtin codes the graph reader knows.
+/// Builtin codes the graph reader knows, and the codes of the operators it
+/// adds around an inlined subgraph (negative: no builtin has them).
 pub mod codes {
     /// `DEQUANTIZE`.
     pub const DEQUANTIZE: i32 = 6;
+    /// `IF`.
+    pub const IF: i32 = 118;
+    /// `WHILE`.
+    pub const WHILE: i32 = 119;
+    /// Copies the calling op's tensors into a subgraph's inputs (TFLM's
+    /// `CopyOpInputsToSubgraphInputs`): input `i` to output `i`.
+    pub const SUBGRAPH_INPUTS: i32 = -1;
+    /// Copies a subgraph's outputs into the calling op's outputs.
+    pub const SUBGRAPH_OUTPUTS: i32 = -2;
+    /// WHILE's test: leaves the loop when input 0 (the condition
+    /// subgraph's output) is false, else copies inputs `1..` into the body's
+    /// inputs.
+    pub const LOOP_TEST: i32 = -3;
     /// `CALL_ONCE`.
     pub const CALL_ONCE: i32 = 129;
     /// `VAR_HANDLE`.
@@ -293,13 +311,28 @@ struct Reader<'m, 'a> {
     buffers: Option<BufferVec<'a>>,
     /// Subgraphs being read (to refuse recursion).
     stack: Vec<usize>,
+    /// Whether constants passed into a subgraph become its inputs' data.
+    fold_constant_operands: bool,
 }
 
+/// An operator the reader adds around an inlined subgraph: its code and
+/// the calling side's tensors (the sources of the inputs' copies, or the
+/// destinations of the outputs').
+type Copies = Option<(i32, Vec<usize>)>;
+
 impl<'a> Reader<'_, 'a> {
-    /// Appends subgraph `s`'s tensors and operators to `graph`; `once` is
-    /// the chain of CALL_ONCE positions it runs under. Returns the index of
-    /// its first tensor.
-    fn inline(&mut self, graph: &mut Graph<'a>, s: usize, once: &[usize]) -> Result<usize, Error> {
+    /// Appends subgraph `s`'s tensors and operators to `graph`, under the
+    /// control-flow `scopes`; `enter` copies into its inputs first, `leave`
+    /// copies its outputs out after. Returns its inputs and outputs (as
+    /// graph tensor indices).
+    fn inline(
+        &mut self,
+        graph: &mut Graph<'a>,
+        s: usize,
+        scopes: &[(usize, usize)],
+        enter: Copies,
+        leave: Copies,
+    ) -> Result<(Vec<usize>, Vec<usize>), Error> {
         let sg = self.subgraphs.get(s);
         let what = if s == 0 { "the graph".to_string() } else { format!("subgraph {s}") };
         let raw_tensors = sg.tensors().ok_or_else(|| Error::model(format!("{what} has no tensors")))?;
@@ -359,45 +392,190 @@ impl<'a> Reader<'_, 'a> {
                 Err(e) => return Err(e),
             });
         }
-        if s == 0 {
-            graph.inputs = inputs;
-            graph.outputs = outputs;
+        let inputs: Vec<usize> = inputs.iter().map(|&t| base + t).collect();
+        let outputs: Vec<usize> = outputs.iter().map(|&t| base + t).collect();
+        if let Some((code, sources)) = enter {
+            // A constant passed in (tf.cond hands the branches their weights
+            // this way) becomes the subgraph input's own constant data: no
+            // copy, no arena bytes. The other operands are copied.
+            let offset = usize::from(code == codes::LOOP_TEST);
+            let written = |t: usize| nodes.iter().any(|n| n.outputs.iter().any(|&o| base + o == t));
+            let mut kept_sources = sources[..offset.min(sources.len())].iter().map(|&t| Some(t)).collect::<Vec<_>>();
+            let mut kept_inputs = Vec::new();
+            for (i, &input) in inputs.iter().enumerate() {
+                let Some(&source) = sources.get(i + offset) else { break };
+                let data = graph.tensors[source].data.clone();
+                match data.filter(|_| self.fold_constant_operands) {
+                    Some(data) if graph.tensors[source].bytes == graph.tensors[input].bytes && !written(input) => {
+                        graph.tensors[input].data = Some(data);
+                    }
+                    _ => {
+                        kept_sources.push(Some(source));
+                        kept_inputs.push(input);
+                    }
+                }
+            }
+            // A count mismatch is reported by the caller; keep them all then.
+            if sources.len() != inputs.len() + offset {
+                kept_sources = sources.iter().map(|&t| Some(t)).collect();
+                kept_inputs = inputs.clone();
+            }
+            graph.nodes.push(copies(s, scopes, code, kept_sources, kept_inputs));
         }
         for mut node in nodes {
             for t in node.inputs.iter_mut().flatten().chain(&mut node.outputs) {
                 *t += base;
             }
-            node.once = once.to_vec();
+            node.scopes = scopes.to_vec();
             let position = graph.nodes.len();
-            let callee = (node.code == codes::CALL_ONCE).then(|| self.callee(&node)).transpose()?;
+            let calls = self.callees(&node)?;
+            let original = (node.inputs.clone(), node.outputs.clone());
+            // The copies in and out of IF's branches replace its operands.
+            if node.code == codes::IF {
+                node.inputs.truncate(1);
+                node.outputs.clear();
+            }
             graph.nodes.push(node);
-            if let Some(callee) = callee {
+            let scope = |part: usize| {
+                let mut chain = scopes.to_vec();
+                chain.push((position, part));
+                chain
+            };
+            for &callee in &calls {
                 self.stack.push(callee);
-                let mut chain = once.to_vec();
-                chain.push(position);
-                self.inline(graph, callee, &chain)?;
+            }
+            match (graph.nodes[position].code, calls.as_slice()) {
+                (codes::CALL_ONCE, &[init]) => {
+                    self.inline(graph, init, &scope(0), None, None)?;
+                }
+                (codes::IF, &[then, otherwise]) => {
+                    let label = graph.nodes[position].label();
+                    let xs: Vec<usize> = original
+                        .0
+                        .iter()
+                        .skip(1)
+                        .map(|t| {
+                            t.ok_or_else(|| {
+                                Error::model(format!("{label}: an omitted input cannot be passed to a subgraph"))
+                            })
+                        })
+                        .collect::<Result<_, _>>()?;
+                    let ys = original.1;
+                    for (part, branch) in [then, otherwise].into_iter().enumerate() {
+                        let (ins, outs) = self.inline(
+                            graph,
+                            branch,
+                            &scope(part),
+                            Some((codes::SUBGRAPH_INPUTS, xs.clone())),
+                            Some((codes::SUBGRAPH_OUTPUTS, ys.clone())),
+                        )?;
+                        arity(&label, branch, (xs.len(), ins.len()), (ys.len(), outs.len()))?;
+                    }
+                }
+                (codes::WHILE, &[cond, body]) => {
+                    let label = graph.nodes[position].label();
+                    let (xs, ys) = (original.0.len(), original.1);
+                    if xs != ys.len() {
+                        return Err(Error::model(format!(
+                            "{label}: has {xs} inputs and {} outputs; WHILE's must be equal",
+                            ys.len()
+                        )));
+                    }
+                    let (ins, test) =
+                        self.inline(graph, cond, &scope(0), Some((codes::SUBGRAPH_INPUTS, ys.clone())), None)?;
+                    arity(&label, cond, (ys.len(), ins.len()), (1, test.len().min(1)))?;
+                    let mut sources = vec![test[0]];
+                    sources.extend(&ys);
+                    let (ins, outs) = self.inline(
+                        graph,
+                        body,
+                        &scope(1),
+                        Some((codes::LOOP_TEST, sources)),
+                        Some((codes::SUBGRAPH_OUTPUTS, ys.clone())),
+                    )?;
+                    arity(&label, body, (ys.len(), ins.len()), (ys.len(), outs.len()))?;
+                }
+                _ => {}
+            }
+            for _ in &calls {
                 self.stack.pop();
             }
         }
-        Ok(base)
+        if let Some((code, destinations)) = leave {
+            graph.nodes.push(copies(s, scopes, code, outputs.iter().map(|&t| Some(t)).collect(), destinations));
+        }
+        Ok((inputs, outputs))
     }
 
-    /// CALL_ONCE's `init_subgraph_index`, checked.
-    fn callee(&self, node: &Node<'a>) -> Result<usize, Error> {
-        use crate::tflite::fields::call_once as f;
-        let err = |msg: String| Error::model(format!("{}: {msg}", node.label()));
-        let options = node.options.filter(|_| node.options_type == f::TAG);
-        let raw = match options {
-            Some(o) => o.scalar::<i32>(f::INIT_SUBGRAPH_INDEX, 0)?,
-            None => 0,
+    /// The subgraphs a control-flow op calls (none for other ops), checked.
+    fn callees(&self, node: &Node<'a>) -> Result<Vec<usize>, Error> {
+        use crate::tflite::fields::{call_once, if_, while_};
+        let (tag, fields): (u8, &[u16]) = match node.code {
+            codes::CALL_ONCE => (call_once::TAG, &[call_once::INIT_SUBGRAPH_INDEX]),
+            codes::IF => (if_::TAG, &[if_::THEN_SUBGRAPH_INDEX, if_::ELSE_SUBGRAPH_INDEX]),
+            codes::WHILE => (while_::TAG, &[while_::COND_SUBGRAPH_INDEX, while_::BODY_SUBGRAPH_INDEX]),
+            _ => return Ok(Vec::new()),
         };
-        let callee = usize::try_from(raw).ok().filter(|&c| c < self.subgraphs.len()).ok_or_else(|| {
-            err(format!("init subgraph {raw} does not exist (the model has {})", self.subgraphs.len()))
-        })?;
-        if callee == node.subgraph || self.stack.contains(&callee) {
-            return Err(err(format!("calls subgraph {callee}, which is already running (recursion is not supported)")));
+        let err = |msg: String| Error::model(format!("{}: {msg}", node.label()));
+        let options = node.options.filter(|_| node.options_type == tag);
+        let mut callees = Vec::new();
+        for &field in fields {
+            let raw = match options {
+                Some(o) => o.scalar::<i32>(field, 0)?,
+                None => 0,
+            };
+            let callee = usize::try_from(raw).ok().filter(|&c| c < self.subgraphs.len()).ok_or_else(|| {
+                err(format!("subgraph {raw} does not exist (the model has {})", self.subgraphs.len()))
+            })?;
+            if callee == node.subgraph || self.stack.contains(&callee) {
+                return Err(err(format!(
+                    "calls subgraph {callee}, which is already running (recursion is not supported)"
+                )));
+            }
+            callees.push(callee);
         }
-        Ok(callee)
+        Ok(callees)
+    }
+}
+
+/// Checks that a called subgraph takes as many inputs and gives as many
+/// outputs as its caller passes and expects: `(caller's, subgraph's)`.
+fn arity(caller: &str, subgraph: usize, inputs: (usize, usize), outputs: (usize, usize)) -> Result<(), Error> {
+    if inputs.0 != inputs.1 || outputs.0 != outputs.1 {
+        return Err(Error::model(format!(
+            "{caller}: passes {} inputs and expects {} outputs, but subgraph {subgraph} has {} and {}",
+            inputs.0, outputs.0, inputs.1, outputs.1
+        )));
+    }
+    Ok(())
+}
+
+/// An operator the reader adds: copies `inputs[i]` to `outputs[i]` (after
+/// LOOP_TEST's condition), named after the subgraph it enters or leaves.
+fn copies<'a>(
+    subgraph: usize,
+    scopes: &[(usize, usize)],
+    code: i32,
+    inputs: Vec<Option<usize>>,
+    outputs: Vec<usize>,
+) -> Node<'a> {
+    let name = match code {
+        codes::SUBGRAPH_INPUTS => "subgraph inputs",
+        codes::SUBGRAPH_OUTPUTS => "subgraph outputs",
+        _ => "loop test",
+    };
+    Node {
+        index: 0,
+        subgraph,
+        scopes: scopes.to_vec(),
+        code,
+        name: format!("{name} of subgraph {subgraph}"),
+        version: 1,
+        inputs,
+        outputs,
+        options_type: 0,
+        options: None,
+        custom_options: None,
     }
 }
 
@@ -405,6 +583,14 @@ impl<'a> Graph<'a> {
     /// Reads a verified model: subgraph 0 and, inlined, the subgraphs it
     /// calls; resource variables resolved to variable tensors.
     pub fn read(model: &tflite::Model<'a>) -> Result<Graph<'a>, Error> {
+        Graph::read_with(model, true)
+    }
+
+    /// [`Graph::read`]; with `fold_constant_operands`, a constant a
+    /// control-flow op passes into a subgraph becomes that subgraph input's
+    /// constant data instead of a copy into the arena (the caller retries
+    /// without when an op there wants the operand in memory).
+    pub fn read_with(model: &tflite::Model<'a>, fold_constant_operands: bool) -> Result<Graph<'a>, Error> {
         let subgraphs = model.subgraphs().ok_or_else(|| Error::model("the model has no subgraph"))?;
         if subgraphs.is_empty() {
             return Err(Error::model("the model has no subgraph"));
@@ -416,9 +602,15 @@ impl<'a> Graph<'a> {
             outputs: Vec::new(),
             resources: Vec::new(),
         };
-        let mut reader =
-            Reader { subgraphs: &subgraphs, codes: model.operator_codes(), buffers: model.buffers(), stack: vec![0] };
-        reader.inline(&mut graph, 0, &[])?;
+        let mut reader = Reader {
+            subgraphs: &subgraphs,
+            codes: model.operator_codes(),
+            buffers: model.buffers(),
+            stack: vec![0],
+            fold_constant_operands,
+        };
+        let (inputs, outputs) = reader.inline(&mut graph, 0, &[], None, None)?;
+        (graph.inputs, graph.outputs) = (inputs, outputs);
         if graph.inputs.is_empty() {
             return Err(Error::model("the graph has no inputs"));
         }
@@ -435,7 +627,12 @@ impl<'a> Graph<'a> {
     /// CALL_ONCE's init subgraph).
     pub fn order_is_fixed(&self) -> bool {
         self.nodes.iter().any(|n| {
-            !n.once.is_empty() || matches!(n.code, codes::CALL_ONCE | codes::READ_VARIABLE | codes::ASSIGN_VARIABLE)
+            !n.scopes.is_empty()
+                || n.code < 0
+                || matches!(
+                    n.code,
+                    codes::CALL_ONCE | codes::IF | codes::WHILE | codes::READ_VARIABLE | codes::ASSIGN_VARIABLE
+                )
         })
     }
 
@@ -510,7 +707,7 @@ fn read_node<'a>(
         options: op.builtin_options(),
         custom_options: op.custom_options(),
         subgraph: 0,
-        once: Vec::new(),
+        scopes: Vec::new(),
     })
 }
 

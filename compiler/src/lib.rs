@@ -160,25 +160,36 @@ impl<'a> Analysis<'a> {
         variables.chain(ops).collect()
     }
 
-    /// One line per CALL_ONCE: the subgraph it runs and at which
-    /// execution positions its operators sit.
-    pub fn call_once_notes(&self) -> Vec<String> {
+    /// One line per control-flow op (CALL_ONCE, IF, WHILE): the subgraphs
+    /// it runs and at which execution positions their operators sit.
+    pub fn control_flow_notes(&self) -> Vec<String> {
+        use graph::codes;
         let mut notes = Vec::new();
         for (pos, &n) in self.order.iter().enumerate() {
             let node = &self.graph.nodes[n];
-            if node.code != graph::codes::CALL_ONCE {
-                continue;
-            }
-            let body: Vec<usize> =
-                (0..self.order.len()).filter(|&p| self.graph.nodes[self.order[p]].once.contains(&n)).collect();
-            let callee = body.first().map(|&p| self.graph.nodes[self.order[p]].subgraph);
-            let line = match (callee, body.first(), body.last()) {
-                (Some(s), Some(first), Some(last)) => {
-                    format!("op {pos} runs subgraph {s} (ops {first}..={last}) on the first invoke only")
-                }
-                _ => format!("op {pos} runs an empty subgraph"),
+            let (kind, parts): (&str, &[&str]) = match node.code {
+                codes::CALL_ONCE => ("runs", &["on the first invoke only"]),
+                codes::IF => ("runs", &["if the condition holds", "otherwise"]),
+                codes::WHILE => ("loops over", &["(condition)", "(body)"]),
+                _ => continue,
             };
-            notes.push(line);
+            let described: Vec<String> = parts
+                .iter()
+                .enumerate()
+                .map(|(part, what)| {
+                    let at: Vec<usize> = (0..self.order.len())
+                        .filter(|&p| self.graph.nodes[self.order[p]].scopes.contains(&(n, part)))
+                        .collect();
+                    let sub = at.first().map_or(String::from("an empty subgraph"), |&p| {
+                        format!("subgraph {}", self.graph.nodes[self.order[p]].subgraph)
+                    });
+                    match (at.first(), at.last()) {
+                        (Some(first), Some(last)) => format!("{sub} (ops {first}..={last}) {what}"),
+                        _ => format!("{sub} {what}"),
+                    }
+                })
+                .collect();
+            notes.push(format!("op {pos} ({}) {kind} {}", node.name, described.join(", ")));
         }
         notes
     }
@@ -220,8 +231,17 @@ pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
 /// (the policy in `plan::choose`) -> state layout.
 pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>, Error> {
     let model = tflite::read(bytes)?;
-    let graph = Graph::read(&model)?;
-    let ops = graph.nodes.iter().map(|n| lowering::registry::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
+    // Constants passed into a subgraph are folded into it unless an op
+    // there wants that operand in memory (then every operand is copied).
+    let lower = |fold| -> Result<(Graph<'a>, Vec<Box<dyn Operator>>), Error> {
+        let graph = Graph::read_with(&model, fold)?;
+        let ops = graph.nodes.iter().map(|n| lowering::registry::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
+        Ok((graph, ops))
+    };
+    let (graph, ops) = match lower(true) {
+        Ok(lowered) => lowered,
+        Err(_) => lower(false)?,
+    };
     let orders = order::candidates(&graph);
     let variants: Vec<Vec<Variant>> = ops.iter().map(|o| o.variants()).collect();
 

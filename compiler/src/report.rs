@@ -27,8 +27,8 @@ impl Analysis<'_> {
                 self.state_names().join(", ")
             );
         }
-        for note in self.call_once_notes() {
-            let _ = writeln!(s, "CALL_ONCE: {note}; the ops columns below count its operators.\n");
+        for note in self.control_flow_notes() {
+            let _ = writeln!(s, "Subgraphs: {note}; the ops columns below count their operators.\n");
         }
         for (role, list) in [("Input", &self.graph.inputs), ("Output", &self.graph.outputs)] {
             for (i, &t) in list.iter().enumerate() {
@@ -76,8 +76,8 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     if a.state_size > 0 {
         let _ = writeln!(s, "STATE_SIZE   {} bytes ({})", a.state_size, a.state_names().join(", "));
     }
-    for note in a.call_once_notes() {
-        let _ = writeln!(s, "CALL_ONCE    {note}");
+    for note in a.control_flow_notes() {
+        let _ = writeln!(s, "subgraphs    {note}");
     }
     let fast: Vec<String> = a
         .order

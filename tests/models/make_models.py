@@ -672,6 +672,53 @@ def convert_module(module, seed, quantize):
     return conv.convert()
 
 
+class Branches(tf.Module):
+    """`tf.cond` (an IF with two branch subgraphs; the weights are passed
+    into the branches as IF operands)."""
+
+    def __init__(self, seed):
+        rs = np.random.RandomState(seed)
+        self.w1 = tf.constant(rs.uniform(-1, 1, (8, 6)).astype(np.float32))
+        self.w2 = tf.constant(rs.uniform(-1, 1, (8, 6)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 8], tf.float32)])
+    def __call__(self, x):
+        y = tf.cond(tf.reduce_sum(x) > 0.0, lambda: tf.nn.relu(tf.matmul(x, self.w1)),
+                    lambda: tf.tanh(tf.matmul(x, self.w2)) * 2.0)
+        return y + 1.0
+
+
+class Loop(tf.Module):
+    """`tf.while_loop` (a WHILE with condition and body subgraphs) whose
+    trip count depends on the data: at most 10 steps, fewer once the state
+    grows past 4."""
+
+    def __init__(self, seed):
+        rs = np.random.RandomState(seed)
+        self.w = tf.constant(rs.uniform(-0.5, 0.5, (6, 6)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 6], tf.float32)])
+    def __call__(self, x):
+        def cond(i, h):
+            return tf.logical_and(i < 10, tf.reduce_max(tf.abs(h)) < 4.0)
+
+        def body(i, h):
+            return i + 1, tf.tanh(tf.matmul(h, self.w)) + h
+        i, h = tf.while_loop(cond, body, [tf.constant(0), x * 2.0])
+        return h * tf.cast(i, tf.float32)
+
+
+# Control-flow models: (name, builder); their reference runs CONTROL_INVOKES
+# independent inputs (both branches, several trip counts).
+CONTROL = [
+    ('control_if_float', lambda: convert_module(Branches(61), 61, False)),
+    ('control_if_int8', lambda: convert_module(Branches(62), 62, True)),
+    ('control_while_float', lambda: convert_module(Loop(63), 63, False)),
+    ('control_while_int8', lambda: convert_module(Loop(64), 64, True)),
+]
+CONTROL_INVOKES = 8
+
+
 # Models with resource variables: (name, builder); their reference runs
 # STREAM_INVOKES invokes, then `reset()` and the first input again.
 STREAMING = [
@@ -732,10 +779,10 @@ def input_shapes(data):
             for k in range(sg.InputsLength())]
 
 
-def reference(data, seed, invokes=1):
+def reference(data, seed, invokes=1, reset=True):
     """Runs TFLM on `invokes` seeded random inputs in a row (state carries
-    over between them); for a stateful model (`invokes` > 1) then also
-    `reset()` and the first input again. Returns (inputs, outputs), each
+    over between them); for a stateful model (`invokes` > 1, `reset`) then
+    also `reset()` and the first input again. Returns (inputs, outputs), each
     the concatenation of every invoke's tensors."""
     it = tflm.Interpreter.from_bytes(data)
     m = schema_fb.Model.GetRootAsModel(data, 0)
@@ -766,7 +813,7 @@ def reference(data, seed, invokes=1):
         return le([np.array(it.get_output(k)) for k in range(sg.OutputsLength())])
 
     outs = [invoke(inputs) for inputs in runs]
-    if invokes > 1:
+    if invokes > 1 and reset:
         it.reset()
         outs.append(invoke(runs[0]))
     return b''.join(le(inputs) for inputs in runs), b''.join(outs)
@@ -792,6 +839,15 @@ def main():
             with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
                 f.write(blob)
         print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), STREAM_INVOKES))
+    for name, build in CONTROL:
+        if only and name not in only and 'control' not in only:
+            continue
+        data = build()
+        inp, out = reference(data, 9, CONTROL_INVOKES, reset=False)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes, %d invokes' % (name, len(data), CONTROL_INVOKES))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

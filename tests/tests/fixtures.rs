@@ -30,7 +30,7 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let mut m = base.clone();
     let op = call_once(&mut m, 5);
     m.subgraphs[0].ops.insert(0, op);
-    v.push(("call_once_missing_subgraph", m.to_bytes(), "op 0 (CALL_ONCE): init subgraph 5 does not exist"));
+    v.push(("call_once_missing_subgraph", m.to_bytes(), "op 0 (CALL_ONCE): subgraph 5 does not exist"));
     let mut m = base.clone();
     let op = call_once(&mut m, 1);
     m.subgraphs[0].ops.insert(0, op);
@@ -41,6 +41,26 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         m.to_bytes(),
         "subgraph 1 op 0 (CALL_ONCE): calls subgraph 1, which is already running",
     ));
+
+    // An IF whose branch takes another number of operands than it passes.
+    let mut m = base.clone();
+    m.subgraphs[0].tensors.push(TensorDef::new("cond", &[1], dtype::BOOL, None));
+    m.subgraphs[0].inputs.push(4);
+    let op = OpDef {
+        opcode: opcode(&mut m, 118),
+        inputs: vec![4, 0],
+        outputs: vec![],
+        options: Some((92, vec![(0, Scalar::I32(1)), (1, Scalar::I32(1))])),
+        custom_options: None,
+    };
+    m.subgraphs[0].ops.push(op);
+    let two_inputs = SubgraphDef {
+        tensors: vec![TensorDef::new("a", &[1, 4], dtype::I8, None), TensorDef::new("b", &[1, 4], dtype::I8, None)],
+        inputs: vec![0, 1],
+        ..SubgraphDef::default()
+    };
+    m.subgraphs.push(two_inputs);
+    v.push(("if_arity", m.to_bytes(), "op 1 (IF): passes 1 inputs and expects 0 outputs, but subgraph 1 has 2 and 0"));
 
     // A resource variable read but never assigned (TFLM reads a null
     // buffer), and one read into a tensor of another size.

@@ -5,7 +5,7 @@
 pub mod model;
 
 use crate::diag::Error;
-use crate::graph::{DType, Graph, Tensor};
+use crate::graph::{DType, Graph, Node, Tensor, codes};
 use crate::lowering::operator::Kernel;
 pub use proc_macro2::{Ident, Span};
 use proc_macro2::{Literal, TokenStream};
@@ -331,15 +331,14 @@ pub struct Ops {
 pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone());
-    // A CALL_ONCE opens a block holding its init subgraph's ops (the nodes
-    // whose `once` chain names it), run while its flag says it has not run.
-    let mut calls = Vec::new();
-    let mut open: Vec<(usize, TokenStream, Vec<TokenStream>)> = Vec::new();
+    // Control flow: the operators of a called subgraph carry the chain of
+    // (control-flow op, part) they run under (`Node::scopes`); each part is
+    // gathered in a frame and, once the op's last part closes, the op's
+    // construct (`if`, `if`/`else`, `loop`) goes into the enclosing frame.
+    let mut flow = Flow::default();
     for (pos, &n) in a.order.iter().enumerate() {
         let node = &a.graph.nodes[n];
-        while open.last().is_some_and(|(at, _, _)| !node.once.contains(at)) {
-            close_once(&mut open, &mut calls);
-        }
+        flow.enter(node, &a.graph.nodes);
         let scratch = a
             .schedule
             .buffers
@@ -348,31 +347,95 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
         emit.set_op(a.variants[n][a.choice[n]].kernel, scratch, a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
-        if node.code == crate::graph::codes::CALL_ONCE {
-            open.push((n, call, Vec::new()));
-        } else if !call.is_empty() {
-            open.last_mut().map_or(&mut calls, |(_, _, body)| body).push(quote! { { #call } });
+        match node.code {
+            codes::CALL_ONCE | codes::IF => {
+                flow.headers.insert(n, call);
+            }
+            _ if !call.is_empty() => flow.push(quote! { { #call } }),
+            _ => {}
         }
     }
-    while !open.is_empty() {
-        close_once(&mut open, &mut calls);
-    }
+    let calls = flow.finish(&a.graph.nodes);
     let weight_bytes = emit.flash_bytes;
     Ok(Ops { calls, statics: emit.into_statics(), weight_bytes })
 }
 
-/// Closes the innermost CALL_ONCE block into its parent (or the top level).
-fn close_once(open: &mut Vec<(usize, TokenStream, Vec<TokenStream>)>, calls: &mut Vec<TokenStream>) {
-    let Some((_, flag, body)) = open.pop() else { return };
-    let block = quote! {
-        if {
-            let once = #flag;
-            let first = once[0] == 0;
-            once[0] = 1;
-            first
-        } {
-            #(#body)*
+/// The nesting of control-flow constructs while the calls are emitted.
+#[derive(Default)]
+struct Flow {
+    /// The top level's calls.
+    top: Vec<TokenStream>,
+    /// Open parts, outermost first: (control-flow op, part, calls).
+    open: Vec<(usize, usize, Vec<TokenStream>)>,
+    /// Closed parts of ops whose last part is still to come.
+    done: HashMap<usize, Vec<Vec<TokenStream>>>,
+    /// What CALL_ONCE (its flag) and IF (its condition) emitted.
+    headers: HashMap<usize, TokenStream>,
+}
+
+impl Flow {
+    /// Closes the parts `node` is not in and opens those it is in.
+    fn enter(&mut self, node: &Node<'_>, nodes: &[Node<'_>]) {
+        while let Some(&(op, part, _)) = self.open.last() {
+            if node.scopes.get(self.open.len() - 1) == Some(&(op, part)) {
+                break;
+            }
+            self.close(nodes);
         }
-    };
-    open.last_mut().map_or(calls, |(_, _, b)| b).push(block);
+        while self.open.len() < node.scopes.len() {
+            let (op, part) = node.scopes[self.open.len()];
+            self.open.push((op, part, Vec::new()));
+        }
+    }
+
+    fn push(&mut self, call: TokenStream) {
+        self.open.last_mut().map_or(&mut self.top, |(_, _, calls)| calls).push(call);
+    }
+
+    /// Closes the innermost part; after an op's last part, emits the op.
+    fn close(&mut self, nodes: &[Node<'_>]) {
+        let Some((op, part, calls)) = self.open.pop() else { return };
+        let mut parts = self.done.remove(&op).unwrap_or_default();
+        parts.resize_with(part, Vec::new);
+        parts.push(calls);
+        let last = match nodes[op].code {
+            codes::IF | codes::WHILE => 1,
+            _ => 0,
+        };
+        if part < last {
+            self.done.insert(op, parts);
+            return;
+        }
+        let header = self.headers.remove(&op).unwrap_or_default();
+        let first = &parts[0];
+        let construct = match nodes[op].code {
+            codes::IF => {
+                let second = &parts[1];
+                quote! { if #header { #(#first)* } else { #(#second)* } }
+            }
+            codes::WHILE => {
+                let second = &parts[1];
+                quote! { loop { #(#first)* #(#second)* } }
+            }
+            _ => quote! {
+                if {
+                    let once = #header;
+                    let first = once[0] == 0;
+                    once[0] = 1;
+                    first
+                } {
+                    #(#first)*
+                }
+            },
+        };
+        self.push(construct);
+    }
+
+    /// Closes every open part; the top level's calls.
+    fn finish(mut self, nodes: &[Node<'_>]) -> Vec<TokenStream> {
+        while !self.open.is_empty() {
+            self.close(nodes);
+        }
+        self.top
+    }
 }

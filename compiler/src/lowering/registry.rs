@@ -223,6 +223,8 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 145, name: "BROADCAST_ARGS", dtypes: &["int32", "int64"], lower: broadcast_args::lower },
     OpSupport { code: 107, name: "GATHER_ND", dtypes: ANY, lower: gather_nd::lower },
     OpSupport { code: 129, name: "CALL_ONCE", dtypes: &["-"], lower: call_once::lower },
+    OpSupport { code: 118, name: "IF", dtypes: &["bool condition, any operands"], lower: control_flow::lower_if },
+    OpSupport { code: 119, name: "WHILE", dtypes: &["any"], lower: control_flow::lower_while },
     OpSupport { code: 142, name: "VAR_HANDLE", dtypes: &["resource"], lower: resource_variable::lower_var_handle },
     OpSupport { code: 143, name: "READ_VARIABLE", dtypes: &["any"], lower: resource_variable::lower_read },
     OpSupport { code: 144, name: "ASSIGN_VARIABLE", dtypes: &["any"], lower: resource_variable::lower_assign },
@@ -300,6 +302,10 @@ pub fn support_table() -> String {
 /// Checks node `index` of the graph and returns its operator.
 pub fn lower(graph: &Graph<'_>, node: &Node<'_>) -> Result<Box<dyn Operator>, Error> {
     let cx = OpCx { graph, node };
+    // The copies the graph reader adds around an inlined subgraph.
+    if node.code < 0 {
+        return control_flow::lower_copies(&cx);
+    }
     // Custom operators (code 32) are told apart by name (`CUSTOM:SignalWindow`).
     match SUPPORTED.iter().find(|s| s.code == node.code && (node.code != CUSTOM || s.name == node.name)) {
         Some(s) => (s.lower)(&cx),

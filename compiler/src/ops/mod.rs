@@ -13,6 +13,7 @@ pub(crate) mod call_once;
 pub(crate) mod cast;
 pub(crate) mod comparison;
 pub(crate) mod concatenation;
+pub(crate) mod control_flow;
 pub(crate) mod conv_2d;
 pub(crate) mod cumsum;
 pub(crate) mod depthwise_conv_2d;

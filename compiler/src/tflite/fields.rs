@@ -283,3 +283,23 @@ pub mod var_handle {
     /// `shared_name: string`.
     pub const SHARED_NAME: u16 = 1;
 }
+
+/// `IfOptions`.
+pub mod if_ {
+    /// Union tag.
+    pub const TAG: u8 = 92;
+    /// `then_subgraph_index: int`.
+    pub const THEN_SUBGRAPH_INDEX: u16 = 0;
+    /// `else_subgraph_index: int`.
+    pub const ELSE_SUBGRAPH_INDEX: u16 = 1;
+}
+
+/// `WhileOptions`.
+pub mod while_ {
+    /// Union tag.
+    pub const TAG: u8 = 93;
+    /// `cond_subgraph_index: int`.
+    pub const COND_SUBGRAPH_INDEX: u16 = 0;
+    /// `body_subgraph_index: int`.
+    pub const BODY_SUBGRAPH_INDEX: u16 = 1;
+}

@@ -9,6 +9,7 @@
 //! found so far in every run.
 
 mod chains;
+mod control;
 mod ops;
 mod variables;
 
@@ -297,9 +298,9 @@ impl Builder {
 const RESOURCE: i8 = 13;
 
 impl Model {
-    /// Appends the operators of `sub` as a new subgraph (no inputs or
-    /// outputs: a CALL_ONCE init subgraph); returns its index. Its constant
-    /// buffers and operator codes join the model's.
+    /// Appends `sub` as a new subgraph (its `input`s and marked outputs are
+    /// the subgraph's; none for a CALL_ONCE init subgraph); returns its
+    /// index. Its constant buffers and operator codes join the model's.
     pub fn add_subgraph(&mut self, sub: Builder) -> i32 {
         let base = self.def.buffers.len() as u32 - 1;
         self.def.buffers.extend(sub.buffers);
@@ -319,7 +320,9 @@ impl Model {
             };
             op.opcode = index as u32;
         }
-        self.def.subgraphs.push(SubgraphDef { tensors, inputs: Vec::new(), outputs: Vec::new(), ops });
+        let inputs = sub.inputs.iter().map(|i| i.0).collect();
+        let outputs = sub.outputs.iter().map(|o| o.0).collect();
+        self.def.subgraphs.push(SubgraphDef { tensors, inputs, outputs, ops });
         self.def.subgraphs.len() as i32 - 1
     }
 }

@@ -107,6 +107,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("UINT8", uint8),
     ("RESOURCE_VARIABLES", crate::variables::resource_variables),
     ("RESOURCE_VARIABLES", crate::variables::resource_variables),
+    ("CONTROL_FLOW", crate::control::control_flow),
+    ("CONTROL_FLOW", crate::control::control_flow),
     ("SIGNAL_WINDOW", signal_window),
     ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
     ("SIGNAL_ENERGY", signal_energy),

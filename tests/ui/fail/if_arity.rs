@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/if_arity.tflite");
+
+fn main() {}
