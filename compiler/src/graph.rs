@@ -313,6 +313,8 @@ struct Reader<'m, 'a> {
     stack: Vec<usize>,
     /// Whether constants passed into a subgraph become its inputs' data.
     fold_constant_operands: bool,
+    /// Labels of the control-flow ops whose subgraphs are being read.
+    callers: Vec<String>,
 }
 
 /// An operator the reader adds around an inlined subgraph: its code and
@@ -389,7 +391,10 @@ impl<'a> Reader<'_, 'a> {
             graph.tensors.push(match tensor {
                 Ok(tensor) => tensor,
                 Err(_) if !used[index] && !dynamic => Tensor::unused(base + index, name),
-                Err(e) => return Err(e),
+                Err(e) => match self.callers.last() {
+                    Some(caller) => return Err(Error::model(format!("subgraph {s} (run by {caller}): {e}"))),
+                    None => return Err(e),
+                },
             });
         }
         let inputs: Vec<usize> = inputs.iter().map(|&t| base + t).collect();
@@ -444,6 +449,7 @@ impl<'a> Reader<'_, 'a> {
             for &callee in &calls {
                 self.stack.push(callee);
             }
+            self.callers.push(graph.nodes[position].label());
             match (graph.nodes[position].code, calls.as_slice()) {
                 (codes::CALL_ONCE, &[init]) => {
                     self.inline(graph, init, &scope(0), None, None)?;
@@ -500,6 +506,7 @@ impl<'a> Reader<'_, 'a> {
             for _ in &calls {
                 self.stack.pop();
             }
+            self.callers.pop();
         }
         if let Some((code, destinations)) = leave {
             graph.nodes.push(copies(s, scopes, code, outputs.iter().map(|&t| Some(t)).collect(), destinations));
@@ -608,6 +615,7 @@ impl<'a> Graph<'a> {
             buffers: model.buffers(),
             stack: vec![0],
             fold_constant_operands,
+            callers: Vec::new(),
         };
         let (inputs, outputs) = reader.inline(&mut graph, 0, &[], None, None)?;
         (graph.inputs, graph.outputs) = (inputs, outputs);

@@ -134,10 +134,11 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     match a.node_at(peak_op) {
         Some(node) => {
             let out = node.outputs.first().map(|&t| a.graph.tensors[t].name.as_str()).unwrap_or("-");
+            // An inlined subgraph's op is named by its subgraph too.
+            let name = if node.subgraph == 0 { node.name.clone() } else { node.label() };
             let _ = writeln!(
                 s,
-                "peak at op {peak_op} ({}, writing '{}'): {} buffers live, {live_bytes} bytes",
-                node.name,
+                "peak at op {peak_op} ({name}, writing '{}'): {} buffers live, {live_bytes} bytes",
                 short(out, 60),
                 live.len()
             );
@@ -307,6 +308,24 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
                 h - bottom + 14.0
             );
         }
+    }
+    // Ops of an inlined subgraph: a band under the axis, labelled at the
+    // start of each run.
+    let mut previous = 0;
+    for (pos, &n) in a.order.iter().enumerate() {
+        let sub = a.graph.nodes[n].subgraph;
+        if sub != 0 {
+            let x = left + col * pos as f64;
+            let _ = writeln!(
+                s,
+                r##"<rect x="{x:.1}" y="{:.1}" width="{col:.1}" height="4" fill="#888"><title>subgraph {sub}</title></rect>"##,
+                h - bottom + 18.0
+            );
+            if sub != previous {
+                let _ = writeln!(s, r#"<text x="{x:.1}" y="{:.1}">sg{sub}</text>"#, h - bottom + 32.0);
+            }
+        }
+        previous = sub;
     }
     let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}">op index (peak at op {peak})</text>"#, left + 200.0, h - 8.0);
     for k in 0..=4 {

@@ -4,7 +4,8 @@
 //! Models: the project's own (`tests/models`) and, when the folder exists,
 //! the shared oracle models (`../shared/models` beside the repository, or
 //! `$TINYAOT_SHARED_MODELS`). `TINYAOT_FW_ONLY=name` keeps one model (the
-//! per-model size and instruction report builds one firmware per model).
+//! per-model size and instruction report builds one firmware per model),
+//! `TINYAOT_FW_ONLY=a,b,c` those models, whatever the board's budget.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -61,7 +62,7 @@ fn main() {
         files.sort();
         for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
             let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-            if only.as_ref().is_some_and(|o| *o != stem) {
+            if only.as_ref().is_some_and(|o| !o.split(',').any(|name| name == stem)) {
                 continue;
             }
             let (input, output) = (dir.join(format!("{stem}.input.bin")), dir.join(format!("{stem}.output.bin")));

@@ -264,4 +264,21 @@ pub struct MemoryPlan {
     pub tflm_greedy: usize,
     /// Every buffer, in tensor order.
     pub buffers: &'static [Placement],
+    /// Every operator in execution order (the `first_op`/`last_op`
+    /// positions of [`Placement`]): where it comes from in the model.
+    pub ops: &'static [OpSite],
+}
+
+/// Where an operator of the generated code comes from: the model's
+/// subgraph 0, or a subgraph a CALL_ONCE, IF or WHILE runs (inlined).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpSite {
+    /// The subgraph (0: the model itself).
+    pub subgraph: usize,
+    /// Index in that subgraph's operators (0 for the copies tinyaot adds
+    /// into and out of a called subgraph).
+    pub index: usize,
+    /// Operator name (`CONV_2D`; `subgraph inputs of subgraph 2` for the
+    /// added copies).
+    pub name: &'static str,
 }

@@ -804,3 +804,81 @@ fn depthwise_rows_in_place_matches_separate() {
         assert_eq!(&buf[..H * W * C], &want[..], "output {at} bytes before the input");
     }
 }
+
+/// The signal library's streaming kernels against the streams they model:
+/// DELAY shifts the concatenated rows, FRAMER cuts the prefilled stream,
+/// STACKER repeats the first frame as left context, OVERLAP_ADD sums
+/// frames placed `STEP` apart; each over several invokes with its state.
+#[test]
+fn streaming_signal_kernels_match_their_streams() {
+    use tinyaot::__private::kernels::signal::{Framer, Stacker, delay, framer, overlap_add, stacker};
+    let sample = |i: usize| ((i * 7919 + 13) % 2001) as i16 - 1000;
+
+    // DELAY: 2 rows of 5 samples, 7 samples late.
+    let mut state = [0i16; 2 * 7];
+    let mut rows = [Vec::new(), Vec::new()];
+    let mut outs = [Vec::new(), Vec::new()];
+    for invoke in 0..4 {
+        let input: Vec<i16> = (0..10).map(|i| sample(invoke * 10 + i)).collect();
+        let mut output = [0i16; 10];
+        delay::<2, 5, 7>(&input, &mut output, &mut state);
+        for r in 0..2 {
+            rows[r].extend_from_slice(&input[r * 5..][..5]);
+            outs[r].extend_from_slice(&output[r * 5..][..5]);
+        }
+    }
+    for r in 0..2 {
+        let want: Vec<i16> = [0i16; 7].iter().copied().chain(rows[r].iter().copied()).take(20).collect();
+        assert_eq!(outs[r], want, "delay row {r}");
+    }
+
+    // FRAMER: frames of 6 every 4 samples, prefilled, 2 frames per invoke.
+    let f = Framer { size: 6, step: 4, capacity: 8, prefill: 2 };
+    let mut state = [0i16; 1 + 8];
+    let mut stream = vec![0i16; 2];
+    for invoke in 0..3 {
+        let input: Vec<i16> = (0..8).map(|i| sample(invoke * 8 + i)).collect();
+        stream.extend_from_slice(&input);
+        let (mut output, mut valid) = ([0i16; 12], [0u8]);
+        framer::<1, 8>(&input, &mut output, &mut valid, &mut state, &f);
+        assert_eq!(valid[0], 1);
+        for frame in 0..2 {
+            let k = invoke * 2 + frame;
+            assert_eq!(&output[frame * 6..][..6], &stream[k * 4..k * 4 + 6], "frame {k}");
+        }
+    }
+
+    // STACKER: 2 channels, one frame of left and right context, step 1.
+    let s = Stacker { channels: 2, left: 1, size: 6, step: 2 };
+    let mut state = [0i16; 2 + 6];
+    let frames: Vec<[i16; 2]> = (0..5).map(|t| [sample(2 * t), sample(2 * t + 1)]).collect();
+    let mut padded = vec![frames[0]];
+    padded.extend_from_slice(&frames);
+    for (t, frame) in frames.iter().enumerate() {
+        let (mut output, mut valid) = ([0i16; 6], [0u8]);
+        stacker(frame, &mut output, &mut valid, &mut state, &s);
+        assert_eq!(valid[0], u8::from(t >= 1), "invoke {t}");
+        if t >= 1 {
+            let want: Vec<i16> = padded[t - 1..t + 2].iter().flatten().copied().collect();
+            assert_eq!(output.to_vec(), want, "stack {t}");
+        }
+    }
+
+    // OVERLAP_ADD: frames of 5 samples every 2, 2 frames per invoke.
+    let mut state = [0f32; 5];
+    let mut timeline = [0f32; 3 * 2 * 2 + 5];
+    let mut out = Vec::new();
+    for invoke in 0..3 {
+        let input: Vec<f32> = (0..10).map(|i| f32::from(sample(invoke * 10 + i)) / 64.0).collect();
+        for frame in 0..2 {
+            let at = (invoke * 2 + frame) * 2;
+            for (j, &x) in input[frame * 5..][..5].iter().enumerate() {
+                timeline[at + j] += x;
+            }
+        }
+        let mut output = [0f32; 4];
+        overlap_add::<f32, 1, 2, 5, 2>(&input, &mut output, &mut state);
+        out.extend_from_slice(&output);
+    }
+    assert_eq!(out, timeline[..12].to_vec());
+}

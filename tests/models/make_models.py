@@ -372,7 +372,19 @@ def attention(s):
     return tf.keras.Model(i, TfFn(lambda t: tf.linalg.matmul(t, w))(mixed))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention]
+def recurrent(s):
+    """Keras 3's LSTM and GRU layers: the converter writes each as a WHILE
+    loop over the time steps (not the fused LSTM op). Only their last
+    output: with `return_sequences` the converter's TensorList updates
+    SLICE with sizes its static shapes do not hold, which TFLM runs past
+    the tensors' ends. Float only: the converter's int8 calibration dies on
+    the loops (TF 2.21)."""
+    x = L.Input((6, 4), batch_size=1)
+    y = L.Concatenate()([L.LSTM(5, **s)(x), L.GRU(4, **s)(x)])
+    return tf.keras.Model(x, L.Dense(3, **s)(y))
+
+
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention, recurrent]
 
 
 def set_softmax_beta(data, beta):
@@ -860,7 +872,7 @@ def main():
             continue
         seed = 100 + n
         model = build(seeded(seed))
-        variants = [('float', False)] if build in (float_math, float_binary) else [('float', False), ('int8', True)]
+        variants = [('float', False)] if build in (float_math, float_binary, recurrent) else [('float', False), ('int8', True)]
         if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean, quant_ops,
                      transpose_conv, attention):
             variants.append(('int16', '16x8'))  # int16 activations, int8 weights

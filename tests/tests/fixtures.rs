@@ -42,6 +42,19 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         "subgraph 1 op 0 (CALL_ONCE): calls subgraph 1, which is already running",
     ));
 
+    // A called subgraph with a dynamic tensor shape.
+    let mut m = base.clone();
+    let op = call_once(&mut m, 1);
+    m.subgraphs[0].ops.insert(0, op);
+    let dynamic =
+        SubgraphDef { tensors: vec![TensorDef::new("rows", &[-1, 4], dtype::I8, None)], ..SubgraphDef::default() };
+    m.subgraphs.push(dynamic);
+    v.push((
+        "callee_dynamic_shape",
+        m.to_bytes(),
+        "subgraph 1 (run by op 0 (CALL_ONCE)): tensor 'rows' has a dynamic (-1) dimension",
+    ));
+
     // An IF whose branch takes another number of operands than it passes.
     let mut m = base.clone();
     m.subgraphs[0].tensors.push(TensorDef::new("cond", &[1], dtype::BOOL, None));

@@ -309,6 +309,11 @@ impl ScratchElem for i32 {
     const SIZE: usize = 4;
 }
 
+impl ScratchElem for f32 {
+    const NAME: &'static str = "f32";
+    const SIZE: usize = 4;
+}
+
 /// `f32::from_bits(..)`: the exact value, whatever it is.
 pub fn f32_lit(x: f32) -> TokenStream {
     let bits = x.to_bits();

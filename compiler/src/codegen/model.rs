@@ -235,6 +235,15 @@ pub fn emit(
             quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
         })
         .collect();
+    let sites: Vec<TokenStream> = a
+        .order
+        .iter()
+        .map(|&n| {
+            let node = &a.graph.nodes[n];
+            let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
+            quote!(::tinyaot::OpSite { subgraph: #subgraph, index: #index, name: #name })
+        })
+        .collect();
     let lower_bound = a.lower_bound;
     let tflm = a.tflm_greedy.arena_size;
 
@@ -314,6 +323,7 @@ pub fn emit(
                 lower_bound: #lower_bound,
                 tflm_greedy: #tflm,
                 buffers: &[#(#placements),*],
+                ops: &[#(#sites),*],
             };
             /// Bytes of constant data (weights, biases, requantization tables) in flash.
             pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;

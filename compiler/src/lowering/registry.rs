@@ -264,6 +264,25 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["uint32 (int16 gains) -> uint32"],
         lower: signal_pcan::lower,
     },
+    OpSupport { code: CUSTOM, name: "CUSTOM:SignalDelay", dtypes: &["int16 (state kept)"], lower: signal_delay::lower },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalFramer",
+        dtypes: &["int16 -> int16, bool (state kept)"],
+        lower: signal_framer::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalStacker",
+        dtypes: &["int16 -> int16, bool (state kept)"],
+        lower: signal_stacker::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalOverlapAdd",
+        dtypes: &["int16, float32 (state kept)"],
+        lower: signal_overlap_add::lower,
+    },
     OpSupport {
         code: CUSTOM,
         name: "CUSTOM:SignalFilterBankLog",

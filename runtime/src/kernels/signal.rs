@@ -275,3 +275,165 @@ pub fn spectral_subtraction<const CHANNELS: usize>(
     }
     noise[..CHANNELS].copy_from_slice(state);
 }
+
+/// DELAY (TFLM `Delay`): each of the `ROWS` rows of `FRAME` samples comes
+/// out `DELAY` samples late; `state` holds every row's last `DELAY`
+/// samples (zero after reset, TFLM's preloaded zeros).
+#[inline(never)]
+pub fn delay<const ROWS: usize, const FRAME: usize, const DELAY: usize>(
+    input: &[i16],
+    output: &mut [i16],
+    state: &mut [i16],
+) {
+    for row in 0..ROWS {
+        let x = &input[row * FRAME..][..FRAME];
+        let y = &mut output[row * FRAME..][..FRAME];
+        let s = &mut state[row * DELAY..][..DELAY];
+        for (j, out) in y.iter_mut().enumerate() {
+            *out = if j < DELAY { s[j] } else { x[j - DELAY] };
+        }
+        if DELAY <= FRAME {
+            s.copy_from_slice(&x[FRAME - DELAY..]);
+        } else {
+            s.copy_within(FRAME.., 0);
+            s[DELAY - FRAME..].copy_from_slice(x);
+        }
+    }
+}
+
+/// FRAMER's figures: frames of `size` samples every `step` samples, the
+/// per-row buffer holding `capacity`, `prefill` zeros at the start.
+pub struct Framer {
+    /// Samples per frame.
+    pub size: usize,
+    /// Samples between frame starts.
+    pub step: usize,
+    /// Samples each row's buffer holds (`size` rounded up to `step`).
+    pub capacity: usize,
+    /// Zeros the buffer starts with (`size - step` with TFLM's `prefill`).
+    pub prefill: usize,
+}
+
+/// FRAMER (TFLM `Framer`): every row's samples, `step` at a time, into a
+/// buffer; each time it holds a whole frame the frame is output and `step`
+/// samples dropped. A frame slot with no whole frame is left as it was and
+/// clears `valid`. `state` is `[count, row buffers...]`: the samples held
+/// beyond the prefill (the same for every row), then `capacity` samples
+/// per row; all zero after reset.
+#[inline(never)]
+pub fn framer<const ROWS: usize, const INNER: usize>(
+    input: &[i16],
+    output: &mut [i16],
+    valid: &mut [u8],
+    state: &mut [i16],
+    f: &Framer,
+) {
+    let (count, buffers) = state.split_at_mut(1);
+    let mut held = count[0] as u16 as usize + f.prefill;
+    let frames = INNER / f.step;
+    let mut all = true;
+    for frame in 0..frames {
+        for row in 0..ROWS {
+            let buffer = &mut buffers[row * f.capacity..][..f.capacity];
+            buffer[held..held + f.step].copy_from_slice(&input[(row * frames + frame) * f.step..][..f.step]);
+        }
+        held += f.step;
+        if held >= f.size {
+            for row in 0..ROWS {
+                let buffer = &mut buffers[row * f.capacity..][..f.capacity];
+                output[(row * frames + frame) * f.size..][..f.size].copy_from_slice(&buffer[..f.size]);
+                buffer.copy_within(f.step..held, 0);
+            }
+            held -= f.step;
+        } else {
+            all = false;
+        }
+    }
+    count[0] = (held - f.prefill) as u16 as i16;
+    valid[0] = u8::from(all);
+}
+
+/// STACKER's figures.
+pub struct Stacker {
+    /// Samples per input frame (`num_channels`).
+    pub channels: usize,
+    /// Frames of left context (the first frame repeated at the start).
+    pub left: usize,
+    /// Samples output: `channels * (left + right + 1)`.
+    pub size: usize,
+    /// Samples dropped after an output: `channels * stacker_step`.
+    pub step: usize,
+}
+
+/// STACKER (TFLM `Stacker`): frames of `channels` samples appended to a
+/// buffer (the first one `left` more times); when it holds `size` samples
+/// they are output (`valid` set) and `step` dropped, else the output is
+/// left as it was (`valid` cleared). `state` is `[count, started,
+/// buffer...]`, all zero after reset.
+#[inline(never)]
+pub fn stacker(input: &[i16], output: &mut [i16], valid: &mut [u8], state: &mut [i16], s: &Stacker) {
+    let (head, buffer) = state.split_at_mut(2);
+    let mut held = head[0] as u16 as usize;
+    buffer[held..held + s.channels].copy_from_slice(&input[..s.channels]);
+    held += s.channels;
+    if head[1] == 0 {
+        for _ in 0..s.left {
+            buffer.copy_within(held - s.channels..held, held);
+            held += s.channels;
+        }
+        head[1] = 1;
+    }
+    if held >= s.size {
+        output[..s.size].copy_from_slice(&buffer[..s.size]);
+        buffer.copy_within(s.step..held, 0);
+        held -= s.step;
+        valid[0] = 1;
+    } else {
+        valid[0] = 0;
+    }
+    head[0] = held as u16 as i16;
+}
+
+/// A sample type OVERLAP_ADD sums: int16 saturates, float32 does not.
+pub trait OverlapSample: Copy + Default {
+    /// `self + other` as TFLM's `OverlapAdd` adds them.
+    fn add(self, other: Self) -> Self;
+}
+
+impl OverlapSample for i16 {
+    #[inline(always)]
+    fn add(self, other: i16) -> i16 {
+        self.saturating_add(other)
+    }
+}
+
+impl OverlapSample for f32 {
+    #[inline(always)]
+    fn add(self, other: f32) -> f32 {
+        self + other
+    }
+}
+
+/// OVERLAP_ADD (TFLM `OverlapAdd`): each of the `ROWS` rows' `FRAMES`
+/// frames of `SIZE` samples added into the row's buffer (`state`, `SIZE`
+/// samples per row, zero after reset); the buffer's first `STEP` samples
+/// are output and it shifts by `STEP`, zeros coming in.
+#[inline(never)]
+pub fn overlap_add<T: OverlapSample, const ROWS: usize, const FRAMES: usize, const SIZE: usize, const STEP: usize>(
+    input: &[T],
+    output: &mut [T],
+    state: &mut [T],
+) {
+    for row in 0..ROWS {
+        let buffer = &mut state[row * SIZE..][..SIZE];
+        for frame in 0..FRAMES {
+            let x = &input[(row * FRAMES + frame) * SIZE..][..SIZE];
+            for (b, &v) in buffer.iter_mut().zip(x) {
+                *b = v.add(*b);
+            }
+            output[(row * FRAMES + frame) * STEP..][..STEP].copy_from_slice(&buffer[..STEP]);
+            buffer.copy_within(STEP.., 0);
+            buffer[SIZE - STEP..].fill(T::default());
+        }
+    }
+}

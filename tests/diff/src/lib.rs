@@ -289,6 +289,7 @@ impl Builder {
             reference: None,
             invokes: 1,
             reset_at: None,
+            unwritten: None,
             nonzero: None,
         }
     }
@@ -347,6 +348,9 @@ pub struct Model {
     pub invokes: usize,
     /// `reset()` before this invoke (0-based), for models with state.
     pub reset_at: Option<usize>,
+    /// Output `.0` is not compared in the first `.1` invokes (see
+    /// [`compare_written`]).
+    pub unwritten: Option<(usize, usize)>,
     /// An int8 input (index, zero point) that must never hold its zero
     /// point: a quantized divisor (TFLM divides by zero otherwise).
     pub nonzero: Option<(usize, i8)>,
@@ -385,6 +389,8 @@ pub struct Case {
     /// `reset()` before this invoke (0-based; the case directory's
     /// `NAME.reset_at` tells both runners).
     pub reset_at: Option<usize>,
+    /// Output `.0` is not compared in the first `.1` invokes.
+    pub unwritten: Option<(usize, usize)>,
 }
 
 /// Case `index` of run `seed`: the operator is chosen by the index (every
@@ -453,6 +459,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
         input,
         outputs: model.outputs,
         reset_at: model.reset_at,
+        unwritten: model.unwritten,
     }
 }
 
@@ -482,13 +489,33 @@ pub fn random_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<u8> {
 /// Compares outputs: integers byte for byte, float32 within 1e-5 relative
 /// (1e-6 absolute near zero), as the reference-vector tests do.
 pub fn compare(outputs: &[(Ty, usize)], got: &[u8], want: &[u8]) -> Result<(), String> {
+    compare_written(outputs, got, want, None)
+}
+
+/// [`compare`], except output `unwritten.0` in the first `unwritten.1`
+/// invokes: bytes the op has not written yet, which TFLM leaves as its
+/// arena held them (FRAMER's and STACKER's slots before their first
+/// frame).
+pub fn compare_written(
+    outputs: &[(Ty, usize)],
+    got: &[u8],
+    want: &[u8],
+    unwritten: Option<(usize, usize)>,
+) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} output bytes, TFLM gives {}", got.len(), want.len()));
     }
     // Several invokes give one set of outputs each.
     let per: usize = outputs.iter().map(|&(ty, n)| n * ty.size()).sum::<usize>().max(1);
     for (run, (g, w)) in got.chunks(per).zip(want.chunks(per)).enumerate() {
-        compare_one(outputs, g, w).map_err(|e| if got.len() > per { format!("invoke {run}, {e}") } else { e })?;
+        let (mut g, mut w) = (g.to_vec(), w.to_vec());
+        if let Some((k, _)) = unwritten.filter(|&(_, invokes)| run < invokes) {
+            let start: usize = outputs[..k].iter().map(|&(ty, n)| n * ty.size()).sum();
+            let len = outputs[k].1 * outputs[k].0.size();
+            g[start..start + len].fill(0);
+            w[start..start + len].fill(0);
+        }
+        compare_one(outputs, &g, &w).map_err(|e| if got.len() > per { format!("invoke {run}, {e}") } else { e })?;
     }
     Ok(())
 }
@@ -574,6 +601,7 @@ pub fn shared_streams(dir: &std::path::Path, seed: u64, frames: usize) -> Vec<Ca
             input,
             outputs: vec![(out, 40)],
             reset_at: None,
+            unwritten: None,
         });
     }
     cases

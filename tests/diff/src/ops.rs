@@ -119,6 +119,10 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_SPECTRAL_SUBTRACTION", signal_spectral_subtraction),
     ("INTEGER_BINARY", integer_binary),
     ("SIGNAL_RFFT", signal_rfft),
+    ("SIGNAL_DELAY", signal_delay),
+    ("SIGNAL_FRAMER", signal_framer),
+    ("SIGNAL_STACKER", signal_stacker),
+    ("SIGNAL_OVERLAP_ADD", signal_overlap_add),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2173,4 +2177,153 @@ fn signal_rfft(r: &mut Rng) -> (Model, String) {
     let options = flexbuffer_map(&[("T", Flex::Int(i64::from(Ty::I16.code()))), ("fft_length", Flex::Int(fft as i64))]);
     b.custom_op("SignalRfft", &[input], &[output], options);
     (b.finish_graph(), format!("{shape:?} fft_length {fft}"))
+}
+
+/// The signal library's DELAY over 2 to 5 invokes (a `reset()` between two
+/// now and then): rows of 1 to 40 samples, delays shorter and longer than a
+/// row (0 included).
+fn signal_delay(r: &mut Rng) -> (Model, String) {
+    let frame = r.size(1, 40);
+    let shape = if r.chance(0.5) { vec![frame] } else { vec![r.size(1, 3), frame] };
+    let (within, beyond) = (r.size(1, frame), frame + r.size(1, 30));
+    let delay = r.pick(&[0, 1, 2, within, frame, beyond]);
+    let mut b = Builder::default();
+    let input = b.input("samples", &shape, Ty::I16, None);
+    let output = b.output("delayed", &shape, Ty::I16, None);
+    b.custom_op("SignalDelay", &[input], &[output], flexbuffer_map(&[("delay_length", Flex::Int(delay as i64))]));
+    let mut m = b.finish_graph();
+    stream(r, &mut m);
+    let label = format!("{shape:?} delay {delay}, {} invokes, reset before {:?}", m.invokes, m.reset_at);
+    (m, label)
+}
+
+/// Several invokes in a row with the state carried, a `reset()` before
+/// one of them now and then.
+fn stream(r: &mut Rng, m: &mut Model) {
+    m.invokes = r.size(2, 5);
+    m.reset_at = r.chance(0.4).then(|| r.size(1, m.invokes - 1));
+}
+
+/// The signal library's FRAMER: rows of 1 to 4 steps, frames shorter and
+/// longer than a step, with and without prefill (without, the first frame
+/// slots hold no whole frame: `valid` false, the slot untouched).
+fn signal_framer(r: &mut Rng) -> (Model, String) {
+    let step = r.size(1, 12);
+    let inner = step * r.size(1, 4);
+    let prefill = r.chance(0.6);
+    let size = if prefill { step + r.size(0, 24) } else { r.size(1, 30) };
+    let rows = r.size(1, 3);
+    let frames = inner / step;
+    let (shape, out_shape) = if rows == 1 && r.chance(0.5) {
+        (vec![inner], vec![frames, size])
+    } else {
+        (vec![rows, inner], vec![rows, frames, size])
+    };
+    let mut b = Builder::default();
+    let input = b.input("samples", &shape, Ty::I16, None);
+    let output = b.output("frames", &out_shape, Ty::I16, None);
+    let valid = b.output("valid", &[], Ty::Bool, None);
+    let options = flexbuffer_map(&[
+        ("frame_size", Flex::Int(size as i64)),
+        ("frame_step", Flex::Int(step as i64)),
+        ("prefill", Flex::Bool(prefill)),
+    ]);
+    b.custom_op("SignalFramer", &[input], &[output, valid], options);
+    let mut m = b.finish_graph();
+    stream(r, &mut m);
+    // Frame slots are written once the buffer first holds a frame.
+    let prefilled = if prefill { size - step } else { 0 };
+    let (mut held, mut written) = (prefilled, vec![false; frames]);
+    let mut unwritten = m.invokes;
+    for invoke in 0..m.invokes {
+        if m.reset_at == Some(invoke) {
+            held = prefilled;
+        }
+        for slot in written.iter_mut() {
+            held += step;
+            if held >= size {
+                *slot = true;
+                held -= step;
+            }
+        }
+        if written.iter().all(|&w| w) {
+            unwritten = invoke;
+            break;
+        }
+    }
+    m.unwritten = Some((0, unwritten));
+    let label = format!(
+        "{shape:?} frames of {size} every {step}{}, {} invokes, reset before {:?}",
+        if prefill { ", prefill" } else { "" },
+        m.invokes,
+        m.reset_at
+    );
+    (m, label)
+}
+
+/// The signal library's STACKER: 1 to 16 channels, left and right context
+/// 0 to 3 frames, a step of 1 to all of them.
+fn signal_stacker(r: &mut Rng) -> (Model, String) {
+    let channels = r.size(1, 16);
+    let (left, right) = (r.size(0, 3), r.size(0, 3));
+    let step = r.size(1, left + right + 1);
+    let size = channels * (left + right + 1);
+    let mut b = Builder::default();
+    let input = b.input("frame", &[channels], Ty::I16, None);
+    let output = b.output("stack", &[size], Ty::I16, None);
+    let valid = b.output("valid", &[], Ty::Bool, None);
+    let options = flexbuffer_map(&[
+        ("num_channels", Flex::Int(channels as i64)),
+        ("stacker_left_context", Flex::Int(left as i64)),
+        ("stacker_right_context", Flex::Int(right as i64)),
+        ("stacker_step", Flex::Int(step as i64)),
+    ]);
+    b.custom_op("SignalStacker", &[input], &[output, valid], options);
+    let mut m = b.finish_graph();
+    stream(r, &mut m);
+    m.invokes = r.size(2, 7);
+    m.reset_at = m.reset_at.map(|k| k.min(m.invokes - 1));
+    // The stack is written once the buffer first holds one.
+    let mut held = 0;
+    let mut unwritten = m.invokes;
+    for invoke in 0..m.invokes {
+        if m.reset_at == Some(invoke) || invoke == 0 {
+            held = channels * left;
+        }
+        held += channels;
+        if held >= size {
+            unwritten = invoke;
+            break;
+        }
+    }
+    m.unwritten = Some((0, unwritten));
+    let label = format!(
+        "{channels} channels, context {left}+{right}, step {step}, {} invokes, reset before {:?}",
+        m.invokes, m.reset_at
+    );
+    (m, label)
+}
+
+/// The signal library's OVERLAP_ADD, int16 (saturating) and float32: 1 to
+/// 3 frames of 1 to 24 samples, steps up to the frame size.
+fn signal_overlap_add(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I16, Ty::F32]);
+    let size = r.size(1, 24);
+    let step = r.size(1, size);
+    let frames = r.size(1, 3);
+    let rows = r.size(1, 2);
+    let (shape, out_shape) = if rows == 1 && r.chance(0.5) {
+        (vec![frames, size], vec![frames * step])
+    } else {
+        (vec![rows, frames, size], vec![rows, frames * step])
+    };
+    let mut b = Builder::default();
+    let input = b.input("frames", &shape, ty, None);
+    let output = b.output("samples", &out_shape, ty, None);
+    let options = flexbuffer_map(&[("T", Flex::Int(i64::from(ty.code()))), ("frame_step", Flex::Int(step as i64))]);
+    b.custom_op("SignalOverlapAdd", &[input], &[output], options);
+    let mut m = b.finish_graph();
+    stream(r, &mut m);
+    let label = format!("{} {shape:?} step {step}, {} invokes, reset before {:?}", ty.name(), m.invokes, m.reset_at);
+    (m, label)
 }
