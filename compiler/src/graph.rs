@@ -669,6 +669,21 @@ impl<'a> Graph<'a> {
     }
 }
 
+/// TFLite's `INT4` tensor type.
+const INT4: i8 = 17;
+
+/// `n` int4 values packed two per byte, low nibble first (TFLM's
+/// `UnpackDenseInt4IntoInt8`), as int8 bytes.
+fn unpack_int4(packed: &[u8], n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| {
+            let byte = packed[i / 2] as i8;
+            let value = if i % 2 == 0 { (byte << 4) >> 4 } else { byte >> 4 };
+            value as u8
+        })
+        .collect()
+}
+
 type CodeVec<'a> = Vector<'a, ForwardsUOffset<tflite::OperatorCode<'a>>>;
 type BufferVec<'a> = Vector<'a, ForwardsUOffset<tflite::Buffer<'a>>>;
 
@@ -725,7 +740,10 @@ fn read_tensor<'a>(
     t: &tflite::Tensor<'a>,
     buffers: Option<&BufferVec<'a>>,
 ) -> Result<Tensor<'a>, Error> {
-    let dtype = DType::from_code(t.dtype());
+    // int4 (TensorType 17) is taken as TFLM takes it, for constant weights
+    // only: unpacked here into int8 (two per byte, low nibble first).
+    let int4 = t.dtype() == INT4;
+    let dtype = if int4 { DType::I8 } else { DType::from_code(t.dtype()) };
     let raw_shape: Vec<i32> = t.shape().map(|s| s.iter().collect()).unwrap_or_default();
     if raw_shape.len() > MAX_RANK {
         return Err(Error::model(format!(
@@ -820,6 +838,16 @@ fn read_tensor<'a>(
             )));
         }
         match buffer.data() {
+            Some(d) if !d.is_empty() && int4 => {
+                if d.len() != elements.div_ceil(2) {
+                    return Err(Error::model(format!(
+                        "int4 tensor '{name}' {shape:?} needs {} bytes of packed data, its buffer has {}",
+                        elements.div_ceil(2),
+                        d.len()
+                    )));
+                }
+                Some(Cow::Owned(unpack_int4(d, elements)))
+            }
             Some(d) if !d.is_empty() => {
                 if d.len() != bytes {
                     return Err(Error::model(format!(
@@ -842,6 +870,11 @@ fn read_tensor<'a>(
             _ => None,
         }
     };
+    if int4 && data.is_none() {
+        return Err(Error::model(format!(
+            "int4 tensor '{name}' is not a constant; int4 is supported (as in TFLM) for constant weights only"
+        )));
+    }
     // TFLM never reads a variable's buffer: it resets the state to zero
     // (int8: the zero point) when the interpreter is set up and on reset.
     let is_variable = t.is_variable();

@@ -119,6 +119,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_SPECTRAL_SUBTRACTION", signal_spectral_subtraction),
     ("INTEGER_BINARY", integer_binary),
     ("SIGNAL_RFFT", signal_rfft),
+    ("INT4_WEIGHTS", int4_weights),
     ("SIGNAL_DELAY", signal_delay),
     ("SIGNAL_FRAMER", signal_framer),
     ("SIGNAL_STACKER", signal_stacker),
@@ -2326,4 +2327,34 @@ fn signal_overlap_add(r: &mut Rng) -> (Model, String) {
     stream(r, &mut m);
     let label = format!("{} {shape:?} step {step}, {} invokes, reset before {:?}", ty.name(), m.invokes, m.reset_at);
     (m, label)
+}
+
+/// int4 weights (TensorType 17, two per byte, low nibble first) on int8
+/// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, as TFLM takes them: one
+/// of those generators' int8 models, its weights redrawn in -8..=7 and
+/// packed.
+fn int4_weights(r: &mut Rng) -> (Model, String) {
+    const INT4: i8 = 17;
+    loop {
+        let (op, generate) = r.pick(&[
+            ("CONV_2D", conv_2d as Generator),
+            ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
+            ("FULLY_CONNECTED", fully_connected),
+        ]);
+        let (mut m, label) = generate(r);
+        let sg = &mut m.def.subgraphs[0];
+        let Some(&w) = sg.ops[0].inputs.get(1) else { continue };
+        let weights = &sg.tensors[w as usize];
+        let input = &sg.tensors[sg.ops[0].inputs[0] as usize];
+        if weights.dtype != Ty::I8.code() || input.dtype != Ty::I8.code() || weights.buffer == 0 {
+            continue;
+        }
+        let buffer = weights.buffer as usize;
+        let values: Vec<i8> = m.def.buffers[buffer].iter().map(|_| r.range(-8, 7) as i8).collect();
+        let packed: Vec<u8> =
+            values.chunks(2).map(|p| (p[0] as u8 & 0x0F) | ((*p.get(1).unwrap_or(&0) as u8 & 0x0F) << 4)).collect();
+        m.def.buffers[buffer] = packed;
+        m.def.subgraphs[0].tensors[w as usize].dtype = INT4;
+        return (m, format!("{op} int4 weights: {label}"));
+    }
 }
