@@ -238,7 +238,18 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["int16 -> int16, int32"],
         lower: signal_fft_auto_scale::lower,
     },
-    OpSupport { code: CUSTOM, name: "CUSTOM:SignalRfft", dtypes: &["int16"], lower: signal_rfft::lower },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalRfft",
+        dtypes: &["int16", "int32", "float32"],
+        lower: signal_rfft::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:SignalIrfft",
+        dtypes: &["int16", "int32", "float32"],
+        lower: signal_irfft::lower,
+    },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalEnergy", dtypes: &["int16 -> uint32"], lower: signal_energy::lower },
     OpSupport {
         code: CUSTOM,

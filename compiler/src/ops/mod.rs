@@ -55,6 +55,7 @@ pub(crate) mod signal_filter_bank_log;
 pub(crate) mod signal_filter_bank_spectral_subtraction;
 pub(crate) mod signal_filter_bank_square_root;
 pub(crate) mod signal_framer;
+pub(crate) mod signal_irfft;
 pub(crate) mod signal_overlap_add;
 pub(crate) mod signal_pcan;
 pub(crate) mod signal_rfft;

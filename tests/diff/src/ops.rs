@@ -120,6 +120,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("INTEGER_BINARY", integer_binary),
     ("SIGNAL_RFFT", signal_rfft),
     ("INT4_WEIGHTS", int4_weights),
+    ("SIGNAL_IRFFT", signal_irfft),
     ("SIGNAL_DELAY", signal_delay),
     ("SIGNAL_FRAMER", signal_framer),
     ("SIGNAL_STACKER", signal_stacker),
@@ -2167,17 +2168,43 @@ fn integer_binary(r: &mut Rng) -> (Model, String) {
 /// radices 2 to 5 (4, 3, 2 and 5 stages all drawn), frames shorter than
 /// the length (zero-padded), one or two frames.
 fn signal_rfft(r: &mut Rng) -> (Model, String) {
-    let fft = r.pick(&[4, 6, 8, 10, 12, 16, 18, 20, 24, 30, 32, 40, 50, 64, 96, 100, 128, 250, 256, 512]);
+    let ty = r.pick(&[Ty::I16, Ty::I16, Ty::I32, Ty::F32]);
+    let fft = r.pick(&FFT_LENGTHS);
     let frame = if r.chance(0.5) { fft } else { r.size(1, fft) };
     let frames = r.size(1, 2);
     let shape = if frames == 1 && r.chance(0.5) { vec![frame] } else { vec![frames, frame] };
     let out_shape = if shape.len() == 1 { vec![fft + 2] } else { vec![frames, fft + 2] };
     let mut b = Builder::default();
-    let input = b.input("frames", &shape, Ty::I16, None);
-    let output = b.output("spectrum", &out_shape, Ty::I16, None);
-    let options = flexbuffer_map(&[("T", Flex::Int(i64::from(Ty::I16.code()))), ("fft_length", Flex::Int(fft as i64))]);
+    let input = b.input("frames", &shape, ty, None);
+    let output = b.output("spectrum", &out_shape, ty, None);
+    let options = flexbuffer_map(&[("T", Flex::Int(i64::from(ty.code()))), ("fft_length", Flex::Int(fft as i64))]);
     b.custom_op("SignalRfft", &[input], &[output], options);
-    (b.finish_graph(), format!("{shape:?} fft_length {fft}"))
+    (b.finish_graph(), format!("{} {shape:?} fft_length {fft}", ty.name()))
+}
+
+/// FFT lengths whose half factors into radices 2 to 5 (4, 3, 2 and 5
+/// stages all drawn).
+const FFT_LENGTHS: [usize; 20] = [4, 6, 8, 10, 12, 16, 18, 20, 24, 30, 32, 40, 50, 64, 96, 100, 128, 250, 256, 512];
+
+/// The signal library's IRFFT, int16, int32 and float32: frames of
+/// `fft_length / 2 + 1` complex bins (now and then a few more, unread)
+/// back into `fft_length` samples, one or two frames.
+fn signal_irfft(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I16, Ty::I32, Ty::F32]);
+    let fft = r.pick(&FFT_LENGTHS);
+    let bins = fft / 2 + 1 + if r.chance(0.2) { r.size(1, 3) } else { 0 };
+    let frames = r.size(1, 2);
+    let (shape, out_shape) = if frames == 1 && r.chance(0.5) {
+        (vec![2 * bins], vec![fft])
+    } else {
+        (vec![frames, 2 * bins], vec![frames, fft])
+    };
+    let mut b = Builder::default();
+    let input = b.input("spectrum", &shape, ty, None);
+    let output = b.output("frames", &out_shape, ty, None);
+    let options = flexbuffer_map(&[("T", Flex::Int(i64::from(ty.code()))), ("fft_length", Flex::Int(fft as i64))]);
+    b.custom_op("SignalIrfft", &[input], &[output], options);
+    (b.finish_graph(), format!("{} {shape:?} fft_length {fft}", ty.name()))
 }
 
 /// The signal library's DELAY over 2 to 5 invokes (a `reset()` between two
