@@ -170,20 +170,42 @@ fn build_plugin(src: &Path, so: &Path) -> Result<PathBuf, String> {
     Ok(so)
 }
 
-/// Instructions between the markers for one model on one target.
-pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
+/// Builds `../shared/tools/qemu-m4cycles` (Cortex-M4 cycles from the TRM's
+/// instruction timings, zero wait states) into `dir`.
+pub fn build_cycle_counter(dir: &Path) -> Result<PathBuf, String> {
+    build_plugin(&repo().join("../shared/tools/qemu-m4cycles/m4cycles.c"), &dir.join("libm4cycles.so"))
+}
+
+/// Runs one model under a marker plugin (`so`: the instruction or cycle
+/// counter) and returns its output's `key=value` figures.
+fn region(target: &Target, elf: &Path, model: &str, so: &Path, out: &Path) -> Result<Vec<(String, u64)>, String> {
     let start = symbol(elf, "tinyaot_bench_start")?;
     let stop = symbol(elf, "tinyaot_bench_stop")?;
-    let out = scratch.join(format!("insns-{}-{model}.txt", target.triple));
     let plugin = format!("{},start={start:#x},stop={stop:#x},out={}", so.display(), out.display());
     let r = run(target, elf, Some(model), Some(plugin))?;
     if r.code != Some(0) {
         return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
     }
-    let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
-    text.split_whitespace()
-        .find_map(|w| w.strip_prefix("region=").and_then(|v| v.parse().ok()))
-        .ok_or_else(|| format!("no region count in {text}"))
+    let text = std::fs::read_to_string(out).map_err(|e| e.to_string())?;
+    Ok(text
+        .split_whitespace()
+        .filter_map(|w| w.split_once('=').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
+        .collect())
+}
+
+/// Instructions between the markers for one model on one target.
+pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
+    let out = scratch.join(format!("insns-{}-{model}.txt", target.triple));
+    let figures = region(target, elf, model, so, &out)?;
+    figures.iter().find(|(k, _)| k == "region").map(|f| f.1).ok_or_else(|| format!("no region count in {out:?}"))
+}
+
+/// Estimated Cortex-M4 cycles between the markers for one model (the
+/// `build_cycle_counter` plugin; meaningful on the M4F target only).
+pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
+    let out = scratch.join(format!("cycles-{}-{model}.txt", target.triple));
+    let figures = region(target, elf, model, so, &out)?;
+    figures.iter().find(|(k, _)| k == "region").map(|f| f.1).ok_or_else(|| format!("no region cycles in {out:?}"))
 }
 
 /// Instructions executed per function (demangled name, count), most first,

@@ -30,10 +30,10 @@ fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f() {
         if t.triple.starts_with("thumbv6m") {
             let subgraphs = ["streaming_kws_int8", "control_if_int8", "control_while_int8"];
             let elf = build(t, Some(&subgraphs.join(",")), &target_dir).unwrap_or_else(|e| panic!("{e}"));
-            let r = run(t, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
-            print!("{} ({}), multi-subgraph models:\n{}", t.core, t.machine, r.stdout);
+            let several = run(t, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
+            print!("{} ({}), multi-subgraph models:\n{}", t.core, t.machine, several.stdout);
             for m in subgraphs {
-                assert!(r.stdout.contains(&format!("{m}: ok")), "{m} must run on the Cortex-M0");
+                assert!(several.stdout.contains(&format!("{m}: ok")), "{m} must run on the Cortex-M0");
             }
             assert!(ok >= 20, "only {ok} models ran on the Cortex-M0");
             if repo().join("../shared/models/micro_speech_quantized.tflite").exists() {

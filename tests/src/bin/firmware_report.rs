@@ -1,4 +1,5 @@
-//! Per model and Cortex-M target: flash, RAM and instructions per inference.
+//! Per model and Cortex-M target: flash, RAM, instructions per inference
+//! and, on the M4F, estimated Cortex-M4 cycles per inference.
 //!
 //! ```text
 //! cargo run --release -p tinyaot-tests --bin firmware-report [MODEL ...]
@@ -8,12 +9,16 @@
 //! fit the board, then one firmware per model (`TINYAOT_FW_ONLY`) and an
 //! empty one: flash = .text + .rodata, RAM = .data + .bss, each as the
 //! difference from the empty firmware, and the instructions QEMU executes
-//! between the markers around one `invoke()`. Writes the Markdown table to
-//! stdout and to `target/firmware-report.md`.
+//! between the markers around one `invoke()`; on the M4F also the cycles
+//! `../shared/tools/qemu-m4cycles` estimates for them from the Cortex-M4
+//! TRM's timings (zero wait states). Writes the Markdown table to stdout
+//! and to `target/firmware-report.md`.
 
 use std::fmt::Write;
 use std::path::PathBuf;
-use tinyaot_tests::firmware::{TARGETS, build, build_counter, count, missing_toolchain, repo, run, sections};
+use tinyaot_tests::firmware::{
+    TARGETS, build, build_counter, build_cycle_counter, count, cycles, missing_toolchain, repo, run, sections,
+};
 
 fn model_path(name: &str) -> Option<PathBuf> {
     [repo().join("tests/models"), repo().join("../shared/models")]
@@ -30,10 +35,11 @@ fn main() -> Result<(), String> {
     let target_dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&target_dir).map_err(|e| e.to_string())?;
     let so = build_counter(&target_dir)?;
+    let cycle_so = build_cycle_counter(&target_dir)?;
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "| model | target | flash B (weights) | RAM B (arena) | instructions / inference | MACs | instr / MAC |\n|---|---|---:|---:|---:|---:|---:|"
+        "| model | target | flash B (weights) | RAM B (arena) | M4 cycles / inference | cycles / MAC | instructions / inference | MACs | instr / MAC |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     );
     for t in &TARGETS {
         let all = build(t, None, &target_dir)?;
@@ -57,10 +63,21 @@ fn main() -> Result<(), String> {
                 .map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
-            let per_mac = if c.macs > 0 { format!("{:.2}", insns as f64 / c.macs as f64) } else { "-".into() };
+            let per_mac = |n: u64| if c.macs > 0 { format!("{:.2}", n as f64 / c.macs as f64) } else { "-".into() };
+            // The cycle model is the Cortex-M4's: only the M4F row has it.
+            let (cyc, cyc_per_mac) = if t.triple.starts_with("thumbv7em") {
+                let n = cycles(t, &elf, m, &cycle_so, &target_dir)?;
+                (n.to_string(), per_mac(n))
+            } else {
+                ("-".to_string(), "-".to_string())
+            };
             let row = format!(
-                "| {m} | {} | {flash} ({}) | {ram} ({}) | {insns} | {} | {per_mac} |",
-                t.core, c.weight_bytes, c.arena_size, c.macs
+                "| {m} | {} | {flash} ({}) | {ram} ({}) | {cyc} | {cyc_per_mac} | {insns} | {} | {} |",
+                t.core,
+                c.weight_bytes,
+                c.arena_size,
+                c.macs,
+                per_mac(insns)
             );
             println!("{row}");
             let _ = writeln!(md, "{row}");
