@@ -842,24 +842,18 @@ def main():
             with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
                 f.write(blob)
         print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), INVOKES))
-    for name, build in STREAMING:
-        if only and name not in only and 'streaming' not in only:
-            continue
-        data = build()
-        inp, out = reference(data, 8, STREAM_INVOKES)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
-                f.write(blob)
-        print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), STREAM_INVOKES))
-    for name, build in CONTROL:
-        if only and name not in only and 'control' not in only:
-            continue
-        data = build()
-        inp, out = reference(data, 9, CONTROL_INVOKES, reset=False)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
-                f.write(blob)
-        print('%-24s %6d bytes, %d invokes' % (name, len(data), CONTROL_INVOKES))
+    # Multi-subgraph models: (group, models, reference seed, invokes, reset).
+    for group, models, seed, invokes, reset in (('streaming', STREAMING, 8, STREAM_INVOKES, True),
+                                                ('control', CONTROL, 9, CONTROL_INVOKES, False)):
+        for name, build in models:
+            if only and name not in only and group not in only:
+                continue
+            data = build()
+            inp, out = reference(data, seed, invokes, reset=reset)
+            for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+                with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+                    f.write(blob)
+            print('%-24s %6d bytes, %d invokes%s' % (name, len(data), invokes, ' and a reset' if reset else ''))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

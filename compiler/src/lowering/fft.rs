@@ -5,6 +5,8 @@
 //! the `FftTables` expression the kernels take.
 
 use super::context::OpCx;
+use super::operator::{Kernel, Variant};
+use crate::codegen::Emit;
 use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::graph::DType;
@@ -93,5 +95,23 @@ pub fn tables(dtype: DType, fft_length: usize, stages: &[(usize, usize)], invers
     let stages = stages.iter().map(|&(p, m)| quote!((#p, #m)));
     quote!(&::tinyaot::__private::kernels::fft::FftTables {
         stages: &[#(#stages),*], twiddles: &[#(#twiddles),*], split_twiddles: &[#(#split),*], inverse: #inverse,
+    })
+}
+
+/// The one kernel of a real FFT of `frames` frames: its scratch holds one
+/// frame of `fft_length` samples (RFFT's padded input, IRFFT's merged
+/// spectrum).
+pub fn variant(dtype: DType, frames: usize, fft_length: usize) -> Vec<Variant> {
+    let n = fft_length as u64;
+    let cost = frames as u64 * n * (64 - n.leading_zeros() as u64) * 8;
+    vec![Variant { kernel: Kernel::Direct, scratch: dtype.size().unwrap_or(4) * fft_length, cost }]
+}
+
+/// The op's scratch as `&mut [T]` and the sample type `T`.
+pub fn scratch(cx: &Emit<'_>, dtype: DType) -> Result<(TokenStream, TokenStream), Error> {
+    Ok(match dtype {
+        DType::I16 => (cx.scratch::<i16>()?, quote!(i16)),
+        DType::I32 => (cx.scratch::<i32>()?, quote!(i32)),
+        _ => (cx.scratch::<f32>()?, quote!(f32)),
     })
 }

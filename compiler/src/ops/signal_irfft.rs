@@ -10,7 +10,7 @@ use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
 use crate::lowering::fft;
-use crate::lowering::operator::{Kernel, Operator, Variant};
+use crate::lowering::operator::{Operator, Variant};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -63,10 +63,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 impl Operator for Irfft {
     /// The merged half-length spectrum.
     fn variants(&self) -> Vec<Variant> {
-        let n = self.fft_length as u64;
-        let cost = self.frames as u64 * n * (64 - n.leading_zeros() as u64) * 8;
-        let size = self.dtype.size().unwrap_or(4);
-        vec![Variant { kernel: Kernel::Direct, scratch: size * self.fft_length, cost }]
+        fft::variant(self.dtype, self.frames, self.fft_length)
     }
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
@@ -74,11 +71,7 @@ impl Operator for Irfft {
         let tables = fft::tables(self.dtype, fft, &self.stages, true);
         let input = cx.read(self.input)?;
         let output = cx.write(self.output)?;
-        let (scratch, ty) = match self.dtype {
-            DType::I16 => (cx.scratch::<i16>()?, quote!(i16)),
-            DType::I32 => (cx.scratch::<i32>()?, quote!(i32)),
-            _ => (cx.scratch::<f32>()?, quote!(f32)),
-        };
+        let (scratch, ty) = fft::scratch(cx, self.dtype)?;
         Ok(
             quote!(::tinyaot::__private::kernels::fft::irfft::<#ty, #frames, #bins, #fft>(#input, #output, #tables, #scratch);),
         )
