@@ -38,6 +38,7 @@ fn main() {
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_ONLY");
     println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
+    println!("cargo:rerun-if-env-changed=TINYAOT_FW_EXTRA_DIR");
 
     let only = std::env::var("TINYAOT_FW_ONLY").ok();
     let mut dirs = vec![manifest.join("../../tests/models")];
@@ -46,6 +47,11 @@ fn main() {
         .unwrap_or_else(|| manifest.join("../../../shared/models"));
     if shared.is_dir() {
         dirs.push(shared);
+    }
+    // Models with reference vectors made at test time (the audio front end
+    // over consecutive frames), for `TINYAOT_FW_ONLY` builds.
+    if let Some(extra) = std::env::var_os("TINYAOT_FW_EXTRA_DIR") {
+        dirs.push(PathBuf::from(extra));
     }
     // Budget on the small board: leave room for the stack and the code.
     // Model files are a proxy for flash; each model's code (its kernel

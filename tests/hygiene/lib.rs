@@ -14,6 +14,11 @@ tinyaot::include_model!(pub N = "../../models/fc_keep_dims_int8.tflite");
 tinyaot::include_model!(pub T = "../../models/fc_chain_float.tflite", keep_inputs = true);
 tinyaot::include_model!(pub Arena = "../../models/fc_chain_int8.tflite", in_place = false);
 tinyaot::include_model!(Model = "../../models/fc_keep_dims_int8.tflite");
+// Control flow and state in the generated code: CALL_ONCE with resource
+// variables, IF, WHILE.
+tinyaot::include_model!(pub Streaming = "../../models/streaming_kws_int8.tflite");
+tinyaot::include_model!(pub Branches = "../../models/control_if_int8.tflite");
+tinyaot::include_model!(pub Loop = "../../models/control_while_int8.tflite");
 
 /// Models in a nested module, among items that shadow what generated code
 /// might otherwise name by its short path.

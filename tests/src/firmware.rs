@@ -52,6 +52,16 @@ pub fn missing_toolchain() -> Option<String> {
 /// Builds the firmware for `target` (all models, or `only` one) into its
 /// own target directory; returns the ELF path.
 pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<PathBuf, String> {
+    build_with(target, only, None, target_dir)
+}
+
+/// [`build`], also taking the models (with reference vectors) in `extra`.
+pub fn build_with(
+    target: &Target,
+    only: Option<&str>,
+    extra: Option<&Path>,
+    target_dir: &Path,
+) -> Result<PathBuf, String> {
     let dir = repo().join("examples/firmware");
     let mut cmd = Command::new("/usr/bin/cargo");
     // The host's rustup/cargo environment must not leak into the Debian build.
@@ -69,6 +79,10 @@ pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<P
     match only {
         Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
         None => cmd.env_remove("TINYAOT_FW_ONLY"),
+    };
+    match extra {
+        Some(dir) => cmd.env("TINYAOT_FW_EXTRA_DIR", dir),
+        None => cmd.env_remove("TINYAOT_FW_EXTRA_DIR"),
     };
     let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
     if !out.status.success() {

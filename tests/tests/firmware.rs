@@ -6,10 +6,16 @@
 //! installs them). Without them the test says so and passes, unless
 //! `TINYAOT_REQUIRE_FIRMWARE=1` (set by `.ci/run`).
 
-use tinyaot_tests::firmware::{TARGETS, build, missing_toolchain, repo, run};
+use std::sync::Mutex;
+use tinyaot_tests::firmware::{TARGETS, build, build_with, missing_toolchain, repo, run};
+
+/// The tests build into one target directory and run the ELF they built:
+/// one at a time, so no build replaces another's firmware before it runs.
+static FIRMWARE: Mutex<()> = Mutex::new(());
 
 #[test]
 fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f() {
+    let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(why) = missing_toolchain() {
         assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
         println!("SKIPPED: {why}; run .ci/run to install the Cortex-M toolchain and QEMU");
@@ -44,4 +50,65 @@ fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f() {
         }
     }
     assert!(failures.is_empty(), "firmware failures: {failures:?}");
+}
+
+/// TFLM's audio front end (the shared audio preprocessor models) over 12
+/// consecutive 30 ms frames on the M4F, its state carried from frame to
+/// frame: the reference vectors are made here by TFLM's interpreter
+/// (`tests/diff/tflm_reference.py`) from a synthetic signal, in
+/// `target/firmware-streams` (a copy of each model beside them).
+#[test]
+fn audio_front_end_streams_on_the_m4f() {
+    let shared = repo().join("../shared/models");
+    if let Some(why) = missing_toolchain() {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
+        println!("SKIPPED: {why}");
+        return;
+    }
+    if !shared.join("audio_preprocessor_int8.tflite").exists() {
+        println!("SKIPPED: ../shared/models (the audio preprocessor models) is not here");
+        return;
+    }
+    let dir = repo().join("target/firmware-streams");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut names = Vec::new();
+    for model in ["audio_preprocessor_int8", "audio_preprocessor_float"] {
+        let name = format!("{model}_stream");
+        // The copy keeps the shared file's read-only mode: remove it first.
+        for stale in ["tflite", "output.bin", "refused"] {
+            let _ = std::fs::remove_file(dir.join(format!("{name}.{stale}")));
+        }
+        std::fs::copy(shared.join(format!("{model}.tflite")), dir.join(format!("{name}.tflite"))).unwrap();
+        // Tones rising in loudness and pitch with a little noise: the noise
+        // estimate, PCAN and the log scale all move from frame to frame.
+        let mut seed = 12345u32;
+        let mut input = Vec::new();
+        for frame in 0..12u32 {
+            let loudness = f64::from(64 << (frame % 9));
+            for t in 0..480u32 {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let noise = f64::from((seed >> 16) as i16 as i32) * loudness / 131072.0;
+                let tone = loudness * (f64::from(t) * (0.05 + 0.02 * f64::from(frame))).sin();
+                input.extend(((tone + noise).clamp(-32768.0, 32767.0) as i16).to_le_bytes());
+            }
+        }
+        std::fs::write(dir.join(format!("{name}.input.bin")), input).unwrap();
+        names.push(name);
+    }
+    let script = repo().join("tests/diff/tflm_reference.py");
+    let answered = std::process::Command::new("python3").arg(&script).arg(&dir).output();
+    if !answered.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_TFLM").is_none(), "TFLM's interpreter is required: {answered:?}");
+        println!("SKIPPED: TFLM's Python interpreter (pip install tflite-micro) is not here");
+        return;
+    }
+    let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
+    let m4f = &TARGETS[0];
+    let elf = build_with(m4f, Some(&names.join(",")), Some(&dir), &repo().join("target/firmware"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(m4f, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
+    print!("{} ({}), 12 frames:\n{}", m4f.core, m4f.machine, r.stdout);
+    for name in &names {
+        assert!(r.stdout.contains(&format!("{name}: ok")), "{name} must match TFLM frame after frame on the M4F");
+    }
 }

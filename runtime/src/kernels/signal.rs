@@ -81,7 +81,9 @@ fn sqrt32(mut num: u32) -> u32 {
 
 /// The rounded integer square root of a 64-bit value (TFLM `Sqrt64`),
 /// through [`sqrt32`] when the upper word is clear (TFLM's shortcut, off
-/// by one near 2^32).
+/// by one near 2^32). Not inlined: unrolled over a filter bank's channels
+/// it took 33 KB of an M4's flash, for 1% fewer instructions.
+#[inline(never)]
 fn sqrt64(mut num: u64) -> u32 {
     if num >> 32 == 0 {
         return sqrt32(num as u32);
