@@ -20,7 +20,8 @@ fn board(target: &str) -> Board {
         // micro:bit (nRF51822): 256 KB flash, 16 KB RAM.
         Board { flash: 256 * 1024, ram: 16 * 1024 }
     } else {
-        // mps2-an385 / an386: 4 MB each.
+        // mps2-an385 / an386: 4 MB each; QEMU's RISC-V `virt` board: 4 MB
+        // of its RAM each for code and data.
         Board { flash: 4 << 20, ram: 4 << 20 }
     }
 }
@@ -30,11 +31,23 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let target = std::env::var("TARGET").unwrap();
     let b = board(&target);
-    std::fs::write(
-        out.join("memory.x"),
-        format!("MEMORY {{\n  FLASH : ORIGIN = 0x00000000, LENGTH = {}\n  RAM : ORIGIN = 0x20000000, LENGTH = {}\n}}\n", b.flash, b.ram),
-    )
-    .unwrap();
+    let memory = if target.starts_with("riscv32") {
+        // QEMU's `virt` board: RAM from 0x8000_0000, where `-bios none`
+        // starts; riscv-rt places sections through these aliases.
+        format!(
+            "MEMORY {{\n  FLASH : ORIGIN = 0x80000000, LENGTH = {}\n  RAM : ORIGIN = 0x80400000, LENGTH = {}\n}}\n\
+             REGION_ALIAS(\"REGION_TEXT\", FLASH);\nREGION_ALIAS(\"REGION_RODATA\", FLASH);\n\
+             REGION_ALIAS(\"REGION_DATA\", RAM);\nREGION_ALIAS(\"REGION_BSS\", RAM);\n\
+             REGION_ALIAS(\"REGION_HEAP\", RAM);\nREGION_ALIAS(\"REGION_STACK\", RAM);\n",
+            b.flash, b.ram
+        )
+    } else {
+        format!(
+            "MEMORY {{\n  FLASH : ORIGIN = 0x00000000, LENGTH = {}\n  RAM : ORIGIN = 0x20000000, LENGTH = {}\n}}\n",
+            b.flash, b.ram
+        )
+    };
+    std::fs::write(out.join("memory.x"), memory).unwrap();
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_ONLY");
     println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
@@ -100,7 +113,10 @@ fn main() {
         let m = ident(stem);
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
     }
-    let _ = writeln!(s, "pub fn run_all(arena: &mut tinyaot::Arena<MAX_ARENA>, only: Option<&[u8]>, report: &mut impl FnMut(&str, Result<(), Mismatch>)) {{\n    let _ = (&arena, &only, &report);");
+    let _ = writeln!(
+        s,
+        "pub fn run_all(arena: &mut tinyaot::Arena<MAX_ARENA>, only: Option<&[u8]>, report: &mut impl FnMut(&str, Result<(), Mismatch>)) {{\n    let _ = (&arena, &only, &report);"
+    );
     for (stem, _, input, output) in &models {
         let m = ident(stem);
         let _ = writeln!(

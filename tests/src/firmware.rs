@@ -16,13 +16,18 @@ pub struct Target {
     pub machine: &'static str,
     /// Display name.
     pub core: &'static str,
+    /// The QEMU system emulator.
+    pub qemu: &'static str,
 }
 
-/// The three targets of the firmware tests.
-pub const TARGETS: [Target; 3] = [
-    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F" },
-    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3" },
-    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0" },
+/// The targets of the firmware tests: three Cortex-M cores and two RISC-V
+/// (QEMU's `virt` board, started without firmware: `-bios none`).
+pub const TARGETS: [Target; 5] = [
+    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F", qemu: "qemu-system-arm" },
+    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3", qemu: "qemu-system-arm" },
+    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0", qemu: "qemu-system-arm" },
+    Target { triple: "riscv32imc-unknown-none-elf", machine: "virt", core: "RV32IMC", qemu: "qemu-system-riscv32" },
+    Target { triple: "riscv32imac-unknown-none-elf", machine: "virt", core: "RV32IMAC", qemu: "qemu-system-riscv32" },
 ];
 
 /// Repository root.
@@ -43,8 +48,10 @@ pub fn missing_toolchain() -> Option<String> {
             return Some(format!("{path} not found ({what})"));
         }
     }
-    if Command::new("qemu-system-arm").arg("--version").output().is_err() {
-        return Some("qemu-system-arm not found".into());
+    for (qemu, package) in [("qemu-system-arm", "qemu-system-arm"), ("qemu-system-riscv32", "qemu-system-misc")] {
+        if Command::new(qemu).arg("--version").output().is_err() {
+            return Some(format!("{qemu} not found (Debian {package})"));
+        }
     }
     None
 }
@@ -106,13 +113,16 @@ pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<String
     if let Some(a) = arg {
         semi.push_str(&format!(",arg=firmware,arg={a}"));
     }
-    let mut cmd = Command::new("qemu-system-arm");
+    let mut cmd = Command::new(target.qemu);
     cmd.args(["-M", target.machine, "-nographic", "-monitor", "none", "-serial", "none", "-semihosting-config", &semi]);
+    if target.machine == "virt" {
+        cmd.args(["-bios", "none"]);
+    }
     if let Some(plugin) = plugin {
         cmd.arg("-plugin").arg(plugin);
     }
     cmd.arg("-kernel").arg(elf).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start qemu-system-arm: {e}"))?;
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", target.qemu))?;
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         if child.try_wait().map_err(|e| e.to_string())?.is_some() {

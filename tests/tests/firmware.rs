@@ -1,9 +1,9 @@
-//! The generated code on real Cortex-M cores under QEMU: the firmware in
-//! `examples/firmware` runs every model that fits the board on its
+//! The generated code on Cortex-M and RISC-V cores under QEMU: the firmware
+//! in `examples/firmware` runs every model that fits the board on its
 //! reference input and checks the output bytes (float32 within 1e-5).
 //!
-//! Needs Debian's rustc-web, rust-web-src, lld and qemu-system-arm (`.ci/run`
-//! installs them). Without them the test says so and passes, unless
+//! Needs Debian's rustc-web, rust-web-src, lld, qemu-system-arm and
+//! qemu-system-misc (`.ci/run` installs them). Without them the test says so and passes, unless
 //! `TINYAOT_REQUIRE_FIRMWARE=1` (set by `.ci/run`).
 
 use std::sync::Mutex;
@@ -14,11 +14,11 @@ use tinyaot_tests::firmware::{TARGETS, build, build_with, missing_toolchain, rep
 static FIRMWARE: Mutex<()> = Mutex::new(());
 
 #[test]
-fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f() {
+fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(why) = missing_toolchain() {
         assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
-        println!("SKIPPED: {why}; run .ci/run to install the Cortex-M toolchain and QEMU");
+        println!("SKIPPED: {why}; run .ci/run to install the Cortex-M and RISC-V toolchain and QEMU");
         return;
     }
     let target_dir = repo().join("target/firmware");

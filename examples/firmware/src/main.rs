@@ -1,5 +1,7 @@
-//! Runs every bundled model on its reference input on a Cortex-M under QEMU,
-//! prints one line per model and exits 0 only if all outputs match TFLM's.
+//! Runs every bundled model on its reference input on a Cortex-M or a
+//! RISC-V core under QEMU, prints one line per model and exits 0 only if all
+//! outputs match TFLM's. What differs between the two (start-up, the
+//! semihosting calls, the fault handler) is in `arch`.
 //!
 //! With a semihosting argument (`-semihosting-config ...,arg=fw,arg=NAME`)
 //! only model NAME runs: the instruction counter measures one `invoke()`
@@ -7,9 +9,9 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::{ExceptionFrame, entry, exception};
-use cortex_m_semihosting::hprintln;
-use panic_semihosting as _;
+mod arch;
+
+use arch::hprintln;
 
 mod models {
     #![allow(clippy::all)]
@@ -27,7 +29,7 @@ pub struct Mismatch {
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "C" fn tinyaot_bench_start() {
-    cortex_m::asm::nop();
+    arch::nop();
 }
 
 /// Marks the end of the measured region (two `nop`s, so LLVM cannot merge
@@ -35,8 +37,8 @@ pub extern "C" fn tinyaot_bench_start() {
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "C" fn tinyaot_bench_stop() {
-    cortex_m::asm::nop();
-    cortex_m::asm::nop();
+    arch::nop();
+    arch::nop();
 }
 
 /// Loads the reference input, invokes between the markers, compares the
@@ -108,7 +110,7 @@ fn only_model(buf: &mut [u8; 128]) -> Option<&[u8]> {
     let mut block = [buf.as_mut_ptr() as usize, buf.len()];
     // SAFETY: `block` describes a writable buffer of its stated length that
     // outlives the call; the debugger only writes within it.
-    let r = unsafe { cortex_m_semihosting::syscall1(0x15, block.as_mut_ptr() as usize) };
+    let r = unsafe { arch::semihosting(0x15, block.as_mut_ptr() as usize) };
     if r != 0 {
         return None;
     }
@@ -122,15 +124,15 @@ fn exit(code: u32) -> ! {
     // SYS_EXIT_EXTENDED with ADP_Stopped_ApplicationExit: QEMU exits with `code`.
     let block = [0x20026u32, code];
     // SAFETY: a valid semihosting parameter block.
-    unsafe { cortex_m_semihosting::syscall(0x20, &block) };
+    unsafe { arch::semihosting(0x20, block.as_ptr() as usize) };
     loop {
-        cortex_m::asm::nop();
+        arch::nop();
     }
 }
 
 static mut ARENA: tinyaot::Arena<{ models::MAX_ARENA }> = tinyaot::Arena::new();
 
-#[entry]
+#[arch::entry]
 fn main() -> ! {
     let mut buf = [0u8; 128];
     let only = only_model(&mut buf);
@@ -149,10 +151,4 @@ fn main() -> ! {
     });
     hprintln!("ran {} models, {} failed", ran, failed);
     exit(if failed == 0 && ran > 0 { 0 } else { 1 })
-}
-
-#[exception]
-unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
-    hprintln!("HardFault at pc {:#x}", ef.pc());
-    exit(3)
 }

@@ -3,7 +3,7 @@
 //! `#[inline(never)]`, so each op family is its own line).
 //!
 //! ```text
-//! cargo run --release -p tinyaot-tests --bin firmware-profile MODEL [m4|m3|m0]
+//! cargo run --release -p tinyaot-tests --bin firmware-profile MODEL [m4|m3|m0|rv32imc|rv32imac]
 //! ```
 //!
 //! The whole run is counted (start-up, the input copy and the output check
@@ -16,12 +16,14 @@ fn main() -> Result<(), String> {
         return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
     }
     let mut args = std::env::args().skip(1);
-    let model = args.next().ok_or("usage: firmware-profile MODEL [m4|m3|m0]")?;
+    let model = args.next().ok_or("usage: firmware-profile MODEL [m4|m3|m0|rv32imc|rv32imac]")?;
     let target = match args.next().as_deref() {
         None | Some("m4") => &TARGETS[0],
         Some("m3") => &TARGETS[1],
         Some("m0") => &TARGETS[2],
-        Some(t) => return Err(format!("unknown target {t}: m4, m3 or m0")),
+        Some("rv32imc") => &TARGETS[3],
+        Some("rv32imac") => &TARGETS[4],
+        Some(t) => return Err(format!("unknown target {t}: m4, m3, m0, rv32imc or rv32imac")),
     };
     let dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
