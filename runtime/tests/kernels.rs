@@ -882,3 +882,50 @@ fn streaming_signal_kernels_match_their_streams() {
     }
     assert_eq!(out, timeline[..12].to_vec());
 }
+
+/// DETECTION_POSTPROCESS on three anchors, the first two overlapping: the
+/// regular NMS keeps the better of the pair and the third box, best first,
+/// and zeroes the row past the count; scales of 1 and zero encodings give
+/// the anchors back as corners.
+#[test]
+fn detection_postprocess_suppresses_overlaps() {
+    use tinyaot::__private::kernels::detection::{Detection, detection_postprocess};
+    let encodings = [0.0f32; 12];
+    // Anchors (y, x, h, w): two nearly the same, one apart.
+    let anchors = [0.5f32, 0.5, 0.2, 0.2, 0.51, 0.5, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1];
+    // One class with a background column first.
+    let scores = [0.0f32, 0.6, 0.0, 0.9, 0.0, 0.7];
+    let d = Detection {
+        boxes: 3,
+        box_stride: 4,
+        classes: 1,
+        columns: 2,
+        max_detections: 4,
+        classes_per_detection: 1,
+        detections_per_class: 10,
+        regular: true,
+        score_threshold: 0.5,
+        iou_threshold: 0.5,
+        scales: [1.0; 4],
+    };
+    let mut scratch = [0u32; 11 * 3 + 4 * 14];
+    let (mut boxes, mut classes, mut out_scores, mut count) = ([9f32; 16], [9f32; 4], [9f32; 4], [9f32; 1]);
+    detection_postprocess(
+        &encodings,
+        &scores,
+        &anchors,
+        &mut boxes,
+        &mut classes,
+        &mut out_scores,
+        &mut count,
+        &d,
+        &mut scratch,
+    );
+    assert_eq!(count[0], 2.0);
+    assert_eq!(&out_scores[..], &[0.9, 0.7, 0.0, 0.0]);
+    assert_eq!(&classes[..], &[0.0; 4]);
+    let corners = |y: f32, x: f32, h: f32, w: f32| [y - h / 2.0, x - w / 2.0, y + h / 2.0, x + w / 2.0];
+    assert_eq!(&boxes[..4], &corners(0.51, 0.5, 0.2, 0.2));
+    assert_eq!(&boxes[4..8], &corners(0.1, 0.1, 0.1, 0.1));
+    assert_eq!(&boxes[8..], &[0.0; 8]);
+}

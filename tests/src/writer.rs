@@ -367,6 +367,8 @@ pub enum Flex {
     Bool(bool),
     /// A vector of integers.
     Ints(Vec<i64>),
+    /// A float (written as a double).
+    Float(f64),
 }
 
 /// A FlexBuffers root map, as custom operators' options are written (keys
@@ -425,6 +427,7 @@ pub fn flexbuffer_map(entries: &[(&str, Flex)]) -> Vec<u8> {
         match v {
             Flex::Int(x) => put(&mut buf, *x as u64),
             Flex::Bool(b) => put(&mut buf, u64::from(*b)),
+            Flex::Float(x) => put(&mut buf, x.to_bits()),
             Flex::Ints(_) => put(&mut buf, (here - vectors[i]) as u64),
         }
     }
@@ -432,6 +435,7 @@ pub fn flexbuffer_map(entries: &[(&str, Flex)]) -> Vec<u8> {
         let code: u8 = match v {
             Flex::Int(_) => 1,
             Flex::Bool(_) => 26,
+            Flex::Float(_) => 3,
             Flex::Ints(_) => 11,
         };
         buf.push((code << 2) | WIDE);

@@ -275,6 +275,12 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["uint32 (int16 gains) -> uint32"],
         lower: signal_pcan::lower,
     },
+    OpSupport {
+        code: CUSTOM,
+        name: "CUSTOM:TFLite_Detection_PostProcess",
+        dtypes: &["float32"],
+        lower: detection_postprocess::lower,
+    },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalDelay", dtypes: &["int16 (state kept)"], lower: signal_delay::lower },
     OpSupport {
         code: CUSTOM,

@@ -18,6 +18,7 @@ pub(crate) mod conv_2d;
 pub(crate) mod cumsum;
 pub(crate) mod depthwise_conv_2d;
 pub(crate) mod dequantize;
+pub(crate) mod detection_postprocess;
 pub(crate) mod dynamic_update_slice;
 pub(crate) mod elu;
 pub(crate) mod embedding_lookup;

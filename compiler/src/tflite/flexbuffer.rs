@@ -1,6 +1,7 @@
 //! Reading the FlexBuffers that custom operators keep their options in
 //! (TFLM's signal library): a root map whose values, in key order, are
-//! read by position as TFLM's `FlexbufferWrapper` reads them. Every read is
+//! read by position as TFLM's `FlexbufferWrapper` reads them, or by key
+//! (`find`, as DETECTION_POSTPROCESS reads them). Every read is
 //! bounds-checked; a malformed buffer is an error, never a panic.
 
 use crate::diag::Error;
@@ -105,6 +106,39 @@ impl<'a> FlexMap<'a> {
             code::UINT | code::BOOL => Ok(read_uint(self.bytes, at, self.width)? as i64),
             code::FLOAT if self.width == 4 => Ok(f32::from_bits(read_uint(self.bytes, at, 4)? as u32) as i64),
             code::FLOAT if self.width == 8 => Ok(f64::from_bits(read_uint(self.bytes, at, 8)?) as i64),
+            t => Err(bad(&format!("value {i} has type {t}, not a number"))),
+        }
+    }
+
+    /// The position of `key` among the map's keys, if it has it.
+    pub fn find(&self, key: &str) -> Result<Option<usize>, Error> {
+        let w = self.width;
+        let slot = self.at.checked_sub(3 * w).ok_or_else(|| bad("no keys"))?;
+        let keys = back(slot, read_uint(self.bytes, slot, w)?)?;
+        let key_width = usize::try_from(read_uint(self.bytes, self.at - 2 * w, w)?).map_err(|_| bad("key width"))?;
+        if !matches!(key_width, 1 | 2 | 4 | 8) {
+            return Err(bad("key width"));
+        }
+        for i in 0..self.len {
+            let at = keys + i * key_width;
+            let start = back(at, read_uint(self.bytes, at, key_width)?)?;
+            let name = self.bytes.get(start..).ok_or_else(|| bad("key out of bounds"))?;
+            let end = name.iter().position(|&b| b == 0).ok_or_else(|| bad("unterminated key"))?;
+            if &name[..end] == key.as_bytes() {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Value `i` as a float (TFLM's `AsFloat`: integers converted).
+    pub fn float(&self, i: usize) -> Result<f32, Error> {
+        let (at, packed) = self.slot(i)?;
+        match packed >> 2 {
+            code::FLOAT if self.width == 4 => Ok(f32::from_bits(read_uint(self.bytes, at, 4)? as u32)),
+            code::FLOAT if self.width == 8 => Ok(f64::from_bits(read_uint(self.bytes, at, 8)?) as f32),
+            code::INT => Ok(read_int(self.bytes, at, self.width)? as f32),
+            code::UINT | code::BOOL => Ok(read_uint(self.bytes, at, self.width)? as f32),
             t => Err(bad(&format!("value {i} has type {t}, not a number"))),
         }
     }

@@ -9,6 +9,7 @@
 pub mod binary;
 pub mod conv;
 pub mod depthwise;
+pub mod detection;
 pub mod dot;
 pub mod dot_widened;
 pub mod elementwise;

@@ -120,6 +120,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("INTEGER_BINARY", integer_binary),
     ("SIGNAL_RFFT", signal_rfft),
     ("INT4_WEIGHTS", int4_weights),
+    ("DETECTION_POSTPROCESS", detection_postprocess),
     ("SIGNAL_IRFFT", signal_irfft),
     ("SIGNAL_DELAY", signal_delay),
     ("SIGNAL_FRAMER", signal_framer),
@@ -2384,4 +2385,65 @@ fn int4_weights(r: &mut Rng) -> (Model, String) {
         m.def.subgraphs[0].tensors[w as usize].dtype = INT4;
         return (m, format!("{op} int4 weights: {label}"));
     }
+}
+
+/// DETECTION_POSTPROCESS (the SSD head), float32: 1 to 40 anchors of
+/// positive size, 1 to 6 classes with or without a background column,
+/// regular NMS (thresholds drawn; rows past the count are zeroed) and fast
+/// NMS (which leaves rows past the count as they were, so it is drawn with
+/// every box kept and no overlap large enough: the count is the row count;
+/// one class per detection).
+fn detection_postprocess(r: &mut Rng) -> (Model, String) {
+    let classes = r.size(1, 6);
+    let columns = classes + usize::from(r.chance(0.5));
+    let regular = r.chance(0.5);
+    let max_detections = r.size(1, 10);
+    let boxes = if regular { r.size(1, 40) } else { r.size(max_detections, 40) };
+    let stride = r.pick(&[4, 4, 5]);
+    // TFLM's fast NMS writes past its outputs with more than one class per
+    // detection (its row index counts classes): one, as SSD heads have.
+    let per_anchor = if regular { r.size(1, 3) } else { 1 };
+    let per_class = r.size(1, 10);
+    let rows = if regular { max_detections } else { max_detections * per_anchor.min(classes) };
+    let mut b = Builder::default();
+    let encodings = b.input("box_encodings", &[1, boxes, stride], Ty::F32, None);
+    let scores = b.input("class_predictions", &[1, boxes, columns], Ty::F32, None);
+    let anchors: Vec<u8> = (0..boxes)
+        .flat_map(|_| [r.unit(), r.unit(), 0.05 + 0.4 * r.unit(), 0.05 + 0.4 * r.unit()])
+        .flat_map(|v| (v as f32).to_le_bytes())
+        .collect();
+    let anchors = b.constant("anchors", &[boxes, 4], Ty::F32, anchors, None);
+    let out_boxes = b.output("detection_boxes", &[1, rows, 4], Ty::F32, None);
+    let out_classes = b.output("detection_classes", &[1, rows], Ty::F32, None);
+    let out_scores = b.output("detection_scores", &[1, rows], Ty::F32, None);
+    let count = b.output("num_detections", &[1], Ty::F32, None);
+    let (score_threshold, iou) = if regular { (r.unit() * 2.0 - 1.0, 0.1 + 0.9 * r.unit()) } else { (-3.0, 1.0) };
+    let mut options = vec![
+        ("max_detections", Flex::Int(max_detections as i64)),
+        ("max_classes_per_detection", Flex::Int(per_anchor as i64)),
+        ("nms_score_threshold", Flex::Float(score_threshold)),
+        ("nms_iou_threshold", Flex::Float(iou)),
+        ("num_classes", Flex::Int(classes as i64)),
+        ("y_scale", Flex::Float(r.pick(&[10.0, 1.0, 5.0]))),
+        ("x_scale", Flex::Float(r.pick(&[10.0, 1.0, 5.0]))),
+        ("h_scale", Flex::Float(r.pick(&[5.0, 1.0, 2.0]))),
+        ("w_scale", Flex::Float(r.pick(&[5.0, 1.0, 2.0]))),
+    ];
+    if regular || r.chance(0.5) {
+        options.push(("use_regular_nms", Flex::Bool(regular)));
+    }
+    if r.chance(0.7) {
+        options.push(("detections_per_class", Flex::Int(per_class as i64)));
+    }
+    b.custom_op(
+        "TFLite_Detection_PostProcess",
+        &[encodings, scores, anchors],
+        &[out_boxes, out_classes, out_scores, count],
+        flexbuffer_map(&options),
+    );
+    let label = format!(
+        "{} NMS, {boxes} anchors, {classes} classes ({columns} columns), {max_detections} detections, threshold {score_threshold:.2}, IoU {iou:.2}",
+        if regular { "regular" } else { "fast" }
+    );
+    (b.finish_graph(), label)
 }
