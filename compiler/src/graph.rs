@@ -17,6 +17,9 @@ pub const MAX_RANK: usize = 6;
 pub const MAX_OPS: usize = 4096;
 /// Most tensors accepted.
 pub const MAX_TENSORS: usize = 16384;
+/// Deepest nesting of called subgraphs accepted (a bound on the reader's
+/// recursion for hostile files; real models nest a few levels).
+pub const MAX_NESTING: usize = 64;
 
 /// Element type of a tensor (TFLite `TensorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -534,6 +537,11 @@ impl<'a> Reader<'_, 'a> {
             let callee = usize::try_from(raw).ok().filter(|&c| c < self.subgraphs.len()).ok_or_else(|| {
                 err(format!("subgraph {raw} does not exist (the model has {})", self.subgraphs.len()))
             })?;
+            if self.stack.len() >= MAX_NESTING {
+                return Err(err(format!(
+                    "control flow nested more than {MAX_NESTING} subgraphs deep is not supported"
+                )));
+            }
             if callee == node.subgraph || self.stack.contains(&callee) {
                 return Err(err(format!(
                     "calls subgraph {callee}, which is already running (recursion is not supported)"

@@ -42,6 +42,16 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         "subgraph 1 op 0 (CALL_ONCE): calls subgraph 1, which is already running",
     ));
 
+    // Subgraphs calling the next, 70 deep (a bound for hostile files).
+    let mut m = base.clone();
+    let op = call_once(&mut m, 1);
+    m.subgraphs[0].ops.insert(0, op);
+    for next in 2..=70 {
+        let op = call_once(&mut m, next);
+        m.subgraphs.push(SubgraphDef { ops: vec![op], ..SubgraphDef::default() });
+    }
+    v.push(("call_once_too_deep", m.to_bytes(), "control flow nested more than 64 subgraphs deep"));
+
     // A called subgraph with a dynamic tensor shape.
     let mut m = base.clone();
     let op = call_once(&mut m, 1);
