@@ -270,6 +270,9 @@ pub struct Graph<'a> {
     pub outputs: Vec<usize>,
     /// The resource variables the operators read and assign.
     pub resources: Vec<Resource>,
+    /// Whether a constant passed into a subgraph became its input's data
+    /// (TFLM copies it into the arena instead).
+    pub folded_operands: bool,
 }
 
 fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
@@ -408,25 +411,24 @@ impl<'a> Reader<'_, 'a> {
             // copy, no arena bytes. The other operands are copied.
             let offset = usize::from(code == codes::LOOP_TEST);
             let written = |t: usize| nodes.iter().any(|n| n.outputs.iter().any(|&o| base + o == t));
-            let mut kept_sources = sources[..offset.min(sources.len())].iter().map(|&t| Some(t)).collect::<Vec<_>>();
-            let mut kept_inputs = Vec::new();
-            for (i, &input) in inputs.iter().enumerate() {
-                let Some(&source) = sources.get(i + offset) else { break };
-                let data = graph.tensors[source].data.clone();
-                match data.filter(|_| self.fold_constant_operands) {
-                    Some(data) if graph.tensors[source].bytes == graph.tensors[input].bytes && !written(input) => {
-                        graph.tensors[input].data = Some(data);
-                    }
-                    _ => {
-                        kept_sources.push(Some(source));
-                        kept_inputs.push(input);
+            let mut kept_sources: Vec<Option<usize>> = sources.iter().map(|&t| Some(t)).collect();
+            let mut kept_inputs = inputs.clone();
+            // With a count mismatch (the caller reports it) nothing is folded.
+            if self.fold_constant_operands && sources.len() == inputs.len() + offset {
+                kept_sources.truncate(offset);
+                kept_inputs.clear();
+                for (&source, &input) in sources[offset..].iter().zip(&inputs) {
+                    match graph.tensors[source].data.clone() {
+                        Some(data) if graph.tensors[source].bytes == graph.tensors[input].bytes && !written(input) => {
+                            graph.tensors[input].data = Some(data);
+                            graph.folded_operands = true;
+                        }
+                        _ => {
+                            kept_sources.push(Some(source));
+                            kept_inputs.push(input);
+                        }
                     }
                 }
-            }
-            // A count mismatch is reported by the caller; keep them all then.
-            if sources.len() != inputs.len() + offset {
-                kept_sources = sources.iter().map(|&t| Some(t)).collect();
-                kept_inputs = inputs.clone();
             }
             graph.nodes.push(copies(s, scopes, code, kept_sources, kept_inputs));
         }
@@ -616,6 +618,7 @@ impl<'a> Graph<'a> {
             inputs: Vec::new(),
             outputs: Vec::new(),
             resources: Vec::new(),
+            folded_operands: false,
         };
         let mut reader = Reader {
             subgraphs: &subgraphs,

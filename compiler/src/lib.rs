@@ -246,14 +246,13 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let variants: Vec<Vec<Variant>> = ops.iter().map(|o| o.variants()).collect();
 
     // TFLM runs the model's own order with its reference (direct) kernels,
-    // and copies an IF's constant operands into its branch (no folding).
-    let direct = vec![0; ops.len()];
-    let tflm_requests = if graph.nodes.iter().any(|n| n.code == graph::codes::IF) {
+    // and copies constants passed into a subgraph (the graph without folding).
+    let tflm_requests = if graph.folded_operands {
         let (copied, copied_ops) = lower(false)?;
         let own: Vec<usize> = (0..copied.nodes.len()).collect();
         schedule::schedule(&copied, &copied_ops, &own, &vec![0; copied_ops.len()], false)?.tflm_requests
     } else {
-        schedule::schedule(&graph, &ops, &orders[0], &direct, false)?.tflm_requests
+        schedule::schedule(&graph, &ops, &orders[0], &vec![0; ops.len()], false)?.tflm_requests
     };
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
