@@ -201,8 +201,9 @@ pub fn build_cycle_counter(dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Runs one model under a marker plugin (`so`: the instruction or cycle
-/// counter) and returns its output's `key=value` figures.
-fn region(target: &Target, elf: &Path, model: &str, so: &Path, out: &Path) -> Result<Vec<(String, u64)>, String> {
+/// counter, writing to `out`) and returns its `region=` figure: what was
+/// counted between the markers.
+fn region(target: &Target, elf: &Path, model: &str, so: &Path, out: &Path) -> Result<u64, String> {
     let start = symbol(elf, "tinyaot_bench_start")?;
     let stop = symbol(elf, "tinyaot_bench_stop")?;
     let plugin = format!("{},start={start:#x},stop={stop:#x},out={}", so.display(), out.display());
@@ -211,25 +212,20 @@ fn region(target: &Target, elf: &Path, model: &str, so: &Path, out: &Path) -> Re
         return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
     }
     let text = std::fs::read_to_string(out).map_err(|e| e.to_string())?;
-    Ok(text
-        .split_whitespace()
-        .filter_map(|w| w.split_once('=').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
-        .collect())
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix("region=").and_then(|v| v.parse().ok()))
+        .ok_or_else(|| format!("no region count in {text}"))
 }
 
 /// Instructions between the markers for one model on one target.
 pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
-    let out = scratch.join(format!("insns-{}-{model}.txt", target.triple));
-    let figures = region(target, elf, model, so, &out)?;
-    figures.iter().find(|(k, _)| k == "region").map(|f| f.1).ok_or_else(|| format!("no region count in {out:?}"))
+    region(target, elf, model, so, &scratch.join(format!("insns-{}-{model}.txt", target.triple)))
 }
 
 /// Estimated Cortex-M4 cycles between the markers for one model (the
 /// `build_cycle_counter` plugin; meaningful on the M4F target only).
 pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
-    let out = scratch.join(format!("cycles-{}-{model}.txt", target.triple));
-    let figures = region(target, elf, model, so, &out)?;
-    figures.iter().find(|(k, _)| k == "region").map(|f| f.1).ok_or_else(|| format!("no region cycles in {out:?}"))
+    region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.triple)))
 }
 
 /// Instructions executed per function (demangled name, count), most first,
