@@ -485,6 +485,7 @@ fn softmax_s16_of_equal_logits_is_uniform() {
 #[test]
 fn packed_dots_match_plain_dots_for_every_block_shape() {
     use tinyaot::__private::kernels::PackedRows;
+    use tinyaot::__private::kernels::dot::{dots_pair, widen_pair_lane};
     use tinyaot::__private::kernels::layout::{pack_rows, pack_rows_widened, packed_len, packed_widened_len};
     // 1..=7 channels cover blocks of 4, 2 and 1; depths with and without a
     // partial last group of 4.
@@ -519,6 +520,26 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
                 }
                 assert_eq!(got, want, "{channels} channels, depth {depth}, layout {layout}");
             }
+            // Two pixels at once from a pair buffer: the second pixel is
+            // the first reversed, so the lanes must not be mixed up.
+            let xb: Vec<i8> = x.iter().rev().map(|&v| v.wrapping_neg()).collect();
+            let want_b: Vec<i32> = (0..channels)
+                .map(|c| bias[c] + (0..depth).map(|k| xb[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
+                .collect();
+            let mut pair = [0u32; 256];
+            widen_pair_lane(&x, 0, &mut pair);
+            widen_pair_lane(&xb, 1, &mut pair);
+            let (mut got_a, mut got_b) = (vec![0; channels], vec![0; channels]);
+            let (a, b) = (&mut got_a[..], &mut got_b[..]);
+            match depth {
+                1 => dots_pair::<1>(&pair, &packed, &bias, a, b),
+                3 => dots_pair::<3>(&pair, &packed, &bias, a, b),
+                4 => dots_pair::<4>(&pair, &packed, &bias, a, b),
+                9 => dots_pair::<9>(&pair, &packed, &bias, a, b),
+                16 => dots_pair::<16>(&pair, &packed, &bias, a, b),
+                _ => dots_pair::<27>(&pair, &packed, &bias, a, b),
+            }
+            assert_eq!((got_a, got_b), (want.clone(), want_b), "pair: {channels} channels, depth {depth}");
         }
     }
 }

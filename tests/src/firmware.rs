@@ -16,6 +16,8 @@ pub struct Target {
     pub machine: &'static str,
     /// Display name.
     pub core: &'static str,
+    /// Short name on the report tools' command lines.
+    pub short: &'static str,
     /// The QEMU system emulator.
     pub qemu: &'static str,
 }
@@ -23,12 +25,52 @@ pub struct Target {
 /// The targets of the firmware tests: three Cortex-M cores and two RISC-V
 /// (QEMU's `virt` board, started without firmware: `-bios none`).
 pub const TARGETS: [Target; 5] = [
-    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F", qemu: "qemu-system-arm" },
-    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3", qemu: "qemu-system-arm" },
-    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0", qemu: "qemu-system-arm" },
-    Target { triple: "riscv32imc-unknown-none-elf", machine: "virt", core: "RV32IMC", qemu: "qemu-system-riscv32" },
-    Target { triple: "riscv32imac-unknown-none-elf", machine: "virt", core: "RV32IMAC", qemu: "qemu-system-riscv32" },
+    Target {
+        triple: "thumbv7em-none-eabihf",
+        machine: "mps2-an386",
+        core: "Cortex-M4F",
+        short: "m4",
+        qemu: "qemu-system-arm",
+    },
+    Target {
+        triple: "thumbv7m-none-eabi",
+        machine: "mps2-an385",
+        core: "Cortex-M3",
+        short: "m3",
+        qemu: "qemu-system-arm",
+    },
+    Target {
+        triple: "thumbv6m-none-eabi",
+        machine: "microbit",
+        core: "Cortex-M0",
+        short: "m0",
+        qemu: "qemu-system-arm",
+    },
+    Target {
+        triple: "riscv32imc-unknown-none-elf",
+        machine: "virt",
+        core: "RV32IMC",
+        short: "rv32imc",
+        qemu: "qemu-system-riscv32",
+    },
+    Target {
+        triple: "riscv32imac-unknown-none-elf",
+        machine: "virt",
+        core: "RV32IMAC",
+        short: "rv32imac",
+        qemu: "qemu-system-riscv32",
+    },
 ];
+
+/// The target whose [`Target::short`] name is `short`.
+pub fn target_named(short: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.short == short)
+}
+
+/// The short names of [`TARGETS`], for usage messages.
+pub fn target_names() -> String {
+    TARGETS.iter().map(|t| t.short).collect::<Vec<_>>().join("|")
+}
 
 /// Repository root.
 pub fn repo() -> PathBuf {

@@ -7,7 +7,7 @@
 //! `use` lists below: a named import shadows the glob), with the same
 //! results bit for bit. Where a fast form exists only on some targets, a
 //! `const` of the family says so (`LANES16`, `WIDEN_INPUT`,
-//! `F32_WINDOW_LOOPS`, `REQUANTIZE_LOOP`) and the kernel's `if` on it folds away elsewhere.
+//! `DOT_PAIRS`, `F32_WINDOW_LOOPS`, `REQUANTIZE_LOOP`) and the kernel's `if` on it folds away elsewhere.
 //!
 //! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
@@ -30,8 +30,8 @@ pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_dow
 mod dsp;
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 pub(crate) use dsp::{
-    LANES16, WIDEN_INPUT, add_byte_lanes, depthwise_rows_fused, dot_groups, dot_groups_widened,
-    dot_quads_widened_input, mac4, smlad, taps4, widen_input,
+    DOT_PAIRS, LANES16, WIDEN_INPUT, add_byte_lanes, depthwise_rows_fused, dot_groups, dot_groups_widened,
+    dot_pair_rows, dot_quads_widened_input, mac4, smlad, taps4, widen_input,
 };
 
 #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]

@@ -184,6 +184,59 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i
     acc
 }
 
+/// Whether pointwise kernels take their output pixels two at a time
+/// ([`widen_pair_lane`], [`dot_pair_rows`]): each weight word loaded and
+/// widened once feeds both pixels' sums. Where loads and widening are
+/// cheap next to the multiplies (no DSP lanes), one pixel at a time is as
+/// fast and the kernels keep it.
+pub(crate) const DOT_PAIRS: bool = false;
+
+/// Words in the stack buffer of the pixel pairs: two inputs of up to
+/// [`WIDENED_INPUT_WORDS`] * 2 values each.
+pub(crate) const WIDENED_PAIR_WORDS: usize = 2 * WIDENED_INPUT_WORDS;
+
+/// Writes `x`'s 16-bit pairs into lane `lane` (0 or 1) of the pair buffer:
+/// per group of 4 values the words `[a02, a13, b02, b13]` (pixel a in lane
+/// 0, pixel b in lane 1; values 0, 2 then 1, 3, as [`widen_input`]). A last
+/// partial group is padded with zeros (the packed rows are zero there too).
+#[inline(always)]
+pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
+    let groups = x.len().div_ceil(4);
+    assert!(lane < 2 && 4 * groups <= buf.len().min(WIDENED_PAIR_WORDS));
+    for (g, words) in x.chunks(4).zip(buf.chunks_exact_mut(4)) {
+        let mut b = [0u8; 4];
+        for (d, &v) in b.iter_mut().zip(g) {
+            *d = v as u8;
+        }
+        let word = u32::from_le_bytes(b);
+        words[2 * lane] = sxtb16(word);
+        words[2 * lane + 1] = sxtb16(word.rotate_right(8));
+    }
+}
+
+/// Two neighbouring packed rows against both pixels of a pair buffer
+/// (`pair`: 4 words per group, [`widen_pair_lane`]): `rows` starts at the
+/// first row's word of the first group and holds `STRIDE` words per group
+/// (4 in a block of 4 rows, 2 in a block of 2); the two rows are the
+/// group's first two words; rows of `DEPTH` values. `acc` is `[a.row0, a.row1,
+/// b.row0, b.row1]`.
+#[inline(always)]
+pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
+    pair: &[u32],
+    rows: &[i8],
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    for (x, wg) in pair[..4 * DEPTH.div_ceil(4)].chunks_exact(4).zip(rows.chunks(4 * STRIDE)) {
+        for r in 0..2 {
+            let w = u32::from_le_bytes([wg[4 * r] as u8, wg[4 * r + 1] as u8, wg[4 * r + 2] as u8, wg[4 * r + 3] as u8]);
+            let (w02, w13) = (sxtb16(w), sxtb16(w.rotate_right(8)));
+            acc[r] = smlad(x[1], w13, smlad(x[0], w02, acc[r]));
+            acc[2 + r] = smlad(x[3], w13, smlad(x[2], w02, acc[2 + r]));
+        }
+    }
+    acc
+}
+
 // ---- requantization to int8 --------------------------------------------
 
 /// `v` saturated to int8.

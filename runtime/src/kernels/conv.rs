@@ -327,6 +327,20 @@ pub fn conv2d_im2col_s8<
     // Fused requantization, chosen by the compiler (a constant, so only
     // one of the two paths is compiled into the kernel).
     let fused = if FUSE { fused_or_bug(q) } else { None };
+    // Pointwise layers with many channels on targets with pair kernels.
+    // Short rows keep the fused requantization: there the sums' trip
+    // through memory costs about what the pairs save.
+    let pairs = packed.byte_rows().filter(|_| {
+        super::dot::PAIR_WORDS > 0
+            && pointwise
+            && batch == 1
+            && IC >= 4
+            && (!FUSE || IC >= 64)
+            && 4 * IC.div_ceil(4) <= super::dot::PAIR_WORDS
+    });
+    if let Some(rows) = pairs {
+        return pointwise_pairs::<N, IH, IW, IC, OH, OW, OC>(io, rows, bias, win, q);
+    }
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         let inside = !pointwise && ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
@@ -425,6 +439,73 @@ pub fn conv2d_im2col_s8<
         }
     });
     pending.flush::<OC>(&acc, q, &mut io);
+}
+
+/// [`conv2d_im2col_s8`] of a 1x1 window without padding, two pixels at a
+/// time (`arch::DOT_PAIRS`): each pixel is copied (widened) into the pair
+/// buffer as it comes, the first held until the second is there. Every
+/// output is written after its pixel's input was copied, so in place is
+/// safe.
+#[inline(always)]
+fn pointwise_pairs<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+>(
+    mut io: impl Io<i8>,
+    rows: &[i8],
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+) {
+    let mut pair = [0u32; super::dot::PAIR_WORDS];
+    let mut held: Option<(usize, usize)> = None;
+    win.for_each_pixel::<N, IH, IW, OH, OW, 1, 1>(|Pixel { b, y0, x0, index, .. }| {
+        let pixel = ((b * IH + y0 as usize) * IW + x0 as usize) * IC;
+        super::dot::widen_pair_lane(io.run(pixel, IC), held.is_some() as usize, &mut pair);
+        match held.take() {
+            None => held = Some((index, pixel)),
+            Some((first, _)) => pair_outputs::<IC, OC>(&pair, rows, bias, q, [first, index], &mut io),
+        }
+    });
+    if let Some((last, pixel)) = held {
+        // An odd pixel count: the last pixel in both lanes, written once.
+        super::dot::widen_pair_lane(io.run(pixel, IC), 1, &mut pair);
+        pair_outputs::<IC, OC>(&pair, rows, bias, q, [last, last], &mut io);
+    }
+}
+
+/// The outputs of the two pixels in `pair` (output pixels `index`; the
+/// same one twice for a lone last pixel), `CHUNK` channels at a time.
+#[inline(always)]
+fn pair_outputs<const IC: usize, const OC: usize>(
+    pair: &[u32],
+    rows: &[i8],
+    bias: &[i32],
+    q: &Rescale<'_>,
+    index: [usize; 2],
+    io: &mut impl Io<i8>,
+) {
+    let d4 = super::layout::depth4(IC);
+    let mut acc = [0i32; 2 * super::dot::CHUNK];
+    for c0 in (0..OC).step_by(super::dot::CHUNK) {
+        let n = (OC - c0).min(super::dot::CHUNK);
+        let (a, b) = acc[..2 * n].split_at_mut(n);
+        super::dot::dots_pair::<IC>(pair, &rows[c0 * d4..(c0 + n) * d4], &bias[c0..c0 + n], a, b);
+        if n == OC && index[1] == index[0] + 1 {
+            // Neighbouring pixels, all channels: one requantization call.
+            super::dot::requantize_pixels(&acc[..2 * n], q, 0, OC, io.out_run(index[0] * OC, 2 * OC));
+        } else {
+            super::dot::requantize(a, q, c0, io.out_run(index[0] * OC + c0, n));
+            if index[1] != index[0] {
+                super::dot::requantize(b, q, c0, io.out_run(index[1] * OC + c0, n));
+            }
+        }
+    }
 }
 
 /// The fused scales of a kernel the compiler told to fuse (`FUSE`): it

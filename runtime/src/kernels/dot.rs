@@ -116,6 +116,63 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
     dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
 }
 
+/// Words of a kernel's pixel-pair buffer ([`dots_pair`]): none where the
+/// target takes pixels one at a time.
+pub const PAIR_WORDS: usize = if arch::DOT_PAIRS { arch::WIDENED_PAIR_WORDS } else { 0 };
+
+/// Writes pixel `x` (`DEPTH` values) into lane `lane` (0 or 1) of a pair
+/// buffer for [`dots_pair`].
+#[inline(always)]
+pub fn widen_pair_lane(x: &[i8], lane: usize, pair: &mut [u32]) {
+    arch::widen_pair_lane(x, lane, pair);
+}
+
+/// `acc_a[k] = bias[k] + row_k . a` and `acc_b[k] = bias[k] + row_k . b`
+/// for the `acc_a.len()` packed rows of `packed` (`DEPTH` values each),
+/// `a` and `b` the two pixels of `pair` ([`widen_pair_lane`]): each weight
+/// word is loaded and widened once for both (`arch::DOT_PAIRS`). One
+/// instance per depth, never inlined.
+#[inline(never)]
+pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], acc_a: &mut [i32], acc_b: &mut [i32]) {
+    let d4 = depth4(DEPTH);
+    let channels = acc_a.len();
+    let (acc_b, bias) = (&mut acc_b[..channels], &bias[..channels]);
+    let (mut c, mut off) = (0, 0);
+    while channels - c >= 4 {
+        let block = &packed[off..off + 4 * d4];
+        let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
+        // Rows 0 and 1 of the block, then rows 2 and 3 (words 2 and 3 of
+        // each group).
+        let [a0, a1, p0, p1] = arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
+        let [a2, a3, p2, p3] = arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
+        acc_a[c..c + 4].copy_from_slice(&[a0, a1, a2, a3]);
+        acc_b[c..c + 4].copy_from_slice(&[p0, p1, p2, p3]);
+        c += 4;
+        off += 4 * d4;
+    }
+    if channels - c >= 2 {
+        let (b0, b1) = (bias[c], bias[c + 1]);
+        let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
+        acc_a[c..c + 2].copy_from_slice(&[a0, a1]);
+        acc_b[c..c + 2].copy_from_slice(&[p0, p1]);
+        c += 2;
+        off += 2 * d4;
+    }
+    if channels - c == 1 {
+        // A last single row (an odd channel count): plain code, once per
+        // pixel pair.
+        let (mut a, mut b) = (bias[c], bias[c]);
+        for (x, w) in pair.chunks_exact(4).zip(packed[off..off + d4].chunks_exact(4)) {
+            let w = u32::from_le_bytes([w[0] as u8, w[1] as u8, w[2] as u8, w[3] as u8]);
+            let (w02, w13) = (arch::sxtb16(w), arch::sxtb16(w.rotate_right(8)));
+            a = arch::smlad(x[1], w13, arch::smlad(x[0], w02, a));
+            b = arch::smlad(x[3], w13, arch::smlad(x[2], w02, b));
+        }
+        acc_a[c] = a;
+        acc_b[c] = b;
+    }
+}
+
 /// The walk of [`dots`]: blocks of 4 rows, then 2, then 1, each block's
 /// sums (from the bias) handed to `sink` with its first row.
 #[inline(always)]

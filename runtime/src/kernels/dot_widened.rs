@@ -19,6 +19,9 @@ pub trait PackedRows: Copy {
     /// `first`), for the short-form scales and the whole int8 range
     /// (`dot::fused_scales`); `scales` and `bias` start at row `first`.
     fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]);
+    /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot
+    /// products (`dot::dots_pair`) read; `None` for widened rows.
+    fn byte_rows(&self) -> Option<&[i8]>;
 }
 
 impl PackedRows for &[i8] {
@@ -32,6 +35,10 @@ impl PackedRows for &[i8] {
         let d4 = depth4(DEPTH);
         super::dot::dots_down::<DEPTH>(x, &self[first * d4..(first + out.len()) * d4], bias, scales, out);
     }
+    #[inline(always)]
+    fn byte_rows(&self) -> Option<&[i8]> {
+        Some(self)
+    }
 }
 
 impl PackedRows for &[u32] {
@@ -44,6 +51,10 @@ impl PackedRows for &[u32] {
     fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         let w = depth4(DEPTH) / 2;
         dots_widened_down::<DEPTH>(x, &self[first * w..(first + out.len()) * w], bias, scales, out);
+    }
+    #[inline(always)]
+    fn byte_rows(&self) -> Option<&[i8]> {
+        None
     }
 }
 

@@ -9,21 +9,19 @@
 //! The whole run is counted (start-up, the input copy and the output check
 //! too); kernels run only inside `invoke()`.
 
-use tinyaot_tests::firmware::{TARGETS, build, build_profiler, missing_toolchain, profile, repo};
+use tinyaot_tests::firmware::{
+    TARGETS, build, build_profiler, missing_toolchain, profile, repo, target_named, target_names,
+};
 
 fn main() -> Result<(), String> {
     if let Some(why) = missing_toolchain() {
         return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
     }
     let mut args = std::env::args().skip(1);
-    let model = args.next().ok_or("usage: firmware-profile MODEL [m4|m3|m0|rv32imc|rv32imac]")?;
-    let target = match args.next().as_deref() {
-        None | Some("m4") => &TARGETS[0],
-        Some("m3") => &TARGETS[1],
-        Some("m0") => &TARGETS[2],
-        Some("rv32imc") => &TARGETS[3],
-        Some("rv32imac") => &TARGETS[4],
-        Some(t) => return Err(format!("unknown target {t}: m4, m3, m0, rv32imc or rv32imac")),
+    let model = args.next().ok_or_else(|| format!("usage: firmware-profile MODEL [{}]", target_names()))?;
+    let target = match args.next() {
+        None => &TARGETS[0],
+        Some(t) => target_named(&t).ok_or_else(|| format!("unknown target {t}: one of {}", target_names()))?,
     };
     let dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

@@ -2,8 +2,13 @@
 //! and, on the M4F, estimated Cortex-M4 cycles per inference.
 //!
 //! ```text
-//! cargo run --release -p tinyaot-tests --bin firmware-report [MODEL ...]
+//! cargo run --release -p tinyaot-tests --bin firmware-report [MODEL ...] [m4|m3|m0|rv32imc|rv32imac ...]
 //! ```
+//!
+//! Without model names every model the firmware holds is measured; without
+//! target names every target. Models come from `tests/models` and the shared
+//! folder (`TINYAOT_SHARED_MODELS` points it elsewhere, e.g. at a folder of
+//! benchmark models with their reference vectors).
 //!
 //! For each target it builds the all-models firmware to learn which models
 //! fit the board, then one firmware per model (`TINYAOT_FW_ONLY`) and an
@@ -18,20 +23,20 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use tinyaot_tests::firmware::{
     TARGETS, build, build_counter, build_cycle_counter, count, cycles, missing_toolchain, repo, run, sections,
+    target_named,
 };
 
 fn model_path(name: &str) -> Option<PathBuf> {
-    [repo().join("tests/models"), repo().join("../shared/models")]
-        .into_iter()
-        .map(|d| d.join(format!("{name}.tflite")))
-        .find(|p| p.exists())
+    let shared =
+        std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
+    [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
 }
 
 fn main() -> Result<(), String> {
     if let Some(why) = missing_toolchain() {
         return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
     }
-    let filter: Vec<String> = std::env::args().skip(1).collect();
+    let (cores, filter): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| target_named(a).is_some());
     let target_dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&target_dir).map_err(|e| e.to_string())?;
     let so = build_counter(&target_dir)?;
@@ -41,7 +46,7 @@ fn main() -> Result<(), String> {
         md,
         "| model | target | flash B (weights) | RAM B (arena) | M4 cycles / inference | cycles / MAC | instructions / inference | MACs | instr / MAC |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for t in &TARGETS {
+    for t in TARGETS.iter().filter(|t| cores.is_empty() || cores.iter().any(|c| c == t.short)) {
         let all = build(t, None, &target_dir)?;
         let listing = run(t, &all, None, None)?;
         let models: Vec<String> = listing
