@@ -228,7 +228,8 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
 ) -> [i32; 4] {
     for (x, wg) in pair[..4 * DEPTH.div_ceil(4)].chunks_exact(4).zip(rows.chunks(4 * STRIDE)) {
         for r in 0..2 {
-            let w = u32::from_le_bytes([wg[4 * r] as u8, wg[4 * r + 1] as u8, wg[4 * r + 2] as u8, wg[4 * r + 3] as u8]);
+            let w =
+                u32::from_le_bytes([wg[4 * r] as u8, wg[4 * r + 1] as u8, wg[4 * r + 2] as u8, wg[4 * r + 3] as u8]);
             let (w02, w13) = (sxtb16(w), sxtb16(w.rotate_right(8)));
             acc[r] = smlad(x[1], w13, smlad(x[0], w02, acc[r]));
             acc[2 + r] = smlad(x[3], w13, smlad(x[2], w02, acc[2 + r]));

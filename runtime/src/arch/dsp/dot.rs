@@ -301,3 +301,43 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     }
     [a0, a1, b0, b1]
 }
+
+/// `portable::widen_pair_lane`: per group one `LDR`, two `SXTB16` and one
+/// `STRD` into the lane's two words; a last partial group from its bytes.
+pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
+    let (full, rest) = (x.len() / 4, x.len() % 4);
+    assert!(lane < 2 && 4 * x.len().div_ceil(4) <= buf.len().min(super::super::portable::WIDENED_PAIR_WORDS));
+    if full > 0 {
+        // SAFETY: reads `full` words of `x` (plain LDR, unaligned allowed)
+        // and writes two words of each of the first `full` groups of 4
+        // words of `buf` (u32-aligned, STRD), within bounds by the assert.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "ldr {t}, [{p}], #4",
+                "sxtb16 {lo}, {t}",
+                "sxtb16 {hi}, {t}, ror #8",
+                "strd {lo}, {hi}, [{q}], #16",
+                "subs {n}, {n}, #1",
+                "bne 2b",
+                p = inout(reg) x.as_ptr() => _,
+                q = inout(reg) buf.as_mut_ptr().add(2 * lane) => _,
+                n = inout(reg) full => _,
+                t = out(reg) _,
+                lo = out(reg) _,
+                hi = out(reg) _,
+                options(nostack),
+            );
+        }
+    }
+    if rest > 0 {
+        let mut b = [0u8; 4];
+        for (d, &v) in b.iter_mut().zip(&x[4 * full..]) {
+            *d = v as u8;
+        }
+        let word = u32::from_le_bytes(b);
+        let g = &mut buf[4 * full + 2 * lane..4 * full + 2 * lane + 2];
+        g[0] = super::super::portable::sxtb16(word);
+        g[1] = super::super::portable::sxtb16(word.rotate_right(8));
+    }
+}

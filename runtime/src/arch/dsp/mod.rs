@@ -7,7 +7,9 @@ mod dot;
 mod dot_widened;
 
 pub(crate) use depthwise::{depthwise_rows_fused, mac4, taps4};
-pub(crate) use dot::{DOT_PAIRS, WIDEN_INPUT, dot_groups, dot_pair_rows, dot_quads_widened_input, widen_input};
+pub(crate) use dot::{
+    DOT_PAIRS, WIDEN_INPUT, dot_groups, dot_pair_rows, dot_quads_widened_input, widen_input, widen_pair_lane,
+};
 pub(crate) use dot_widened::dot_groups_widened;
 
 /// `portable::LANES16`.
