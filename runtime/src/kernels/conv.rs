@@ -331,12 +331,7 @@ pub fn conv2d_im2col_s8<
     // Short rows keep the fused requantization: there the sums' trip
     // through memory costs about what the pairs save.
     let pairs = packed.byte_rows().filter(|_| {
-        super::dot::PAIR_WORDS > 0
-            && pointwise
-            && batch == 1
-            && IC >= 4
-            && (!FUSE || IC >= 64)
-            && 4 * IC.div_ceil(4) <= super::dot::PAIR_WORDS
+        super::dot::PAIRS && pointwise && batch == 1 && IC >= 4 && (!FUSE || IC >= 64) && IC <= super::dot::PAIR_DEPTH
     });
     if let Some(rows) = pairs {
         return pointwise_pairs::<N, IH, IW, IC, OH, OW, OC>(io, rows, bias, win, q);

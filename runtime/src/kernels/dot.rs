@@ -116,9 +116,16 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
     dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
 }
 
+/// Whether pointwise kernels take their pixels two at a time
+/// ([`dots_pair`]; `arch::DOT_PAIRS`).
+pub const PAIRS: bool = arch::DOT_PAIRS;
+
 /// Words of a kernel's pixel-pair buffer ([`dots_pair`]): none where the
 /// target takes pixels one at a time.
-pub const PAIR_WORDS: usize = if arch::DOT_PAIRS { arch::WIDENED_PAIR_WORDS } else { 0 };
+pub const PAIR_WORDS: usize = if PAIRS { arch::WIDENED_PAIR_WORDS } else { 0 };
+
+/// The deepest rows the pair buffer holds (4 words per group of 4 values).
+pub const PAIR_DEPTH: usize = arch::WIDENED_PAIR_WORDS;
 
 /// Writes pixel `x` (`DEPTH` values) into lane `lane` (0 or 1) of a pair
 /// buffer for [`dots_pair`].
