@@ -42,4 +42,4 @@ pub(crate) use vfp::{F32_WINDOW_LOOPS, depthwise_window8, mac_lanes8, mac_window
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use x86::{dot_groups, dot_groups_widened, saturate_i8};
+pub(crate) use x86::{DOT_PAIRS, dot_groups, dot_groups_widened, saturate_i8};

@@ -1,6 +1,11 @@
 //! x86-64 (the host: tests, examples, benchmarks): the int8 dot products
 //! with SSE2's `pmaddwd`, and a branch-free saturation.
 
+/// `portable::DOT_PAIRS`: on the host the pixel-pair paths run in their
+/// plain-Rust form, so the host's tests (kernels, fixtures, the
+/// differential suite, Miri) cover the pairing the DSP cores use.
+pub(crate) const DOT_PAIRS: bool = true;
+
 /// `v` saturated to int8 by SSE2's saturating packs, where the compiler
 /// would otherwise branch, and mispredict on ReLU outputs.
 #[inline(always)]

@@ -336,65 +336,18 @@ pub fn conv2d_im2col_s8<
     if let Some(rows) = pairs {
         return pointwise_pairs::<N, IH, IW, IC, OH, OW, OC>(io, rows, bias, win, q);
     }
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+    // Windows with long rows, two pixels at a time too (with few channels
+    // per pixel only longer rows gain: the pair's fixed costs are spread
+    // over fewer sums).
+    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
+    if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
+        return window_pairs::<N, IH, IW, IC, OH, OW, OC, KH, KW, D4>(io, rows, bias, win, q, patch);
+    }
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let Pixel { b, y0, x0, index, .. } = px;
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
-        let inside = !pointwise && ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
-        if inside {
-            // The whole window inside the image: its rows from one run of
-            // the input, fixed steps apart (one bounds check for all).
-            let row_step = win.dilation_h * IW * IC;
-            let span = io.run(pixel, (KH - 1) * row_step + KW * IC);
-            for (ky, dst) in patch[..KH * KW * IC].chunks_exact_mut(KW * IC).enumerate() {
-                copy_row(dst, &span[ky * row_step..ky * row_step + KW * IC]);
-            }
-        }
-        for ky in 0..KH {
-            if pointwise || inside {
-                break;
-            }
-            let iy = y0 + (ky * win.dilation_h) as isize;
-            let row_in = iy >= 0 && (iy as usize) < IH;
-            let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
-            if row_in && win.dilation_w == 1 && xs.len() == KW {
-                // The whole window row is inside: one contiguous run.
-                let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
-                copy_row(dst, io.run(src, KW * IC));
-                continue;
-            }
-            if row_in && win.dilation_w == 1 && KW * IC <= 4 && KW <= IW && !xs.is_empty() {
-                // A row of at most 4 bytes clipped on one side (a window
-                // no wider than the image never is on both): the 4 bytes
-                // at that edge of the input row in one word, shifted by the
-                // clipped bytes, zero points shifted in. (Rows of 5 to 8
-                // bytes in a 64-bit word were slower on Cortex-M4 than the
-                // copies below: its variable 64-bit shifts take several
-                // instructions each.)
-                let row = (b * IH + iy as usize) * IW * IC;
-                clipped_row(&mut dst[..KW * IC], io.run(row, IW * IC), x0 * IC as isize, pad);
-                continue;
-            }
-            if row_in && win.dilation_w == 1 && KW * IC <= 16 {
-                // A short row clipped by an edge: the zero point, then the
-                // inside run by a copy of constant length (one per length:
-                // no library call, no per-tap branches).
-                dst[..KW * IC].fill(pad);
-                if !xs.is_empty() {
-                    let (first, end) = (xs.start * IC, xs.end * IC);
-                    let src = ((b * IH + iy as usize) * IW + (x0 + xs.start as isize) as usize) * IC;
-                    copy_upto16(&mut dst[first..end], io.run(src, end - first));
-                }
-                continue;
-            }
-            for kx in 0..KW {
-                let ix = x0 + (kx * win.dilation_w) as isize;
-                let dst = &mut dst[kx * IC..(kx + 1) * IC];
-                if row_in && ix >= 0 && (ix as usize) < IW {
-                    let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
-                    dst.copy_from_slice(io.run(src, IC));
-                } else {
-                    dst.fill(pad);
-                }
-            }
+        if !pointwise {
+            fill_patch::<IH, IW, IC, KH, KW>(&io, &px, win, pad, patch);
         }
         if let (true, Some(scales)) = (FUSE, fused) {
             // The common requantization: fused into the dot products, each
@@ -474,10 +427,129 @@ fn pointwise_pairs<
     }
 }
 
+/// [`conv2d_im2col_s8`] two pixels at a time for windows with long rows
+/// (`arch::DOT_PAIRS`): each pixel's patch built as usual, then copied
+/// (widened) into the pair buffer, the first held until the second is
+/// there.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn window_pairs<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    const D4: usize,
+>(
+    mut io: impl Io<i8>,
+    rows: &[i8],
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+    patch: &mut [i8],
+) {
+    let pad = (-q.input_offset) as i8;
+    let mut pair = [0u32; super::dot::PAIR_WORDS];
+    let mut held: Option<usize> = None;
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        fill_patch::<IH, IW, IC, KH, KW>(&io, &px, win, pad, patch);
+        super::dot::widen_pair_lane(&patch[..D4], held.is_some() as usize, &mut pair);
+        match held.take() {
+            None => held = Some(px.index),
+            Some(first) => pair_outputs::<D4, OC>(&pair, rows, bias, q, [first, px.index], &mut io),
+        }
+    });
+    if let Some(last) = held {
+        // An odd pixel count: the last pixel in both lanes, written once.
+        for g in pair.chunks_exact_mut(4) {
+            (g[2], g[3]) = (g[0], g[1]);
+        }
+        pair_outputs::<D4, OC>(&pair, rows, bias, q, [last, last], &mut io);
+    }
+}
+
+/// Fills the first `KH * KW * IC` bytes of `patch` with the window of one
+/// output pixel (`b`, `y0`, `x0`, `ys`, `xs` as in [`Pixel`]), the zero
+/// point `pad` where it reaches outside the input.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn fill_patch<const IH: usize, const IW: usize, const IC: usize, const KH: usize, const KW: usize>(
+    io: &impl Io<i8>,
+    Pixel { b, y0, x0, ys, xs, .. }: &Pixel,
+    win: &Window,
+    pad: i8,
+    patch: &mut [i8],
+) {
+    let (b, y0, x0) = (*b, *y0, *x0);
+    let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+    let inside = ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
+    if inside {
+        // The whole window inside the image: its rows from one run of
+        // the input, fixed steps apart (one bounds check for all).
+        let row_step = win.dilation_h * IW * IC;
+        let span = io.run(pixel, (KH - 1) * row_step + KW * IC);
+        for (ky, dst) in patch[..KH * KW * IC].chunks_exact_mut(KW * IC).enumerate() {
+            copy_row(dst, &span[ky * row_step..ky * row_step + KW * IC]);
+        }
+    }
+    for ky in 0..KH {
+        if inside {
+            break;
+        }
+        let iy = y0 + (ky * win.dilation_h) as isize;
+        let row_in = iy >= 0 && (iy as usize) < IH;
+        let dst = &mut patch[ky * KW * IC..(ky + 1) * KW * IC];
+        if row_in && win.dilation_w == 1 && xs.len() == KW {
+            // The whole window row is inside: one contiguous run.
+            let src = ((b * IH + iy as usize) * IW + x0 as usize) * IC;
+            copy_row(dst, io.run(src, KW * IC));
+            continue;
+        }
+        if row_in && win.dilation_w == 1 && KW * IC <= 4 && KW <= IW && !xs.is_empty() {
+            // A row of at most 4 bytes clipped on one side (a window
+            // no wider than the image never is on both): the 4 bytes
+            // at that edge of the input row in one word, shifted by the
+            // clipped bytes, zero points shifted in. (Rows of 5 to 8
+            // bytes in a 64-bit word were slower on Cortex-M4 than the
+            // copies below: its variable 64-bit shifts take several
+            // instructions each.)
+            let row = (b * IH + iy as usize) * IW * IC;
+            clipped_row(&mut dst[..KW * IC], io.run(row, IW * IC), x0 * IC as isize, pad);
+            continue;
+        }
+        if row_in && win.dilation_w == 1 && KW * IC <= 16 {
+            // A short row clipped by an edge: the zero point, then the
+            // inside run by a copy of constant length (one per length:
+            // no library call, no per-tap branches).
+            dst[..KW * IC].fill(pad);
+            if !xs.is_empty() {
+                let (first, end) = (xs.start * IC, xs.end * IC);
+                let src = ((b * IH + iy as usize) * IW + (x0 + xs.start as isize) as usize) * IC;
+                copy_upto16(&mut dst[first..end], io.run(src, end - first));
+            }
+            continue;
+        }
+        for kx in 0..KW {
+            let ix = x0 + (kx * win.dilation_w) as isize;
+            let dst = &mut dst[kx * IC..(kx + 1) * IC];
+            if row_in && ix >= 0 && (ix as usize) < IW {
+                let src = ((b * IH + iy as usize) * IW + ix as usize) * IC;
+                dst.copy_from_slice(io.run(src, IC));
+            } else {
+                dst.fill(pad);
+            }
+        }
+    }
+}
+
 /// The outputs of the two pixels in `pair` (output pixels `index`; the
 /// same one twice for a lone last pixel), `CHUNK` channels at a time.
 #[inline(always)]
-fn pair_outputs<const IC: usize, const OC: usize>(
+fn pair_outputs<const DEPTH: usize, const OC: usize>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -485,12 +557,12 @@ fn pair_outputs<const IC: usize, const OC: usize>(
     index: [usize; 2],
     io: &mut impl Io<i8>,
 ) {
-    let d4 = super::layout::depth4(IC);
+    let d4 = super::layout::depth4(DEPTH);
     let mut acc = [0i32; 2 * super::dot::CHUNK];
     for c0 in (0..OC).step_by(super::dot::CHUNK) {
         let n = (OC - c0).min(super::dot::CHUNK);
         let (a, b) = acc[..2 * n].split_at_mut(n);
-        super::dot::dots_pair::<IC>(pair, &rows[c0 * d4..(c0 + n) * d4], &bias[c0..c0 + n], a, b);
+        super::dot::dots_pair::<DEPTH>(pair, &rows[c0 * d4..(c0 + n) * d4], &bias[c0..c0 + n], a, b);
         if n == OC && index[1] == index[0] + 1 {
             // Neighbouring pixels, all channels: one requantization call.
             super::dot::requantize_pixels(&acc[..2 * n], q, 0, OC, io.out_run(index[0] * OC, 2 * OC));

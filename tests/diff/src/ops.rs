@@ -12,7 +12,8 @@ pub type Generator = fn(&mut Rng) -> (Model, String);
 
 /// Every generator, by operator name.
 pub const GENERATORS: &[(&str, Generator)] = &[
-    ("CONV_2D", conv_2d),
+    ("CONV_2D", |r| conv_2d(r, false)),
+    ("CONV_2D_WIDE", |r| conv_2d(r, true)),
     ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
     ("FULLY_CONNECTED", fully_connected),
     ("AVERAGE_POOL_2D", |r| pool_2d(r, 1, "AVERAGE_POOL_2D")),
@@ -260,14 +261,17 @@ fn conv_like_ty(r: &mut Rng) -> Ty {
     r.pick(&[Ty::I8, Ty::I8, Ty::I8, Ty::F32, Ty::I16])
 }
 
-fn conv_2d(r: &mut Rng) -> (Model, String) {
-    let ty = conv_like_ty(r);
-    let (h, w) = (r.size(1, 11), r.size(1, 11));
-    let groups = r.pick(&[1, 1, 1, 2, 3]);
-    let group_channels = r.size(1, 4);
+/// `wide`: many channels and long rows (int8 mostly, 1x1 half the time),
+/// the shapes the DSP cores' two-pixel paths take (`DOT_PAIRS`), odd pixel
+/// and channel counts included.
+fn conv_2d(r: &mut Rng, wide: bool) -> (Model, String) {
+    let ty = if wide { r.pick(&[Ty::I8, Ty::I8, Ty::I8, Ty::I16]) } else { conv_like_ty(r) };
+    let (h, w) = if wide { (r.size(1, 7), r.size(1, 7)) } else { (r.size(1, 11), r.size(1, 11)) };
+    let groups = if wide { 1 } else { r.pick(&[1, 1, 1, 2, 3]) };
+    let group_channels = if wide { r.size(4, 72) } else { r.size(1, 4) };
     let c = groups * group_channels;
-    let oc = groups * r.size(1, 4);
-    let (kh, kw) = (r.size(1, 4), r.size(1, 4));
+    let oc = groups * if wide { r.size(1, 100) } else { r.size(1, 4) };
+    let (kh, kw) = if wide && r.chance(0.5) { (1, 1) } else { (r.size(1, 4), r.size(1, 4)) };
     let (sh, sw) = (r.size(1, 3), r.size(1, 3));
     let (dh, dw) = if r.chance(0.25) { (r.size(1, 3), r.size(1, 3)) } else { (1, 1) };
     let mut padding = r.pick(&[0i8, 1]);
@@ -2365,7 +2369,7 @@ fn int4_weights(r: &mut Rng) -> (Model, String) {
     const INT4: i8 = 17;
     loop {
         let (op, generate) = r.pick(&[
-            ("CONV_2D", conv_2d as Generator),
+            ("CONV_2D", (|r| conv_2d(r, false)) as Generator),
             ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
             ("FULLY_CONNECTED", fully_connected),
         ]);
