@@ -300,6 +300,9 @@ pub mod codes {
     /// subgraph's output) is false, else copies inputs `1..` into the body's
     /// inputs.
     pub const LOOP_TEST: i32 = -3;
+    /// Copies a variable that is a graph output into the arena tensor the
+    /// output accessors read (after the model's last op).
+    pub const OUTPUT_COPY: i32 = -4;
     /// `CALL_ONCE`.
     pub const CALL_ONCE: i32 = 129;
     /// `VAR_HANDLE`.
@@ -579,6 +582,7 @@ fn copies<'a>(
     let name = match code {
         codes::SUBGRAPH_INPUTS => "subgraph inputs",
         codes::SUBGRAPH_OUTPUTS => "subgraph outputs",
+        codes::OUTPUT_COPY => "graph output copy",
         _ => "loop test",
     };
     Node {
@@ -638,15 +642,47 @@ impl<'a> Graph<'a> {
         }
         crate::resources::resolve(&mut graph)?;
         graph.fold_float16_constants();
+        graph.keep_circular_buffers();
+        graph.copy_variable_outputs();
         Ok(graph)
+    }
+
+    /// A CIRCULAR_BUFFER's output holds its rows from one invoke to the
+    /// next (the op shifts them): a variable, in the state memory.
+    fn keep_circular_buffers(&mut self) {
+        for node in self.nodes.iter().filter(|n| n.name == crate::ops::circular_buffer::NAME) {
+            if let Some(&o) = node.outputs.first() {
+                self.tensors[o].is_variable = true;
+                self.tensors[o].data = None;
+            }
+        }
+    }
+
+    /// A variable that is a graph output (TFLM hands out the variable's
+    /// bytes) is copied, after the last op, into an arena tensor that takes
+    /// its place among the outputs: the accessors read the arena.
+    fn copy_variable_outputs(&mut self) {
+        for k in 0..self.outputs.len() {
+            let v = self.outputs[k];
+            if !self.tensors[v].is_variable {
+                continue;
+            }
+            let mut copy = self.tensors[v].clone();
+            (copy.index, copy.is_variable, copy.data) = (self.tensors.len(), false, None);
+            self.outputs[k] = copy.index;
+            self.nodes.push(copies(0, &[], codes::OUTPUT_COPY, vec![Some(v)], vec![copy.index]));
+            self.tensors.push(copy);
+        }
     }
 
     /// Whether the operators must run in the model's order: state passes
     /// between them outside the tensors' data flow (resource variables, a
-    /// CALL_ONCE's init subgraph).
+    /// CALL_ONCE's init subgraph), or an op may stop the invoke
+    /// (CIRCULAR_BUFFER: the ops after it must not run before it).
     pub fn order_is_fixed(&self) -> bool {
         self.nodes.iter().any(|n| {
             !n.scopes.is_empty()
+                || n.name == crate::ops::circular_buffer::NAME
                 || n.code < 0
                 || matches!(
                     n.code,

@@ -188,6 +188,26 @@ impl Default for TakeOnce {
     }
 }
 
+/// What one `invoke()` of a streaming model did (a model with TFLM's
+/// CIRCULAR_BUFFER ops, whose `invoke()` returns this; other models'
+/// return `()`, which converts to `Completed`, so generic code can write
+/// `Invoked::from(model.invoke())`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Invoked {
+    /// Every op ran: the outputs are this invoke's.
+    Completed,
+    /// A CIRCULAR_BUFFER took the input into its rows and stopped the
+    /// invoke there (TFLM's `kTfLiteAbort`: its stride was not reached);
+    /// the ops after it did not run, the outputs are not this invoke's.
+    Stopped,
+}
+
+impl From<()> for Invoked {
+    fn from((): ()) -> Self {
+        Invoked::Completed
+    }
+}
+
 /// Element type of a tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DType {

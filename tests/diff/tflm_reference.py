@@ -7,7 +7,8 @@ For every `DIR/NAME.tflite` with `DIR/NAME.input.bin` (the raw little-endian
 bytes of every input, concatenated in input order, once per invoke; with
 `DIR/NAME.reset_at` holding k, `reset()` runs before invoke k), runs TFLM's
 Python interpreter (`pip install tflite-micro`: its reference kernels) and
-writes `DIR/NAME.output.bin` (every output's bytes, concatenated), or
+writes `DIR/NAME.output.bin` (every output's bytes, concatenated; an invoke
+a CIRCULAR_BUFFER stopped gives none, its index goes into `DIR/NAME.stops`), or
 `DIR/NAME.refused` with TFLM's message when it does not run the model.
 Cases already answered are skipped; a case that crashed the interpreter
 (left `NAME.running` behind) is marked refused on the next run, so the
@@ -66,7 +67,7 @@ def run_case(path, raw, reset_at=None):
     per = sum(count(d) * np.dtype(d['dtype']).itemsize for d in details)
     if per == 0 or len(raw) % per:
         raise ValueError(f'input file has {len(raw)} bytes, not a multiple of the {per} the inputs take')
-    out = b''
+    out, stops = b'', []
     for k, start in enumerate(range(0, len(raw), per)):
         if k == reset_at:
             it.reset()
@@ -76,7 +77,9 @@ def run_case(path, raw, reset_at=None):
             x = np.frombuffer(raw, dtype=dtype, count=count(d), offset=off).astype(d['dtype']).reshape(d['shape'])
             off += count(d) * dtype.itemsize
             it.set_input(x, i)
-        it.invoke()
+        if it.invoke() != 0:  # kTfLiteAbort: a CIRCULAR_BUFFER stopped the invoke
+            stops.append(k)
+            continue
         k = 0
         while True:
             try:
@@ -86,7 +89,7 @@ def run_case(path, raw, reset_at=None):
             y = it.get_output(k)
             out += np.ascontiguousarray(y).astype(y.dtype.newbyteorder('<')).tobytes()
             k += 1
-    return out
+    return out, stops
 
 
 def main():
@@ -107,7 +110,7 @@ def main():
         try:
             with captured_stderr() as log:
                 reset_at = int(open(stem + '.reset_at').read()) if os.path.exists(stem + '.reset_at') else None
-                out = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read(), reset_at)
+                out, stops = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read(), reset_at)
         except Exception as e:  # TFLM refused the model (Prepare/allocation) or failed to run it
             why = ' '.join(log.read().split())[:500]
             open(stem + '.refused', 'w').write(f'{e}: {why}' if why else (str(e) or type(e).__name__))
@@ -115,6 +118,8 @@ def main():
             refused += 1
             continue
         open(stem + '.output.bin', 'wb').write(out)
+        if stops:
+            open(stem + '.stops', 'w').write(' '.join(map(str, stops)))
         os.remove(stem + '.running')
         ran += 1
     print(f'TFLM ran {ran} cases, refused {refused}')

@@ -264,6 +264,38 @@ pub fn emit(
     // and its one generic parameter cannot be picked by accident. Lints the
     // user may deny are allowed on generated items only.
     let usize_ty = quote!(::core::primitive::usize);
+    // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
+    let invoke = if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
+        quote! {
+            /// Runs the model: reads the inputs and, when the invoke goes
+            /// through, writes the outputs. A streaming model: its
+            /// CIRCULAR_BUFFER ops let the graph run past them only every
+            /// few invokes (TFLM's `kTfLiteAbort` otherwise); on
+            /// `Invoked::Stopped` the outputs are not this invoke's.
+            #[inline]
+            pub fn invoke(&mut self) -> ::tinyaot::Invoked {
+                // SAFETY: `self.arena` is an exclusive borrow of an arena of
+                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
+                // both 16-aligned by their type.
+                if unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) } {
+                    ::tinyaot::Invoked::Completed
+                } else {
+                    ::tinyaot::Invoked::Stopped
+                }
+            }
+        }
+    } else {
+        quote! {
+            /// Runs the model: reads the inputs, writes the outputs.
+            #[inline]
+            pub fn invoke(&mut self) {
+                // SAFETY: `self.arena` is an exclusive borrow of an arena of
+                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
+                // both 16-aligned by their type.
+                unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) };
+            }
+        }
+    };
     let u8_ty = quote!(::core::primitive::u8);
     let option = quote!(::core::option::Option);
     Ok(quote! {
@@ -297,15 +329,17 @@ pub fn emit(
             #(#statics)*
 
             /// Runs every op in order on the arena at `base` and the state
-            /// memory at `state`.
+            /// memory at `state`; `false` when an op stopped the invoke
+            /// (CIRCULAR_BUFFER between its runs).
             ///
             /// # Safety
             /// `base` points to a live, exclusively borrowed, 16-aligned arena
             /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
             #[inline(never)]
-            pub unsafe fn run(base: *mut u8, state: *mut u8) {
+            pub unsafe fn run(base: *mut u8, state: *mut u8) -> bool {
                 let _ = (base, state);
                 #(#ops)*
+                true
             }
         }
 
@@ -385,14 +419,7 @@ pub fn emit(
                 #name::with_arena(unsafe { &mut *(arena as *mut ::tinyaot::Arena<__TINYAOT_BYTES>).cast() })
             }
 
-            /// Runs the model: reads the inputs, writes the outputs.
-            #[inline]
-            pub fn invoke(&mut self) {
-                // SAFETY: `self.arena` is an exclusive borrow of an arena of
-                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
-                // both 16-aligned by their type.
-                unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) }
-            }
+            #invoke
 
             /// Bytes of graph input `i`, for generic code (`None` if out of
             /// range, or a bool input: use `write_input` or its typed

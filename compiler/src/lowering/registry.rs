@@ -281,6 +281,12 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["float32"],
         lower: detection_postprocess::lower,
     },
+    OpSupport {
+        code: CUSTOM,
+        name: circular_buffer::NAME,
+        dtypes: &["int8 (state kept; invoke() says when it stops)"],
+        lower: circular_buffer::lower,
+    },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalDelay", dtypes: &["int16 (state kept)"], lower: signal_delay::lower },
     OpSupport {
         code: CUSTOM,

@@ -11,6 +11,7 @@ pub(crate) mod binary;
 pub(crate) mod broadcast_args;
 pub(crate) mod call_once;
 pub(crate) mod cast;
+pub(crate) mod circular_buffer;
 pub(crate) mod comparison;
 pub(crate) mod concatenation;
 pub(crate) mod control_flow;

@@ -1,6 +1,6 @@
 //! Data movement (CONCATENATION, PAD, TRANSPOSE, SLICE, STRIDED_SLICE,
 //! SPLIT, PACK, UNPACK): one strided copy kernel, driven by walks the
-//! compiler computes per op.
+//! compiler computes per op; and CIRCULAR_BUFFER's row shift.
 
 /// A box of up to 6 dimensions walked in row-major order, with a signed
 /// element stride per dimension in the source and in the destination.
@@ -305,4 +305,27 @@ pub fn resize_bilinear_s8<
         let round = if v > 0 { 1 << 19 } else { -(1 << 19) };
         ((v + round) / (1 << 20)) as i8
     })
+}
+
+/// CIRCULAR_BUFFER (TFLM's custom op): the `SLOTS` rows of `DEPTH` values
+/// at the start of `output` move one row towards the start and the first
+/// `DEPTH` values of `input` become the last row; `since[0]` counts the
+/// invokes since the op last let the graph go on. `true` on every
+/// `CYCLES`-th invoke (the rest of the graph runs), `false` otherwise
+/// (TFLM's `kTfLiteAbort`: the invoke stops here).
+#[inline(never)]
+pub fn circular_buffer<const SLOTS: usize, const DEPTH: usize, const CYCLES: i32>(
+    input: &[i8],
+    output: &mut [i8],
+    since: &mut [i32],
+) -> bool {
+    let output = &mut output[..SLOTS * DEPTH];
+    output.copy_within(DEPTH.., 0);
+    output[(SLOTS - 1) * DEPTH..].copy_from_slice(&input[..DEPTH]);
+    since[0] += 1;
+    if since[0] != CYCLES {
+        return false;
+    }
+    since[0] = 0;
+    true
 }

@@ -124,6 +124,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("DETECTION_POSTPROCESS", detection_postprocess),
     ("SIGNAL_IRFFT", signal_irfft),
     ("SIGNAL_DELAY", signal_delay),
+    ("CIRCULAR_BUFFER", circular_buffer),
     ("SIGNAL_FRAMER", signal_framer),
     ("SIGNAL_STACKER", signal_stacker),
     ("SIGNAL_OVERLAP_ADD", signal_overlap_add),
@@ -2227,6 +2228,45 @@ fn signal_delay(r: &mut Rng) -> (Model, String) {
     let mut m = b.finish_graph();
     stream(r, &mut m);
     let label = format!("{shape:?} delay {delay}, {} invokes, reset before {:?}", m.invokes, m.reset_at);
+    (m, label)
+}
+
+/// TFLM's CIRCULAR_BUFFER (custom op) with its rows as a graph output or
+/// read by a requantizing QUANTIZE: rows of 1 to 24 values, 1 to 13 slots,
+/// `cycles_max` 1 to 3, or 0 or absent (TFLM's fallback: 1 for 5 or 13
+/// slots, else 2). The rows are a variable tensor: TFLM keeps a plain
+/// tensor's rows only as long as nothing else reuses its arena bytes.
+/// Several invokes (the stopped ones give no outputs on either side), a
+/// reset now and then.
+fn circular_buffer(r: &mut Rng) -> (Model, String) {
+    const QUANTIZE: i32 = 114;
+    let (h, w) = (r.size(1, 3), r.size(1, 8));
+    let slots = r.pick(&[1, 2, 3, 4, 5, 6, 13]);
+    let cycles = r.pick(&[-1i64, 0, 1, 1, 2, 3]);
+    let mut b = Builder::default();
+    let q = activation_quant(r, Ty::I8, 1e-3, 0.5);
+    let input = b.input("frame", &[1, 1, h, w], Ty::I8, q.clone());
+    let rows = b.variable("rows", &[1, slots, h, w], Ty::I8, q);
+    let options = if cycles < 0 { Vec::new() } else { flexbuffer_map(&[("cycles_max", Flex::Int(cycles))]) };
+    b.custom_op("CIRCULAR_BUFFER", &[input], &[rows], options);
+    let direct = r.chance(0.4);
+    if direct {
+        b.mark_output(rows, Ty::I8);
+    } else {
+        let out_q = activation_quant(r, Ty::I8, 1e-3, 0.5);
+        let out = b.output("requantized", &[1, slots, h, w], Ty::I8, out_q);
+        b.op(QUANTIZE, &[rows], &[out], None);
+    }
+    let mut m = b.finish_graph();
+    m.invokes = r.size(2, 9);
+    m.reset_at = r.chance(0.4).then(|| r.size(1, m.invokes - 1));
+    let label = format!(
+        "[1, {slots}, {h}, {w}] cycles_max {}{}, {} invokes, reset before {:?}",
+        if cycles < 0 { "absent".to_string() } else { cycles.to_string() },
+        if direct { ", rows as the output" } else { ", requantized" },
+        m.invokes,
+        m.reset_at
+    );
     (m, label)
 }
 
