@@ -142,8 +142,11 @@ pub fn widen_pair_lane(x: &[i8], lane: usize, pair: &mut [u32]) {
 #[inline(never)]
 pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], acc_a: &mut [i32], acc_b: &mut [i32]) {
     let d4 = depth4(DEPTH);
-    let channels = acc_a.len();
-    let (acc_b, bias) = (&mut acc_b[..channels], &bias[..channels]);
+    // Opaque: with a caller's constant channel count the compiler would
+    // unroll the blocks below, one copy of the assembly each (12 KB for
+    // 32 channels of 144 values, for 2% fewer cycles).
+    let channels = core::hint::black_box(acc_a.len());
+    let (acc_a, acc_b, bias) = (&mut acc_a[..channels], &mut acc_b[..channels], &bias[..channels]);
     let (mut c, mut off) = (0, 0);
     while channels - c >= 4 {
         let block = &packed[off..off + 4 * d4];
