@@ -6,14 +6,17 @@
 For every `DIR/NAME.tflite` with `DIR/NAME.input.bin` (the raw little-endian
 bytes of every input, concatenated in input order, once per invoke; with
 `DIR/NAME.reset_at` holding k, `reset()` runs before invoke k), runs TFLM's
-Python interpreter (`pip install tflite-micro`: its reference kernels) and
+Python interpreter (`pip install tflite-micro`: its reference kernels; a case
+with `DIR/NAME.litert`, a model TFLM does not run, LiteRT's reference kernels:
+`pip install ai-edge-litert`) and
 writes `DIR/NAME.output.bin` (every output's bytes, concatenated; an invoke
 a CIRCULAR_BUFFER stopped gives none, its index goes into `DIR/NAME.stops`), or
 `DIR/NAME.refused` with TFLM's message when it does not run the model.
 Cases already answered are skipped; a case that crashed the interpreter
 (left `NAME.running` behind) is marked refused on the next run, so the
 caller reruns the script until it exits 0.
-Prints one summary line. Exit code 3 when tflite-micro is not installed.
+Prints one summary line. Exit code 3 when tflite-micro is not installed, or
+ai-edge-litert when a case needs it.
 """
 import os
 import sys
@@ -47,6 +50,36 @@ class captured_stderr:
     def read(self):
         self.file.seek(0)
         return self.file.read()
+
+
+def run_litert(path, raw):
+    """Runs a model TFLM does not run (hybrid ops) on LiteRT's reference
+    kernels (`pip install ai-edge-litert`, the BUILTIN_REF resolver): one
+    invoke per set of inputs, outputs concatenated."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=open(path, 'rb').read(),
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    ins, outs = it.get_input_details(), it.get_output_details()
+
+    def count(d):
+        return int(np.prod(d['shape'])) if len(d['shape']) else 1
+    per = sum(count(d) * np.dtype(d['dtype']).itemsize for d in ins)
+    if per == 0 or len(raw) % per:
+        raise ValueError(f'input file has {len(raw)} bytes, not a multiple of the {per} the inputs take')
+    out = b''
+    for start in range(0, len(raw), per):
+        off = start
+        for d in ins:
+            dtype = np.dtype(d['dtype']).newbyteorder('<')
+            x = np.frombuffer(raw, dtype=dtype, count=count(d), offset=off).astype(d['dtype']).reshape(d['shape'])
+            off += count(d) * dtype.itemsize
+            it.set_tensor(d['index'], x)
+        it.invoke()
+        for d in outs:
+            y = it.get_tensor(d['index'])
+            out += np.ascontiguousarray(y).astype(y.dtype.newbyteorder('<')).tobytes()
+    return out, []
 
 
 def run_case(path, raw, reset_at=None):
@@ -94,6 +127,12 @@ def run_case(path, raw, reset_at=None):
 
 def main():
     d = sys.argv[1]
+    if any(f.endswith('.litert') for f in os.listdir(d)):
+        try:
+            import ai_edge_litert.interpreter  # noqa: F401
+        except ImportError as e:  # reported as a missing reference, like tflite-micro
+            print(f'ai-edge-litert is not installed (the hybrid cases need it): {e}', file=sys.stderr)
+            sys.exit(3)
     ran = refused = 0
     for f in sorted(os.listdir(d)):
         if not f.endswith('.tflite'):
@@ -110,7 +149,11 @@ def main():
         try:
             with captured_stderr() as log:
                 reset_at = int(open(stem + '.reset_at').read()) if os.path.exists(stem + '.reset_at') else None
-                out, stops = run_case(stem + '.tflite', open(stem + '.input.bin', 'rb').read(), reset_at)
+                raw = open(stem + '.input.bin', 'rb').read()
+                if os.path.exists(stem + '.litert'):
+                    out, stops = run_litert(stem + '.tflite', raw)
+                else:
+                    out, stops = run_case(stem + '.tflite', raw, reset_at)
         except Exception as e:  # TFLM refused the model (Prepare/allocation) or failed to run it
             why = ' '.join(log.read().split())[:500]
             open(stem + '.refused', 'w').write(f'{e}: {why}' if why else (str(e) or type(e).__name__))

@@ -138,13 +138,16 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
 
-    // Float activations with int8 weights: TFLM refuses hybrid models too.
+    // Float activations with uint8 weights: a hybrid model of the old
+    // converters, which TFLM refuses and tinyaot too (int8 hybrid weights
+    // compile, as LiteRT runs them).
     let mut m = base;
     for t in [0, 2, 3] {
         m.subgraphs[0].tensors[t].dtype = dtype::F32;
         m.subgraphs[0].tensors[t].quant = None;
     }
-    v.push(("hybrid_fc", m.to_bytes(), "a hybrid (dynamic-range) model, which TFLM does not run"));
+    m.subgraphs[0].tensors[1].dtype = dtype::U8;
+    v.push(("hybrid_fc_uint8", m.to_bytes(), "a hybrid (dynamic-range) model, which TFLM does not run"));
     v
 }
 

@@ -20,12 +20,13 @@ pub fn qrange(dtype: DType) -> (i32, i32) {
     }
 }
 
-/// The error for a hybrid (dynamic-range quantized) layer: float32
-/// activations with int8 weights, which TFLM refuses too.
+/// The error for a hybrid (dynamic-range quantized) layer tinyaot does not
+/// run: float32 activations with integer weights, which TFLM refuses too.
 pub fn hybrid(cx: &OpCx<'_, '_>) -> Error {
     cx.err(
-        "float32 activations with int8 weights: a hybrid (dynamic-range) model, which TFLM does not run \
-         either (\"Hybrid models are not supported on TFLite Micro\"); convert with full-integer \
+        "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
+         either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
+         FULLY_CONNECTED with int8 weights (as LiteRT), not this layer: convert with full-integer \
          quantization (a representative dataset and int8 inputs/outputs) or keep the weights float32",
     )
 }

@@ -1,6 +1,10 @@
-//! FULLY_CONNECTED: int8 (per-tensor or per-channel weights, int32 bias)
-//! and float32; fused RELU family; keep_num_dims. Inputs of any rank are
-//! flattened to rows of the weights' depth, as TFLite does.
+//! FULLY_CONNECTED: int8 (per-tensor or per-channel weights, int32 bias),
+//! int16x8 and float32; fused RELU family; keep_num_dims. Inputs of any
+//! rank are flattened to rows of the weights' depth, as TFLite does.
+//! Hybrid (float32 activations, constant int8 weights: the converter's
+//! dynamic-range quantization), which TFLM refuses, as LiteRT runs it:
+//! each input row quantized on the fly (symmetric, or asymmetric with
+//! `asymmetric_quantize_inputs`), per-tensor or per-channel weight scales.
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -104,7 +108,10 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let (lo, hi) = activation.float_range();
             Arith::Float(lo, hi)
         }
-        (DType::F32, DType::I8 | DType::U8, DType::F32) => return Err(hybrid(cx)),
+        (DType::F32, DType::I8, DType::F32) => {
+            return Hybrid::lower(cx, input, weights, bias, output, (batches, depth, units), activation, o);
+        }
+        (DType::F32, DType::U8, DType::F32) => return Err(hybrid(cx)),
         (i, w, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),
@@ -183,5 +190,101 @@ impl Operator for FullyConnected {
 
     fn macs(&self) -> u64 {
         [self.batches, self.depth, self.units].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+}
+
+/// Hybrid FULLY_CONNECTED (`kernels::fully_connected::fully_connected_hybrid`).
+#[derive(Debug)]
+struct Hybrid {
+    input: usize,
+    weights: usize,
+    bias: Option<usize>,
+    output: usize,
+    batches: usize,
+    depth: usize,
+    units: usize,
+    /// The weights' scale, or one per unit.
+    scales: Vec<f32>,
+    /// Each weight row's sum (asymmetric input quantization only).
+    row_sums: Option<Vec<i32>>,
+    /// The fused activation's range; `None` without one.
+    clamp: Option<(f32, f32)>,
+}
+
+impl Hybrid {
+    #[allow(clippy::too_many_arguments)]
+    fn lower(
+        cx: &OpCx<'_, '_>,
+        input: &crate::graph::Tensor<'_>,
+        weights: &crate::graph::Tensor<'_>,
+        bias: Option<&crate::graph::Tensor<'_>>,
+        output: &crate::graph::Tensor<'_>,
+        (batches, depth, units): (usize, usize, usize),
+        activation: Activation,
+        options: Option<&crate::tflite::Options<'_>>,
+    ) -> Result<Box<dyn Operator>, Error> {
+        check_bias(cx, bias, DType::F32, units)?;
+        let data = weights
+            .data
+            .as_deref()
+            .ok_or_else(|| cx.err("hybrid weights must be constant (the model's own int8 data)"))?;
+        let q = weights.quant.as_ref().ok_or_else(|| cx.err("hybrid int8 weights need a scale"))?;
+        let scales = match q.scales.len() {
+            1 => q.scales.clone(),
+            n if n == units => q.scales.clone(),
+            n => return Err(cx.err(format!("the weights have {n} scales for {units} units"))),
+        };
+        let asymmetric =
+            options.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
+        let row_sums = asymmetric
+            .then(|| data.chunks_exact(depth).map(|row| row.iter().map(|&w| w as i8 as i32).sum::<i32>()).collect());
+        let clamp = (activation != Activation::None).then(|| activation.float_range());
+        Ok(Box::new(Hybrid {
+            input: input.index,
+            weights: weights.index,
+            bias: bias.map(|b| b.index),
+            output: output.index,
+            batches,
+            depth,
+            units,
+            scales,
+            row_sums,
+            clamp,
+        }))
+    }
+}
+
+impl Operator for Hybrid {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let (b, d, o) = (self.batches, self.depth, self.units);
+        let input = cx.read(self.input)?;
+        let weights = cx.read(self.weights)?;
+        let bias = cx.read_opt(self.bias)?;
+        let output = cx.write(self.output)?;
+        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let scales = cx.bytes(&scales);
+        let n_scales = self.scales.len();
+        let asymmetric = self.row_sums.is_some();
+        let row_sums = cx.i32s(self.row_sums.as_deref().unwrap_or(&[]));
+        let clamp = match self.clamp {
+            Some((lo, hi)) => {
+                let (lo, hi) = (f32_lit(lo), f32_lit(hi));
+                quote!(::core::option::Option::Some((#lo, #hi)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let q = cx.scratch::<i8>()?;
+        Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_hybrid::<#b, #d, #o, #asymmetric>(
+            #input, #weights, #bias, &#scales.cast::<f32>()[..#n_scales], #row_sums, #clamp, #q, #output);))
+    }
+
+    fn macs(&self) -> u64 {
+        [self.batches, self.depth, self.units].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
+    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
+        use crate::lowering::operator::{Kernel, Variant};
+        // The quantized input row lives in scratch.
+        vec![Variant { kernel: Kernel::Direct, scratch: self.depth, cost: self.macs() * 2 }]
     }
 }

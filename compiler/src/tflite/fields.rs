@@ -79,6 +79,8 @@ pub mod fully_connected {
     pub const WEIGHTS_FORMAT: u16 = 1;
     /// `keep_num_dims: bool`.
     pub const KEEP_NUM_DIMS: u16 = 2;
+    /// `asymmetric_quantize_inputs: bool` (hybrid models).
+    pub const ASYMMETRIC_QUANTIZE_INPUTS: u16 = 3;
 }
 
 /// `SoftmaxOptions`.

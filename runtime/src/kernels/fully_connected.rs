@@ -149,3 +149,112 @@ pub fn batch_matmul<Acc: Copy, Q: Arithmetic<Acc>, const M: usize, const K: usiz
         }
     });
 }
+
+/// The dynamic-range quantization of one row of a hybrid op's float32
+/// input into `q` (LiteRT's `SymmetricQuantizeFloats`, or
+/// `AsymmetricQuantizeFloats` when `asymmetric`): the row's scale and its
+/// zero point (0 when symmetric).
+#[inline(always)]
+fn quantize_row(x: &[f32], asymmetric: bool, q: &mut [i8]) -> (f32, i32) {
+    // `std::minmax_element`: the first smallest, the last largest.
+    let (mut lo, mut hi) = (x[0], x[0]);
+    for &v in &x[1..] {
+        if v < lo {
+            lo = v;
+        }
+        if v >= hi {
+            hi = v;
+        }
+    }
+    if !asymmetric {
+        let (a, b) = (lo.abs(), hi.abs());
+        let range = if a < b { b } else { a };
+        if range == 0.0 {
+            q.fill(0);
+            return (1.0, 0);
+        }
+        let inverse = 127.0 / range;
+        for (q, &v) in q.iter_mut().zip(x) {
+            *q = (libm::roundf(v * inverse) as i32).clamp(-127, 127) as i8;
+        }
+        return (range / 127.0, 0);
+    }
+    let rmin = if lo < 0.0 { lo } else { 0.0 } as f64;
+    let rmax = if 0.0 < hi { hi } else { 0.0 } as f64;
+    if rmin == rmax {
+        q.fill(0);
+        return (1.0, 0);
+    }
+    let scale = (rmax - rmin) / 255.0;
+    let (from_min, from_max) = (-128.0 - rmin / scale, 127.0 - rmax / scale);
+    let (error_min, error_max) = (128.0 + (rmin / scale).abs(), 127.0 + (rmax / scale).abs());
+    let zero_point = if error_min < error_max { from_min } else { from_max };
+    let offset = if zero_point <= -128.0 {
+        -128
+    } else if zero_point >= 127.0 {
+        127
+    } else {
+        libm::round(zero_point) as i32
+    };
+    let scale = scale as f32;
+    let inverse = 1.0 / scale;
+    for (q, &v) in q.iter_mut().zip(x) {
+        *q = (libm::roundf(offset as f32 + v * inverse) as i32).clamp(-128, 127) as i8;
+    }
+    (scale, offset)
+}
+
+/// Hybrid (dynamic-range) FULLY_CONNECTED, float32 activations with int8
+/// weights, which TFLM does not run and LiteRT does (`EvalHybridDense`,
+/// its reference path): each input row quantized to int8 on the fly into
+/// `q` (`D` bytes of scratch), int32 dot products with the weight rows,
+/// less `row_sums[o]` times the row's zero point, scaled back by the row's
+/// scale times the weights' (`scales`: one, or one per unit) and added to
+/// the bias; then `clamp` (`None`: no activation). An input of zeros only
+/// (every row) gives the bias, as there.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn fully_connected_hybrid<const B: usize, const D: usize, const O: usize, const ASYMMETRIC: bool>(
+    input: &[f32],
+    weights: &[i8],
+    bias: Option<&[f32]>,
+    scales: &[f32],
+    row_sums: &[i32],
+    clamp: Option<(f32, f32)>,
+    q: &mut [i8],
+    output: &mut [f32],
+) {
+    let (input, weights, output, q) = (&input[..B * D], &weights[..O * D], &mut output[..B * O], &mut q[..D]);
+    let zeros = input.iter().all(|&v| v == 0.0);
+    for (x, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
+        match bias {
+            Some(b) => out.copy_from_slice(&b[..O]),
+            None => out.fill(0.0),
+        }
+        if !zeros {
+            let (row_scale, offset) = quantize_row(x, ASYMMETRIC, q);
+            for (o, (w, out)) in weights.chunks_exact(D).zip(out.iter_mut()).enumerate() {
+                let mut dot = 0i32;
+                for (&w, &v) in w.iter().zip(q.iter()) {
+                    dot = dot.wrapping_add(w as i32 * v as i32);
+                }
+                if ASYMMETRIC {
+                    dot = dot.wrapping_sub(row_sums[o].wrapping_mul(offset));
+                }
+                let scale = row_scale * if scales.len() == 1 { scales[0] } else { scales[o] };
+                *out += dot as f32 * scale;
+            }
+        }
+        if let Some((lo, hi)) = clamp {
+            for v in out.iter_mut() {
+                // LiteRT's `std::max(lo, v)` then `std::min(hi, ..)`.
+                if lo > *v {
+                    *v = lo;
+                }
+                if *v > hi {
+                    *v = hi;
+                }
+            }
+        }
+    }
+}

@@ -287,6 +287,7 @@ impl Builder {
             ids_below: None,
             fixed: None,
             reference: None,
+            litert: false,
             invokes: 1,
             reset_at: None,
             unwritten: None,
@@ -367,6 +368,9 @@ pub struct Model {
     pub fixed: Option<Vec<i64>>,
     /// An equivalent model for TFLM to run (see [`Case::reference`]).
     pub reference: Option<ModelDef>,
+    /// Answered by LiteRT's reference kernels instead of TFLM (see
+    /// [`Case::litert`]).
+    pub litert: bool,
 }
 
 /// One differential case.
@@ -391,6 +395,10 @@ pub struct Case {
     pub reset_at: Option<usize>,
     /// Output `.0` is not compared in the first `.1` invokes.
     pub unwritten: Option<(usize, usize)>,
+    /// A model TFLM does not run and LiteRT does (hybrid ops): answered by
+    /// LiteRT's reference kernels (`ai-edge-litert`, `BUILTIN_REF`; the case
+    /// directory's `NAME.litert` tells the reference script).
+    pub litert: bool,
 }
 
 /// Case `index` of run `seed`: the operator is chosen by the index (every
@@ -456,6 +464,7 @@ pub fn case_of(op: &str, seed: u64, index: u64) -> Case {
         label: format!("{op} {label}"),
         model: model.def.to_bytes(),
         reference: model.reference.as_ref().map(|r| r.to_bytes()),
+        litert: model.litert,
         input,
         outputs: model.outputs,
         reset_at: model.reset_at,
@@ -598,6 +607,7 @@ pub fn shared_streams(dir: &std::path::Path, seed: u64, frames: usize) -> Vec<Ca
             label: format!("{name} over {frames} frames"),
             model,
             reference: None,
+            litert: false,
             input,
             outputs: vec![(out, 40)],
             reset_at: None,

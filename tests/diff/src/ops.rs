@@ -16,6 +16,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CONV_2D_WIDE", |r| conv_2d(r, true)),
     ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
     ("FULLY_CONNECTED", fully_connected),
+    ("FULLY_CONNECTED_HYBRID", fully_connected_hybrid),
     ("AVERAGE_POOL_2D", |r| pool_2d(r, 1, "AVERAGE_POOL_2D")),
     ("MAX_POOL_2D", |r| pool_2d(r, 17, "MAX_POOL_2D")),
     ("ADD", |r| binary(r, 0, 11)),
@@ -385,6 +386,41 @@ fn fully_connected(r: &mut Rng) -> (Model, String) {
         if with_bias { "" } else { " no bias" },
     );
     (b.finish(9, &[input, weights, bias], &[output], Some((FULLY_CONNECTED_OPTIONS, options))), label)
+}
+
+/// Hybrid (dynamic-range) FULLY_CONNECTED: float32 input and output,
+/// constant int8 weights with a per-tensor or per-channel scale, float32
+/// bias or none, inputs quantized symmetrically or not
+/// (`asymmetric_quantize_inputs`). TFLM does not run these: LiteRT's
+/// reference kernels answer (float32 within 1e-5).
+fn fully_connected_hybrid(r: &mut Rng) -> (Model, String) {
+    let depth = r.size(1, 48);
+    let units = r.size(1, 20);
+    let keep_dims = r.chance(0.3);
+    let in_shape: Vec<usize> = if keep_dims { vec![1, r.size(1, 4), depth] } else { vec![r.size(1, 3), depth] };
+    let rows: usize = in_shape[..in_shape.len() - 1].iter().product();
+    let out_shape: Vec<usize> = if keep_dims { vec![1, in_shape[1], units] } else { vec![rows, units] };
+    let act = activation(r);
+    let per_channel = r.chance(0.4);
+    let asymmetric = r.chance(0.5);
+    let mut b = Builder::default();
+    let input = b.input("input", &in_shape, Ty::F32, None);
+    let (weights, _) = weights(&mut b, r, Ty::I8, "weights", &[units, depth], (units, 0), per_channel, 1.0);
+    let with_bias = r.chance(0.8);
+    let bias = if with_bias { bias(&mut b, r, Ty::F32, units, 1.0, &[]) } else { -1 };
+    let output = b.output("output", &out_shape, Ty::F32, None);
+    let options = vec![(0, Scalar::I8(act)), (2, Scalar::Bool(keep_dims)), (3, Scalar::Bool(asymmetric))];
+    let label = format!(
+        "{in_shape:?} -> {units} {}{}{}{}{}",
+        act_name(act),
+        if keep_dims { " keep_num_dims" } else { "" },
+        if per_channel { " per-channel" } else { "" },
+        if asymmetric { " asymmetric inputs" } else { "" },
+        if with_bias { "" } else { " no bias" },
+    );
+    let mut m = b.finish(9, &[input, weights, bias], &[output], Some((FULLY_CONNECTED_OPTIONS, options)));
+    m.litert = true;
+    (m, label)
 }
 
 fn pool_2d(r: &mut Rng, code: i32, name: &str) -> (Model, String) {

@@ -176,6 +176,9 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
         if let Some(k) = c.reset_at {
             std::fs::write(case_dir.join(format!("{}.reset_at", c.name)), k.to_string()).unwrap();
         }
+        if c.litert {
+            std::fs::write(case_dir.join(format!("{}.litert", c.name)), "").unwrap();
+        }
     }
     tflm_answers(&case_dir)?;
 
