@@ -26,7 +26,7 @@ pub fn hybrid(cx: &OpCx<'_, '_>) -> Error {
     cx.err(
         "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
          either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
-         FULLY_CONNECTED with int8 weights (as LiteRT), not this layer: convert with full-integer \
+         FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D with int8 weights (as LiteRT), not this layer: convert with full-integer \
          quantization (a representative dataset and int8 inputs/outputs) or keep the weights float32",
     )
 }

@@ -1,6 +1,7 @@
 //! CONV_2D: int8 (per-channel or per-tensor symmetric filter, int32 bias),
 //! 16x8 (int64 or int32 bias) and float32; stride, dilation, SAME/VALID, fused RELU/RELU6/RELU_N1_TO_1,
-//! grouped filters.
+//! grouped filters. Hybrid (float32 activations, constant int8 filter),
+//! which TFLM refuses, as LiteRT runs it (`kernels::hybrid::conv2d_hybrid`).
 
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
@@ -11,6 +12,7 @@ use crate::lowering::window::{Geometry, window_slack};
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
+use crate::graph::{DType, Tensor};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -75,6 +77,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         )));
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
+    if (input.dtype, filter.dtype, output.dtype) == (DType::F32, DType::I8, DType::F32) {
+        return HybridConv::lower(cx, filter, bias, geo, kc, wo.activation);
+    }
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
     // Folding needs the filter and the bias (if any) in the model.
     let folded_bias = match (&arith, filter.data.as_deref(), bias.map(|b| b.data.as_deref())) {
@@ -183,5 +188,97 @@ impl Operator for Conv2d {
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: im2col });
         }
         v
+    }
+}
+
+/// Hybrid CONV_2D: float32 input and output, constant int8 filter.
+#[derive(Debug)]
+struct HybridConv {
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+    geo: Geometry,
+    filter_depth: usize,
+    /// LiteRT's per-channel path (`HybridConvPerChannel`: input zero
+    /// points, a scale per output channel): weight scales that differ, or
+    /// filter groups. Otherwise one scale, symmetric input (`HybridConv`).
+    per_channel: bool,
+    scales: Vec<f32>,
+    range: (f32, f32),
+}
+
+impl HybridConv {
+    fn lower(
+        cx: &OpCx<'_, '_>,
+        filter: &Tensor<'_>,
+        bias: Option<&Tensor<'_>>,
+        geo: Geometry,
+        filter_depth: usize,
+        activation: Activation,
+    ) -> Result<Box<dyn Operator>, Error> {
+        let oc = geo.output[3];
+        crate::lowering::requant::check_bias(cx, bias, DType::F32, oc)?;
+        if filter.data.is_none() {
+            return Err(cx.err("hybrid filters must be constant (the model's own int8 data)"));
+        }
+        let scales = filter.quant.as_ref().map(|q| q.scales.clone()).unwrap_or_default();
+        let grouped = filter_depth != geo.input[3];
+        let differ = scales.iter().any(|&s| s != scales[0]);
+        let per_channel = differ || grouped;
+        if scales.is_empty() || (per_channel && scales.len() != oc) {
+            return Err(cx.err(format!(
+                "hybrid filter with {} scales for {oc} output channels (LiteRT reads one per channel {})",
+                scales.len(),
+                if grouped { "for filter groups" } else { "when they differ" }
+            )));
+        }
+        Ok(Box::new(HybridConv {
+            input: cx.input(0)?.index,
+            filter: filter.index,
+            bias: bias.map(|b| b.index),
+            output: cx.output(0)?.index,
+            geo,
+            filter_depth,
+            per_channel,
+            scales: if per_channel { scales } else { vec![scales[0]] },
+            range: activation.float_range(),
+        }))
+    }
+}
+
+impl Operator for HybridConv {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, ic] = self.geo.input;
+        let [_, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        let kc = self.filter_depth;
+        let input = cx.read(self.input)?;
+        let filter = cx.read(self.filter)?;
+        let bias = cx.read_opt(self.bias)?;
+        let output = cx.write(self.output)?;
+        let win = self.geo.window();
+        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let scales = cx.bytes(&scales);
+        let n_scales = self.scales.len();
+        let (lo, hi) = (f32_lit(self.range.0), f32_lit(self.range.1));
+        let per_channel = self.per_channel;
+        let q = cx.scratch::<i8>()?;
+        Ok(
+            quote!(::tinyaot::__private::kernels::hybrid::conv2d_hybrid::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, #per_channel>(
+            #input, #filter, #bias, #win, &#scales.cast::<f32>()[..#n_scales], (#lo, #hi), #q, #output);),
+        )
+    }
+
+    fn macs(&self) -> u64 {
+        let [n, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        [n, oh, ow, oc, kh, kw, self.filter_depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
+    /// The quantized image lives in scratch.
+    fn variants(&self) -> Vec<Variant> {
+        let [_, ih, iw, ic] = self.geo.input;
+        vec![Variant { kernel: Kernel::Direct, scratch: ih * iw * ic, cost: self.macs() * 4 }]
     }
 }

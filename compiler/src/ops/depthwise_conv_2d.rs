@@ -4,6 +4,7 @@
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
+use crate::graph::{DType, Tensor};
 use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
@@ -63,6 +64,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, stride, dilation, padding, output)?;
+    if (input.dtype, filter.dtype, output.dtype) == (DType::F32, DType::I8, DType::F32) {
+        return HybridDepthwise::lower(cx, filter, bias, geo, activation);
+    }
     let arith = conv_arith(cx, input, filter, bias, output, oc, activation)?;
     Ok(Box::new(DepthwiseConv2d {
         input: input.index,
@@ -218,4 +222,83 @@ impl Operator for DepthwiseConv2d {
 /// Halfwords per channel row of the widened-rows kernel.
 fn row_width(geo: &Geometry) -> usize {
     depthwise_row_width(geo.output[2], geo.stride[1], geo.kernel[1])
+}
+
+/// Hybrid DEPTHWISE_CONV_2D (float32 input and output, constant int8
+/// filter with one scale per output channel), as LiteRT runs it:
+/// `kernels::hybrid::depthwise_hybrid`.
+#[derive(Debug)]
+struct HybridDepthwise {
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+    geo: Geometry,
+    scales: Vec<f32>,
+    range: (f32, f32),
+}
+
+impl HybridDepthwise {
+    fn lower(
+        cx: &OpCx<'_, '_>,
+        filter: &Tensor<'_>,
+        bias: Option<&Tensor<'_>>,
+        geo: Geometry,
+        activation: Activation,
+    ) -> Result<Box<dyn Operator>, Error> {
+        let oc = geo.output[3];
+        crate::lowering::requant::check_bias(cx, bias, DType::F32, oc)?;
+        if filter.data.is_none() {
+            return Err(cx.err("hybrid filters must be constant (the model's own int8 data)"));
+        }
+        let scales = filter.quant.as_ref().map(|q| q.scales.clone()).unwrap_or_default();
+        if scales.len() != oc {
+            return Err(cx.err(format!(
+                "hybrid depthwise filter with {} scales for {oc} output channels (LiteRT reads one per channel)",
+                scales.len()
+            )));
+        }
+        Ok(Box::new(HybridDepthwise {
+            input: cx.input(0)?.index,
+            filter: filter.index,
+            bias: bias.map(|b| b.index),
+            output: cx.output(0)?.index,
+            geo,
+            scales,
+            range: activation.float_range(),
+        }))
+    }
+}
+
+impl Operator for HybridDepthwise {
+    fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        let [n, ih, iw, ic] = self.geo.input;
+        let [_, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        let input = cx.read(self.input)?;
+        let filter = cx.read(self.filter)?;
+        let bias = cx.read_opt(self.bias)?;
+        let output = cx.write(self.output)?;
+        let win = self.geo.window();
+        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let scales = cx.bytes(&scales);
+        let (lo, hi) = (f32_lit(self.range.0), f32_lit(self.range.1));
+        let q = cx.scratch::<i8>()?;
+        Ok(
+            quote!(::tinyaot::__private::kernels::hybrid::depthwise_hybrid::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw>(
+            #input, #filter, #bias, #win, &#scales.cast::<f32>()[..#oc], (#lo, #hi), #q, #output);),
+        )
+    }
+
+    fn macs(&self) -> u64 {
+        let [n, oh, ow, oc] = self.geo.output;
+        let [kh, kw] = self.geo.kernel;
+        [n, oh, ow, oc, kh, kw].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
+    /// The quantized image lives in scratch.
+    fn variants(&self) -> Vec<Variant> {
+        let [_, ih, iw, ic] = self.geo.input;
+        vec![Variant { kernel: Kernel::Direct, scratch: ih * iw * ic, cost: self.macs() * 4 }]
+    }
 }

@@ -193,7 +193,7 @@ impl Operator for FullyConnected {
     }
 }
 
-/// Hybrid FULLY_CONNECTED (`kernels::fully_connected::fully_connected_hybrid`).
+/// Hybrid FULLY_CONNECTED (`kernels::hybrid::fully_connected_hybrid`).
 #[derive(Debug)]
 struct Hybrid {
     input: usize,
@@ -274,7 +274,7 @@ impl Operator for Hybrid {
             None => quote!(::core::option::Option::None),
         };
         let q = cx.scratch::<i8>()?;
-        Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_hybrid::<#b, #d, #o, #asymmetric>(
+        Ok(quote!(::tinyaot::__private::kernels::hybrid::fully_connected_hybrid::<#b, #d, #o, #asymmetric>(
             #input, #weights, #bias, &#scales.cast::<f32>()[..#n_scales], #row_sums, #clamp, #q, #output);))
     }
 

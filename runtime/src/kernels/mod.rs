@@ -15,6 +15,7 @@ pub mod dot_widened;
 pub mod elementwise;
 pub mod fft;
 pub mod fully_connected;
+pub mod hybrid;
 pub mod int16;
 pub mod lstm;
 pub mod movement;

@@ -14,6 +14,8 @@ pub type Generator = fn(&mut Rng) -> (Model, String);
 pub const GENERATORS: &[(&str, Generator)] = &[
     ("CONV_2D", |r| conv_2d(r, false)),
     ("CONV_2D_WIDE", |r| conv_2d(r, true)),
+    ("CONV_2D_HYBRID", conv_2d_hybrid),
+    ("DEPTHWISE_CONV_2D_HYBRID", depthwise_conv_2d_hybrid),
     ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
     ("FULLY_CONNECTED", fully_connected),
     ("FULLY_CONNECTED_HYBRID", fully_connected_hybrid),
@@ -313,6 +315,52 @@ fn conv_2d(r: &mut Rng, wide: bool) -> (Model, String) {
     (b.finish(3, &[input, filter, bias], &[output], Some((CONV_2D_OPTIONS, options))), label)
 }
 
+/// Hybrid (dynamic-range) CONV_2D: float32 input and output, constant int8
+/// filter with one scale, per-channel scales or filter groups (LiteRT's two
+/// paths), float32 bias. Answered by LiteRT's reference kernels.
+fn conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
+    let (h, w) = (r.size(1, 9), r.size(1, 9));
+    let groups = r.pick(&[1, 1, 1, 2]);
+    let group_channels = r.size(1, 6);
+    let c = groups * group_channels;
+    let oc = groups * r.size(1, 5);
+    let (kh, kw) = (r.size(1, 3), r.size(1, 3));
+    let (sh, sw) = (r.size(1, 2), r.size(1, 2));
+    let (dh, dw) = if r.chance(0.2) { (r.size(1, 2), r.size(1, 2)) } else { (1, 1) };
+    let mut padding = r.pick(&[0i8, 1]);
+    if out_size(padding, h, kh, sh, dh).is_none() || out_size(padding, w, kw, sw, dw).is_none() {
+        padding = 0;
+    }
+    let (Some(oh), Some(ow)) = (out_size(padding, h, kh, sh, dh), out_size(padding, w, kw, sw, dw)) else {
+        return conv_2d_hybrid(r);
+    };
+    let act = activation(r);
+    let per_channel = groups > 1 || r.chance(0.5);
+    let batches = r.pick(&[1, 1, 2]);
+    let mut b = Builder::default();
+    let input = b.input("input", &[batches, h, w, c], Ty::F32, None);
+    let (filter, _) = weights(&mut b, r, Ty::I8, "filter", &[oc, kh, kw, group_channels], (oc, 0), per_channel, 1.0);
+    let bias = bias(&mut b, r, Ty::F32, oc, 1.0, &[]);
+    let output = b.output("output", &[batches, oh, ow, oc], Ty::F32, None);
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I8(act)),
+        (4, Scalar::I32(dw as i32)),
+        (5, Scalar::I32(dh as i32)),
+    ];
+    let label = format!(
+        "{batches}x{h}x{w}x{c} -> {oc}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {} groups {groups}{}",
+        ["SAME", "VALID"][padding as usize],
+        act_name(act),
+        if per_channel { " per-channel" } else { "" },
+    );
+    let mut m = b.finish(3, &[input, filter, bias], &[output], Some((CONV_2D_OPTIONS, options)));
+    m.litert = true;
+    (m, label)
+}
+
 fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
     let ty = conv_like_ty(r);
     let (h, w) = (r.size(1, 11), r.size(1, 11));
@@ -356,6 +404,51 @@ fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
         if per_channel { " per-channel" } else { "" },
     );
     (b.finish(4, &[input, filter, bias], &[output], Some((DEPTHWISE_OPTIONS, options))), label)
+}
+
+/// Hybrid (dynamic-range) DEPTHWISE_CONV_2D: float32 input and output,
+/// constant int8 filter with a scale per output channel (what LiteRT
+/// reads), float32 bias, batch 1 or 2. Answered by LiteRT's reference
+/// kernels.
+fn depthwise_conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
+    let (h, w) = (r.size(1, 9), r.size(1, 9));
+    let c = r.size(1, 6);
+    let multiplier = r.pick(&[1, 1, 2, 3]);
+    let oc = c * multiplier;
+    let (kh, kw) = (r.size(1, 4), r.size(1, 4));
+    let (sh, sw) = (r.size(1, 2), r.size(1, 2));
+    let (dh, dw) = if r.chance(0.2) { (r.size(1, 2), r.size(1, 2)) } else { (1, 1) };
+    let mut padding = r.pick(&[0i8, 1]);
+    if out_size(padding, h, kh, sh, dh).is_none() || out_size(padding, w, kw, sw, dw).is_none() {
+        padding = 0;
+    }
+    let (Some(oh), Some(ow)) = (out_size(padding, h, kh, sh, dh), out_size(padding, w, kw, sw, dw)) else {
+        return depthwise_conv_2d_hybrid(r);
+    };
+    let act = activation(r);
+    let batches = r.pick(&[1, 1, 2]);
+    let mut b = Builder::default();
+    let input = b.input("input", &[batches, h, w, c], Ty::F32, None);
+    let (filter, _) = weights(&mut b, r, Ty::I8, "filter", &[1, kh, kw, oc], (oc, 3), true, 1.0);
+    let bias = bias(&mut b, r, Ty::F32, oc, 1.0, &[]);
+    let output = b.output("output", &[batches, oh, ow, oc], Ty::F32, None);
+    let options = vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I32(multiplier as i32)),
+        (4, Scalar::I8(act)),
+        (5, Scalar::I32(dw as i32)),
+        (6, Scalar::I32(dh as i32)),
+    ];
+    let label = format!(
+        "{batches}x{h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}",
+        ["SAME", "VALID"][padding as usize],
+        act_name(act),
+    );
+    let mut m = b.finish(4, &[input, filter, bias], &[output], Some((DEPTHWISE_OPTIONS, options)));
+    m.litert = true;
+    (m, label)
 }
 
 fn fully_connected(r: &mut Rng) -> (Model, String) {
