@@ -294,6 +294,22 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
+def hybrid(s):
+    """The converter's dynamic-range quantization (no representative
+    dataset): CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with int8
+    weights on float32 activations (layers of 1024 weights or more; the
+    smaller last Dense stays float32). TFLM refuses it; LiteRT's reference
+    kernels give the reference."""
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((12, 12, 8), batch_size=1)
+    x = L.Conv2D(24, 3, padding='same', activation='relu', **s)(x)
+    x = L.Conv2D(128, 1, strides=2, activation='relu', **s)(x)
+    x = L.DepthwiseConv2D(3, padding='same', activation='relu6', **d)(x)
+    x = L.GlobalAveragePooling2D()(x)
+    x = L.Dense(32, activation='relu', **s)(x)
+    return tf.keras.Model(i, L.Dense(10, **s)(x))
+
+
 def add_sub_large(s):
     """Same-shape ADD and SUB of 512 elements (where int8 inputs are
     rescaled through tables), the larger-scale operand first or second,
@@ -784,6 +800,30 @@ def convert(model, seed, quantize):
     return conv.convert()
 
 
+def convert_dynamic_range(model):
+    """The converter's default optimization without a representative
+    dataset: int8 weights, float32 activations (hybrid layers)."""
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    return conv.convert()
+
+
+def litert_reference(data, seed):
+    """`reference` for models TFLM does not run (hybrid layers): LiteRT's
+    reference kernels (`ai-edge-litert`, the BUILTIN_REF resolver), one
+    invoke on seeded float32 inputs."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    rs = np.random.RandomState(seed)
+    inputs = [rs.uniform(-1, 1, size=tuple(d['shape'])).astype(np.float32) for d in it.get_input_details()]
+    for d, a in zip(it.get_input_details(), inputs):
+        it.set_tensor(d['index'], a)
+    it.invoke()
+    le = lambda arrs: b''.join(np.ascontiguousarray(a).astype(a.dtype.newbyteorder('<')).tobytes() for a in arrs)
+    return le(inputs), le([it.get_tensor(d['index']) for d in it.get_output_details()])
+
+
 def input_shapes(data):
     """(shape, is it bool) of every graph input, in the flatbuffer's order."""
     sg = schema_fb.Model.GetRootAsModel(data, 0).Subgraphs(0)
@@ -854,6 +894,13 @@ def main():
                 with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
                     f.write(blob)
             print('%-24s %6d bytes, %d invokes%s' % (name, len(data), invokes, ' and a reset' if reset else ''))
+    if not only or 'hybrid' in only:
+        data = convert_dynamic_range(hybrid(seeded(77)))
+        inp, out = litert_reference(data, 77)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, 'hybrid_float.%s' % ext), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes (hybrid: LiteRT reference)' % ('hybrid_float', len(data)))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)
