@@ -141,6 +141,7 @@ pub const SUPPORTED: &[OpSupport] = &[
         lower: space_batch::lower_batch_to_space,
     },
     OpSupport { code: 130, name: "BROADCAST_TO", dtypes: ANY, lower: fill::lower_broadcast_to },
+    OpSupport { code: 69, name: "TILE", dtypes: ANY, lower: tile::lower },
     OpSupport { code: 94, name: "FILL", dtypes: &["int8", "int32", "float32"], lower: fill::lower_fill },
     OpSupport {
         code: 93,

@@ -70,5 +70,6 @@ pub(crate) mod space_depth;
 pub(crate) mod split;
 pub(crate) mod svdf;
 pub(crate) mod tanh;
+pub(crate) mod tile;
 pub(crate) mod transpose;
 pub(crate) mod transpose_conv;

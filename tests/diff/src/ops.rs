@@ -15,6 +15,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CONV_2D", |r| conv_2d(r, false)),
     ("CONV_2D_WIDE", |r| conv_2d(r, true)),
     ("CONV_2D_HYBRID", conv_2d_hybrid),
+    ("TILE", tile),
     ("DEPTHWISE_CONV_2D_HYBRID", depthwise_conv_2d_hybrid),
     ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
     ("FULLY_CONNECTED", fully_connected),
@@ -1000,6 +1001,31 @@ fn broadcast_to(r: &mut Rng) -> (Model, String) {
     let output = b.output("output", &out, ty, q);
     let label = format!("{} {shape:?} -> {out:?}", ty.name());
     (b.finish(130, &[input, shape_t], &[output], None), label)
+}
+
+/// TILE (LiteRT's builtin; TFLM has none): rank 1 to 5, multiples 1 to 3
+/// as an int32 or int64 constant. Answered by LiteRT's reference kernels.
+fn tile(r: &mut Rng) -> (Model, String) {
+    let (ty, q) = movement_ty(r, ALL);
+    let rank = r.size(1, 5);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 4)).collect();
+    let multiples: Vec<usize> = (0..rank).map(|_| r.size(1, 3)).collect();
+    let out: Vec<usize> = shape.iter().zip(&multiples).map(|(&d, &m)| d * m).collect();
+    let mut b = Builder::default();
+    let input = b.input("input", &shape, ty, q.clone());
+    let wide = r.chance(0.3);
+    let m = if wide {
+        let bytes = multiples.iter().flat_map(|&m| (m as i64).to_le_bytes()).collect();
+        b.constant("multiples", &[rank], Ty::I64, bytes, None)
+    } else {
+        let m32: Vec<i32> = multiples.iter().map(|&m| m as i32).collect();
+        b.ints("multiples", &[rank], &m32)
+    };
+    let output = b.output("output", &out, ty, q);
+    let label = format!("{} {shape:?} x {multiples:?}{}", ty.name(), if wide { " (int64)" } else { "" });
+    let mut model = b.finish(69, &[input, m], &[output], None);
+    model.litert = true;
+    (model, label)
 }
 
 /// FILL: an input scalar into a constant shape (a constant scalar would
