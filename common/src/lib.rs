@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod fixedpoint;
+pub mod gelu;
 pub mod layout;
 
 /// Whether a clamp to `min..=max` (`i32`s) is the whole int8 range: the

@@ -142,6 +142,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     },
     OpSupport { code: 130, name: "BROADCAST_TO", dtypes: ANY, lower: fill::lower_broadcast_to },
     OpSupport { code: 69, name: "TILE", dtypes: ANY, lower: tile::lower },
+    OpSupport { code: 150, name: "GELU", dtypes: &["int8", "float32"], lower: gelu::lower },
     OpSupport { code: 94, name: "FILL", dtypes: &["int8", "int32", "float32"], lower: fill::lower_fill },
     OpSupport {
         code: 93,

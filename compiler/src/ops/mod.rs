@@ -27,6 +27,7 @@ pub(crate) mod fill;
 pub(crate) mod fully_connected;
 pub(crate) mod gather;
 pub(crate) mod gather_nd;
+pub(crate) mod gelu;
 pub(crate) mod hard_swish;
 pub(crate) mod l2_normalization;
 pub(crate) mod leaky_relu;

@@ -305,3 +305,11 @@ pub mod while_ {
     /// `body_subgraph_index: int`.
     pub const BODY_SUBGRAPH_INDEX: u16 = 1;
 }
+
+/// `GeluOptions`.
+pub mod gelu {
+    /// Union tag.
+    pub const TAG: u8 = 116;
+    /// `approximate: bool`.
+    pub const APPROXIMATE: u16 = 0;
+}

@@ -210,6 +210,19 @@ pub fn elu_f32(x: f32) -> f32 {
     if x < 0.0 { libm::expm1(x as f64) as f32 } else { x }
 }
 
+/// GELU (LiteRT's builtin; TFLM has none), exact form
+/// (`tinyaot_common::gelu::exact`).
+#[inline(always)]
+pub fn gelu_f32(x: f32) -> f32 {
+    tinyaot_common::gelu::exact(x)
+}
+
+/// GELU, tanh approximation (`tinyaot_common::gelu::tanh_approximation`).
+#[inline(always)]
+pub fn gelu_tanh_f32(x: f32) -> f32 {
+    tinyaot_common::gelu::tanh_approximation(x)
+}
+
 /// QUANTIZE float32 -> int16 (TFLite `AffineQuantize`).
 #[inline(always)]
 pub fn quantize_f32_s16(x: f32, scale: f32, zero_point: i32) -> i16 {

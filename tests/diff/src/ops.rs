@@ -16,6 +16,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("CONV_2D_WIDE", |r| conv_2d(r, true)),
     ("CONV_2D_HYBRID", conv_2d_hybrid),
     ("TILE", tile),
+    ("GELU", gelu),
     ("DEPTHWISE_CONV_2D_HYBRID", depthwise_conv_2d_hybrid),
     ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
     ("FULLY_CONNECTED", fully_connected),
@@ -1001,6 +1002,27 @@ fn broadcast_to(r: &mut Rng) -> (Model, String) {
     let output = b.output("output", &out, ty, q);
     let label = format!("{} {shape:?} -> {out:?}", ty.name());
     (b.finish(130, &[input, shape_t], &[output], None), label)
+}
+
+/// GELU (LiteRT's builtin; TFLM has none): int8 (LiteRT's table) and
+/// float32, exact or tanh-approximate. Answered by LiteRT's reference
+/// kernels (float32 within 1e-5: its Eigen erfc and tanh are not libm's).
+fn gelu(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
+    let approximate = r.chance(0.5);
+    let mut b = Builder::default();
+    let in_q = activation_quant(r, ty, 1e-3, 0.2);
+    let out_q = activation_quant(r, ty, 1e-3, 0.2);
+    let input = b.input("input", &shape, ty, in_q);
+    let output = b.output("output", &shape, ty, out_q);
+    const GELU_OPTIONS: u8 = 116;
+    let options = vec![(0, Scalar::Bool(approximate))];
+    let label = format!("{} {shape:?}{}", ty.name(), if approximate { " approximate" } else { "" });
+    let mut m = b.finish(150, &[input], &[output], Some((GELU_OPTIONS, options)));
+    m.litert = true;
+    (m, label)
 }
 
 /// TILE (LiteRT's builtin; TFLM has none): rank 1 to 5, multiples 1 to 3
