@@ -124,7 +124,7 @@ fn main() {
             r#"    if only.is_none_or(|o| o == {stem:?}.as_bytes()) {{
         let mut model = {acquire};
         let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::INPUTS, &{m}::Model::OUTPUTS,
-            |m, i, b| m.write_input(i, b), |m| m.invoke(), |m| m.reset(), |m, i| m.output_bytes(i));
+            |m, i, b| m.write_input(i, b), |m| {{ m.invoke(); }}, |m| m.reset(), |m, i| m.output_bytes(i));
         report({stem:?}, outcome);
     }}"#,
             input = input.display().to_string(),
