@@ -155,6 +155,9 @@ pub struct Tensor<'a> {
     /// A variable (state kept between invocations): stored outside the
     /// arena, never constant.
     pub is_variable: bool,
+    /// Constant int4 data in the model (two values per byte), unpacked into
+    /// `data` as int8; kernels that read the nibbles keep the packed form.
+    pub int4: bool,
     /// Number of elements.
     pub elements: usize,
     /// Size in bytes (0 when the dtype has no storage size).
@@ -174,6 +177,7 @@ impl Tensor<'_> {
             quant: None,
             data: None,
             is_variable: false,
+            int4: false,
             elements: 0,
             bytes: 0,
         }
@@ -929,5 +933,6 @@ fn read_tensor<'a>(
     if is_variable && (bytes == 0 || dtype.size().is_none()) {
         return Err(Error::model(format!("variable tensor '{name}' ({}{shape:?}) has no storage", dtype.name())));
     }
-    Ok(Tensor { index, name, shape, dtype, quant, data, is_variable, elements, bytes })
+    let int4 = int4 && data.is_some();
+    Ok(Tensor { index, name, shape, dtype, quant, data, is_variable, int4, elements, bytes })
 }

@@ -115,6 +115,7 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
             quant: v.quant.clone(),
             data: None,
             is_variable: true,
+            int4: false,
             elements: v.elements,
             bytes: v.bytes,
         };
