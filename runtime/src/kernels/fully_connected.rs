@@ -91,7 +91,7 @@ pub fn fully_connected_folded_s4<const B: usize, const D: usize, const O: usize>
         (&input[..B * D], &packed[..(O * D).div_ceil(2)], &bias[..O], &mut output[..B * O]);
     let nibble = |k: usize| {
         let b = packed[k / 2];
-        (if k % 2 == 0 { (b << 4) as i8 } else { b as i8 }) >> 4
+        (if k.is_multiple_of(2) { (b << 4) as i8 } else { b as i8 }) >> 4
     };
     let mut acc = [0i32; super::dot::CHUNK];
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
