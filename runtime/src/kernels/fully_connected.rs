@@ -100,7 +100,7 @@ pub fn fully_connected_folded_s4<const B: usize, const D: usize, const O: usize>
             for (k, a) in acc[..n].iter_mut().enumerate() {
                 let o = c0 + k;
                 let mut sum = bias[o];
-                if D % 2 == 0 {
+                if D.is_multiple_of(2) {
                     // Rows start on a byte: two weights per byte.
                     let bytes = &packed[o * D / 2..(o + 1) * D / 2];
                     for (x, &b) in row.chunks_exact(2).zip(bytes) {
