@@ -8,6 +8,7 @@
 pub mod broadcast;
 pub mod context;
 pub mod fft;
+pub mod hybrid;
 pub mod movement;
 pub mod operator;
 pub mod options;

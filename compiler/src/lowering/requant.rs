@@ -20,17 +20,6 @@ pub fn qrange(dtype: DType) -> (i32, i32) {
     }
 }
 
-/// The error for a hybrid (dynamic-range quantized) layer tinyaot does not
-/// run: float32 activations with integer weights, which TFLM refuses too.
-pub fn hybrid(cx: &OpCx<'_, '_>) -> Error {
-    cx.err(
-        "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
-         either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
-         FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D with int8 weights (as LiteRT), not this layer: convert with full-integer \
-         quantization (a representative dataset and int8 inputs/outputs) or keep the weights float32",
-    )
-}
-
 /// Per-channel requantization constants for conv-like ops: the effective
 /// scale `input * filter[c] / output` (in double, as TFLM), quantized.
 pub fn conv_multipliers(
@@ -125,7 +114,7 @@ pub fn conv_arith(
             let (lo, hi) = activation.float_range();
             Ok(Arith::Float(lo, hi))
         }
-        (DType::F32, DType::I8 | DType::U8, DType::F32) => Err(hybrid(cx)),
+        (DType::F32, DType::I8 | DType::U8, DType::F32) => Err(crate::lowering::hybrid::unsupported(cx)),
         (i, f, o) => Err(cx.unsupported(
             &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
             "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",

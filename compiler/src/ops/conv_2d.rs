@@ -218,15 +218,11 @@ impl HybridConv {
         activation: Activation,
     ) -> Result<Box<dyn Operator>, Error> {
         let oc = geo.output[3];
-        crate::lowering::requant::check_bias(cx, bias, DType::F32, oc)?;
-        if filter.data.is_none() {
-            return Err(cx.err("hybrid filters must be constant (the model's own int8 data)"));
-        }
-        let scales = filter.quant.as_ref().map(|q| q.scales.clone()).unwrap_or_default();
+        let scales = crate::lowering::hybrid::weight_scales(cx, filter, bias, oc)?;
         let grouped = filter_depth != geo.input[3];
         let differ = scales.iter().any(|&s| s != scales[0]);
         let per_channel = differ || grouped;
-        if scales.is_empty() || (per_channel && scales.len() != oc) {
+        if per_channel && scales.len() != oc {
             return Err(cx.err(format!(
                 "hybrid filter with {} scales for {oc} output channels (LiteRT reads one per channel {})",
                 scales.len(),
@@ -258,15 +254,13 @@ impl Operator for HybridConv {
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let win = self.geo.window();
-        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
-        let scales = cx.bytes(&scales);
-        let n_scales = self.scales.len();
-        let (lo, hi) = (f32_lit(self.range.0), f32_lit(self.range.1));
+        let scales = crate::lowering::hybrid::emit_scales(cx, &self.scales);
+        let range = crate::lowering::hybrid::emit_range(self.range);
         let per_channel = self.per_channel;
         let q = cx.scratch::<i8>()?;
         Ok(
             quote!(::tinyaot::__private::kernels::hybrid::conv2d_hybrid::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, #per_channel>(
-            #input, #filter, #bias, #win, &#scales.cast::<f32>()[..#n_scales], (#lo, #hi), #q, #output);),
+            #input, #filter, #bias, #win, #scales, #range, #q, #output);),
         )
     }
 

@@ -247,11 +247,7 @@ impl HybridDepthwise {
         activation: Activation,
     ) -> Result<Box<dyn Operator>, Error> {
         let oc = geo.output[3];
-        crate::lowering::requant::check_bias(cx, bias, DType::F32, oc)?;
-        if filter.data.is_none() {
-            return Err(cx.err("hybrid filters must be constant (the model's own int8 data)"));
-        }
-        let scales = filter.quant.as_ref().map(|q| q.scales.clone()).unwrap_or_default();
+        let scales = crate::lowering::hybrid::weight_scales(cx, filter, bias, oc)?;
         if scales.len() != oc {
             return Err(cx.err(format!(
                 "hybrid depthwise filter with {} scales for {oc} output channels (LiteRT reads one per channel)",
@@ -280,13 +276,12 @@ impl Operator for HybridDepthwise {
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let win = self.geo.window();
-        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
-        let scales = cx.bytes(&scales);
-        let (lo, hi) = (f32_lit(self.range.0), f32_lit(self.range.1));
+        let scales = crate::lowering::hybrid::emit_scales(cx, &self.scales);
+        let range = crate::lowering::hybrid::emit_range(self.range);
         let q = cx.scratch::<i8>()?;
         Ok(
             quote!(::tinyaot::__private::kernels::hybrid::depthwise_hybrid::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw>(
-            #input, #filter, #bias, #win, &#scales.cast::<f32>()[..#oc], (#lo, #hi), #q, #output);),
+            #input, #filter, #bias, #win, #scales, #range, #q, #output);),
         )
     }
 

@@ -10,9 +10,10 @@ use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::hybrid;
 use crate::lowering::operator::Operator;
 use crate::lowering::options::Activation;
-use crate::lowering::requant::{Arith, Requant, Requant16, check_bias, folded_bias, hybrid};
+use crate::lowering::requant::{Arith, Requant, Requant16, check_bias, folded_bias};
 use crate::lowering::weights::PackedRows;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -114,7 +115,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (DType::F32, DType::I8, DType::F32) => {
             return Hybrid::lower(cx, input, weights, bias, output, (batches, depth, units), activation, o);
         }
-        (DType::F32, DType::U8, DType::F32) => return Err(hybrid(cx)),
+        (DType::F32, DType::U8, DType::F32) => return Err(hybrid::unsupported(cx)),
         (i, w, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),
@@ -245,17 +246,11 @@ impl Hybrid {
         activation: Activation,
         options: Option<&crate::tflite::Options<'_>>,
     ) -> Result<Box<dyn Operator>, Error> {
-        check_bias(cx, bias, DType::F32, units)?;
-        let data = weights
-            .data
-            .as_deref()
-            .ok_or_else(|| cx.err("hybrid weights must be constant (the model's own int8 data)"))?;
-        let q = weights.quant.as_ref().ok_or_else(|| cx.err("hybrid int8 weights need a scale"))?;
-        let scales = match q.scales.len() {
-            1 => q.scales.clone(),
-            n if n == units => q.scales.clone(),
-            n => return Err(cx.err(format!("the weights have {n} scales for {units} units"))),
-        };
+        let scales = hybrid::weight_scales(cx, weights, bias, units)?;
+        let data = weights.data.as_deref().unwrap_or_default();
+        if scales.len() != 1 && scales.len() != units {
+            return Err(cx.err(format!("the weights have {} scales for {units} units", scales.len())));
+        }
         let asymmetric =
             options.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
         let row_sums = asymmetric
@@ -283,21 +278,19 @@ impl Operator for Hybrid {
         let weights = cx.read(self.weights)?;
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
-        let scales: Vec<u8> = self.scales.iter().flat_map(|s| s.to_le_bytes()).collect();
-        let scales = cx.bytes(&scales);
-        let n_scales = self.scales.len();
+        let scales = hybrid::emit_scales(cx, &self.scales);
         let asymmetric = self.row_sums.is_some();
         let row_sums = cx.i32s(self.row_sums.as_deref().unwrap_or(&[]));
         let clamp = match self.clamp {
-            Some((lo, hi)) => {
-                let (lo, hi) = (f32_lit(lo), f32_lit(hi));
-                quote!(::core::option::Option::Some((#lo, #hi)))
+            Some(range) => {
+                let range = hybrid::emit_range(range);
+                quote!(::core::option::Option::Some(#range))
             }
             None => quote!(::core::option::Option::None),
         };
         let q = cx.scratch::<i8>()?;
         Ok(quote!(::tinyaot::__private::kernels::hybrid::fully_connected_hybrid::<#b, #d, #o, #asymmetric>(
-            #input, #weights, #bias, &#scales.cast::<f32>()[..#n_scales], #row_sums, #clamp, #q, #output);))
+            #input, #weights, #bias, #scales, #row_sums, #clamp, #q, #output);))
     }
 
     fn macs(&self) -> u64 {

@@ -267,6 +267,37 @@ fn conv_like_ty(r: &mut Rng) -> Ty {
     r.pick(&[Ty::I8, Ty::I8, Ty::I8, Ty::F32, Ty::I16])
 }
 
+/// Conv2DOptions: padding, strides (h, w), activation, dilations (h, w).
+fn conv_options(padding: i8, [sh, sw]: [usize; 2], act: i8, [dh, dw]: [usize; 2]) -> Vec<(u16, Scalar)> {
+    vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I8(act)),
+        (4, Scalar::I32(dw as i32)),
+        (5, Scalar::I32(dh as i32)),
+    ]
+}
+
+/// DepthwiseConv2DOptions: [`conv_options`] with the depth multiplier.
+fn depthwise_options(
+    padding: i8,
+    [sh, sw]: [usize; 2],
+    multiplier: usize,
+    act: i8,
+    [dh, dw]: [usize; 2],
+) -> Vec<(u16, Scalar)> {
+    vec![
+        (0, Scalar::I8(padding)),
+        (1, Scalar::I32(sw as i32)),
+        (2, Scalar::I32(sh as i32)),
+        (3, Scalar::I32(multiplier as i32)),
+        (4, Scalar::I8(act)),
+        (5, Scalar::I32(dw as i32)),
+        (6, Scalar::I32(dh as i32)),
+    ]
+}
+
 /// `wide`: many channels and long rows (int8 mostly, 1x1 half the time),
 /// the shapes the DSP cores' two-pixel paths take (`DOT_PAIRS`), odd pixel
 /// and channel counts included.
@@ -298,14 +329,7 @@ fn conv_2d(r: &mut Rng, wide: bool) -> (Model, String) {
     let bias = if with_bias { bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales) } else { -1 };
     let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], depth));
     let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
-    let options = vec![
-        (0, Scalar::I8(padding)),
-        (1, Scalar::I32(sw as i32)),
-        (2, Scalar::I32(sh as i32)),
-        (3, Scalar::I8(act)),
-        (4, Scalar::I32(dw as i32)),
-        (5, Scalar::I32(dh as i32)),
-    ];
+    let options = conv_options(padding, [sh, sw], act, [dh, dw]);
     let label = format!(
         "{} {h}x{w}x{c} -> {oc}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {} groups {groups}{}{}",
         ty.name(),
@@ -344,14 +368,7 @@ fn conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
     let (filter, _) = weights(&mut b, r, Ty::I8, "filter", &[oc, kh, kw, group_channels], (oc, 0), per_channel, 1.0);
     let bias = bias(&mut b, r, Ty::F32, oc, 1.0, &[]);
     let output = b.output("output", &[batches, oh, ow, oc], Ty::F32, None);
-    let options = vec![
-        (0, Scalar::I8(padding)),
-        (1, Scalar::I32(sw as i32)),
-        (2, Scalar::I32(sh as i32)),
-        (3, Scalar::I8(act)),
-        (4, Scalar::I32(dw as i32)),
-        (5, Scalar::I32(dh as i32)),
-    ];
+    let options = conv_options(padding, [sh, sw], act, [dh, dw]);
     let label = format!(
         "{batches}x{h}x{w}x{c} -> {oc}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {} groups {groups}{}",
         ["SAME", "VALID"][padding as usize],
@@ -389,15 +406,7 @@ fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
     let bias = bias(&mut b, r, ty, oc, scale_of(&in_q), &w_scales);
     let out_q = output_quant(r, ty, dot_magnitude(ty, scale_of(&in_q), w_scales[0], kh * kw));
     let output = b.output("output", &[1, oh, ow, oc], ty, out_q);
-    let options = vec![
-        (0, Scalar::I8(padding)),
-        (1, Scalar::I32(sw as i32)),
-        (2, Scalar::I32(sh as i32)),
-        (3, Scalar::I32(multiplier as i32)),
-        (4, Scalar::I8(act)),
-        (5, Scalar::I32(dw as i32)),
-        (6, Scalar::I32(dh as i32)),
-    ];
+    let options = depthwise_options(padding, [sh, sw], multiplier, act, [dh, dw]);
     let label = format!(
         "{} {h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}{}",
         ty.name(),
@@ -434,15 +443,7 @@ fn depthwise_conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
     let (filter, _) = weights(&mut b, r, Ty::I8, "filter", &[1, kh, kw, oc], (oc, 3), true, 1.0);
     let bias = bias(&mut b, r, Ty::F32, oc, 1.0, &[]);
     let output = b.output("output", &[batches, oh, ow, oc], Ty::F32, None);
-    let options = vec![
-        (0, Scalar::I8(padding)),
-        (1, Scalar::I32(sw as i32)),
-        (2, Scalar::I32(sh as i32)),
-        (3, Scalar::I32(multiplier as i32)),
-        (4, Scalar::I8(act)),
-        (5, Scalar::I32(dw as i32)),
-        (6, Scalar::I32(dh as i32)),
-    ];
+    let options = depthwise_options(padding, [sh, sw], multiplier, act, [dh, dw]);
     let label = format!(
         "{batches}x{h}x{w}x{c} x{multiplier}, {kh}x{kw} stride {sh}x{sw} dilation {dh}x{dw} {} {}",
         ["SAME", "VALID"][padding as usize],
