@@ -343,11 +343,10 @@ pub fn conv2d_im2col_s8<
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
         return window_pairs::<N, IH, IW, IC, OH, OW, OC, KH, KW, D4>(io, rows, bias, win, q, patch);
     }
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
-        let Pixel { b, y0, x0, index, .. } = px;
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         if !pointwise {
-            fill_patch::<IH, IW, IC, KH, KW>(&io, &px, win, pad, patch);
+            fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
         }
         if let (true, Some(scales)) = (FUSE, fused) {
             // The common requantization: fused into the dot products, each
@@ -455,12 +454,13 @@ fn window_pairs<
     let pad = (-q.input_offset) as i8;
     let mut pair = [0u32; super::dot::PAIR_WORDS];
     let mut held: Option<usize> = None;
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
-        fill_patch::<IH, IW, IC, KH, KW>(&io, &px, win, pad, patch);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+        fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
         super::dot::widen_pair_lane(&patch[..D4], held.is_some() as usize, &mut pair);
         match held.take() {
-            None => held = Some(px.index),
-            Some(first) => pair_outputs::<D4, OC>(&pair, rows, bias, q, [first, px.index], &mut io),
+            None => held = Some(index),
+            Some(first) => pair_outputs::<D4, OC>(&pair, rows, bias, q, [first, index], &mut io),
         }
     });
     if let Some(last) = held {
@@ -473,19 +473,20 @@ fn window_pairs<
 }
 
 /// Fills the first `KH * KW * IC` bytes of `patch` with the window of one
-/// output pixel (`b`, `y0`, `x0`, `ys`, `xs` as in [`Pixel`]), the zero
-/// point `pad` where it reaches outside the input.
+/// output pixel (`b`, `y0`, `x0`, `ys`, `xs` as in [`Pixel`]; `pixel` the
+/// input offset of its first tap inside the image), the zero point `pad`
+/// where it reaches outside the input.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn fill_patch<const IH: usize, const IW: usize, const IC: usize, const KH: usize, const KW: usize>(
     io: &impl Io<i8>,
-    Pixel { b, y0, x0, ys, xs, .. }: &Pixel,
+    pixel: usize,
+    (b, y0, x0): (usize, isize, isize),
+    (ys, xs): (core::ops::Range<usize>, core::ops::Range<usize>),
     win: &Window,
     pad: i8,
     patch: &mut [i8],
 ) {
-    let (b, y0, x0) = (*b, *y0, *x0);
-    let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
     let inside = ys.len() == KH && xs.len() == KW && win.dilation_w == 1;
     if inside {
         // The whole window inside the image: its rows from one run of
