@@ -218,6 +218,13 @@ pub fn schedule(
     // Scratch buffers, live only during their op (after the tensors, as in TFLM).
     for (pos, &n) in order.iter().enumerate() {
         let variants = ops[n].variants();
+        // An op whose plainest kernel still needs scratch (a hybrid layer's
+        // quantized input, the NMS's lists) needs it in TFLM or LiteRT too:
+        // their figure counts it.
+        if let Some(v) = variants.first().filter(|v| v.scratch > 0) {
+            let life = Lifetime { first: pos + 1, last: pos + 1 };
+            tflm_requests.push(Request { size: v.scratch, life, overlap: None });
+        }
         if let Some(v) = variants.get(choice[n]).filter(|v| v.scratch > 0) {
             buffers.push(Buffer {
                 name: format!("scratch: op {pos} {} {}", graph.nodes[n].name, v.kernel.name()),
