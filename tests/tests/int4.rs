@@ -1,25 +1,62 @@
 //! int4 weights stay packed in flash where a kernel reads the nibbles
-//! (FULLY_CONNECTED): an int4 model takes about half the weight flash of
-//! its int8 twin. (Their outputs are compared with TFLM's in the
-//! differential suite, `INT4_WEIGHTS`.)
+//! (FULLY_CONNECTED, the im2col CONV_2D): an int4 model takes about half
+//! the weight flash of its int8 twin. (Their outputs are compared with
+//! TFLM's in the differential suite, `INT4_WEIGHTS`.)
 
-use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, SubgraphDef, TensorDef};
+use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef};
+
+/// Weights -7..=7 as int8 bytes, or packed two per byte (low nibble first).
+fn weight_bytes_of(n: usize, int4: bool) -> Vec<u8> {
+    let values: Vec<i8> = (0..n).map(|k| ((k * 5 + 3) % 15) as i8 - 7).collect();
+    if !int4 {
+        return values.iter().map(|&v| v as u8).collect();
+    }
+    let mut packed = vec![0u8; n.div_ceil(2)];
+    for (k, &v) in values.iter().enumerate() {
+        packed[k / 2] |= (v as u8 & 0x0f) << (4 * (k % 2));
+    }
+    packed
+}
+
+/// CONV_2D 3x3 VALID over [1, 8, 8, ic] to `oc` channels, int8 or int4 filter.
+fn conv(ic: usize, oc: usize, int4: bool) -> Vec<u8> {
+    const INT8: i8 = 9;
+    const INT32: i8 = 2;
+    const INT4: i8 = 17;
+    let bias: Vec<u8> = (0..oc as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
+    let (c, o) = (ic as i32, oc as i32);
+    let sub = SubgraphDef {
+        tensors: vec![
+            TensorDef::new("input", &[1, 8, 8, c], INT8, QuantDef::per_tensor(0.05, 3)),
+            TensorDef::constant(
+                "filter",
+                &[o, 3, 3, c],
+                if int4 { INT4 } else { INT8 },
+                1,
+                QuantDef::per_tensor(0.02, 0),
+            ),
+            TensorDef::constant("bias", &[o], INT32, 2, QuantDef::per_tensor(0.001, 0)),
+            TensorDef::new("output", &[1, 6, 6, o], INT8, QuantDef::per_tensor(0.1, -5)),
+        ],
+        inputs: vec![0],
+        outputs: vec![3],
+        ops: vec![OpDef {
+            opcode: 0,
+            inputs: vec![0, 1, 2],
+            outputs: vec![3],
+            options: Some((1, vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1))])),
+            custom_options: None,
+        }],
+    };
+    ModelDef::new(&[3], sub, vec![weight_bytes_of(oc * 9 * ic, int4), bias]).to_bytes()
+}
 
 /// FULLY_CONNECTED [1, depth] x [units, depth] with int8 or int4 weights.
 fn fc(depth: usize, units: usize, int4: bool) -> Vec<u8> {
     const INT8: i8 = 9;
     const INT32: i8 = 2;
     const INT4: i8 = 17;
-    let values: Vec<i8> = (0..units * depth).map(|k| ((k * 5 + 3) % 15) as i8 - 7).collect();
-    let weights: Vec<u8> = if int4 {
-        let mut packed = vec![0u8; values.len().div_ceil(2)];
-        for (k, &v) in values.iter().enumerate() {
-            packed[k / 2] |= (v as u8 & 0x0f) << (4 * (k % 2));
-        }
-        packed
-    } else {
-        values.iter().map(|&v| v as u8).collect()
-    };
+    let weights = weight_bytes_of(units * depth, int4);
     let bias: Vec<u8> = (0..units as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
     let (d, u) = (depth as i32, units as i32);
     let sub = SubgraphDef {
@@ -52,6 +89,16 @@ fn int4_fully_connected_takes_half_the_weight_flash() {
         println!("FULLY_CONNECTED {depth} -> {units}: int8 weights {w8} B of flash, int4 {w4} B");
         // The packed nibbles, plus the per-unit constants both keep.
         let nibbles = (depth * units).div_ceil(2);
+        assert!(w4 < w8 - nibbles + nibbles / 8, "int4 {w4} B is not about half of int8 {w8} B");
+    }
+}
+
+#[test]
+fn int4_conv_takes_half_the_weight_flash() {
+    for (ic, oc) in [(16, 32), (3, 7)] {
+        let (w8, w4) = (weight_bytes(&conv(ic, oc, false)), weight_bytes(&conv(ic, oc, true)));
+        println!("CONV_2D 3x3 {ic} -> {oc}: int8 weights {w8} B of flash, int4 {w4} B");
+        let nibbles = (oc * 9 * ic).div_ceil(2);
         assert!(w4 < w8 - nibbles + nibbles / 8, "int4 {w4} B is not about half of int8 {w8} B");
     }
 }

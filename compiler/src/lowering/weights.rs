@@ -1,6 +1,7 @@
 //! Weight layouts as the compiler emits them: int8 rows packed for the
-//! blocked dot products, and widened for small layers (`tinyaot-common`'s
-//! `layout` holds the arrangements themselves).
+//! blocked dot products, widened for small layers (`tinyaot-common`'s
+//! `layout` holds the arrangements themselves), and int4 rows kept as the
+//! model packs them.
 
 use crate::codegen::Emit;
 use proc_macro2::TokenStream;
@@ -23,6 +24,10 @@ pub struct PackedRows {
     pub bytes: Vec<u8>,
     /// `layout::pack_rows_widened` as little-endian words, for small layers.
     pub widened: Option<Vec<u8>>,
+    /// Weights the model stores as int4: the rows as nibbles (two values
+    /// per byte, low first, row after row) and the row length, read by
+    /// `kernels::dot_int4::Int4Rows` (half the flash); `bytes` then unused.
+    pub int4: Option<(Vec<u8>, usize)>,
 }
 
 impl PackedRows {
@@ -36,11 +41,32 @@ impl PackedRows {
             pack_rows_widened(rows, channels, depth, &mut words);
             words.iter().flat_map(|w| w.to_le_bytes()).collect()
         });
-        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened }
+        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened, int4: None }
+    }
+
+    /// `channels` rows of `depth` int4 values (given unpacked, as int8), kept
+    /// packed two per byte.
+    pub fn int4(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
+        let rows = &rows[..channels * depth];
+        let mut nibbles = vec![0u8; rows.len().div_ceil(2)];
+        for (k, &v) in rows.iter().enumerate() {
+            nibbles[k / 2] |= (v as u8 & 0x0f) << (4 * (k % 2));
+        }
+        PackedRows { bytes: Vec::new(), widened: None, int4: Some((nibbles, depth)) }
+    }
+
+    /// Rows for the model's weights: int4 ones (`int4`) kept packed, else
+    /// [`PackedRows::new`].
+    pub fn of(rows: &[i8], channels: usize, depth: usize, int4: bool) -> PackedRows {
+        if int4 { PackedRows::int4(rows, channels, depth) } else { PackedRows::new(rows, channels, depth) }
     }
 
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        if let Some((nibbles, depth)) = &self.int4 {
+            let nibbles = cx.bytes(nibbles);
+            return quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Rows { nibbles: &#nibbles.0, depth: #depth });
+        }
         match &self.widened {
             None => {
                 let bytes = cx.bytes(&self.bytes);

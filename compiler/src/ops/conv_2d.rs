@@ -45,6 +45,8 @@ struct Conv2d {
     folded_bias: Option<Vec<i32>>,
     /// The filter bytes, for the im2col kernel's repacking.
     weights: Option<Vec<i8>>,
+    /// The model stores the filter as int4: the im2col kernel keeps it so.
+    int4: bool,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -97,6 +99,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         arith,
         folded_bias,
         weights: filter.data.as_deref().map(|w| w.iter().map(|&b| b as i8).collect()),
+        int4: filter.int4,
     }))
 }
 
@@ -128,7 +131,7 @@ impl Operator for Conv2d {
                 };
                 // Blocks of rows for the blocked dot products.
                 let depth = kh * kw * ic;
-                let packed = PackedRows::new(weights, oc, depth).emit(cx);
+                let packed = PackedRows::of(weights, oc, depth, self.int4).emit(cx);
                 let folded = cx.i32s(folded);
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;

@@ -39,9 +39,6 @@ struct FullyConnected {
     /// float32 with constant weights: 8 rows at a time transposed
     /// (`layout::pack_f32_rows8`), as bytes.
     packed_f32: Option<Vec<u8>>,
-    /// With `folded_bias`, weights the model stores as int4: kept packed,
-    /// two per byte (half the flash), for the int4 kernel.
-    packed_int4: Option<Vec<u8>>,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -128,20 +125,10 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         (Arith::Int8((q, 0)), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), units, q.input_offset)),
         _ => None,
     };
-    let packed_int4 = match (&arith, weights.data.as_deref()) {
-        (Arith::Int8(_), Some(w)) if folded_bias.is_some() && weights.int4 => {
-            let mut nibbles = vec![0u8; w.len().div_ceil(2)];
-            for (k, &v) in w.iter().enumerate() {
-                nibbles[k / 2] |= (v & 0x0f) << (4 * (k % 2));
-            }
-            Some(nibbles)
-        }
-        _ => None,
-    };
     let packed = match (&arith, weights.data.as_deref()) {
-        (Arith::Int8(_), Some(w)) if folded_bias.is_some() && packed_int4.is_none() => {
+        (Arith::Int8(_), Some(w)) if folded_bias.is_some() => {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
-            Some(PackedRows::new(&w, units, depth))
+            Some(PackedRows::of(&w, units, depth, weights.int4))
         }
         _ => None,
     };
@@ -155,7 +142,6 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     Ok(Box::new(FullyConnected {
         packed,
         packed_f32,
-        packed_int4,
         folded_bias,
         input: input.index,
         weights: weights.index,
@@ -181,14 +167,6 @@ impl Operator for FullyConnected {
             let q = q.emit_rescale(cx)?;
             return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
                 #input, #packed, #folded, #q, #output);));
-        }
-        if let (Arith::Int8((q, _)), Some(folded), Some(nibbles)) = (&self.arith, &self.folded_bias, &self.packed_int4)
-        {
-            let folded = cx.i32s(folded);
-            let nibbles = cx.bytes(nibbles);
-            let q = q.emit_rescale(cx)?;
-            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_folded_s4::<#b, #d, #o>(
-                #input, &#nibbles.0, #folded, #q, #output);));
         }
         if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed_f32) {
             let packed = cx.bytes(packed);

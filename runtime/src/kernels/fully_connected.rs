@@ -73,52 +73,6 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
     }
 }
 
-/// [`fully_connected_folded_s8`] over int4 weights as the model packs them
-/// (two per byte, low nibble first, the `[O, D]` rows one after another):
-/// half the flash of int8. The nibbles are sign-extended as they are read;
-/// the sums, `CHUNK` units at a time, are requantized as the int8 kernel's.
-/// Same bits as [`fully_connected`] on the unpacked weights (TFLM unpacks
-/// them into scratch first).
-#[inline(never)]
-pub fn fully_connected_folded_s4<const B: usize, const D: usize, const O: usize>(
-    input: &[i8],
-    packed: &[u8],
-    bias: &[i32],
-    q: &Rescale<'_>,
-    output: &mut [i8],
-) {
-    let (input, packed, bias, output) =
-        (&input[..B * D], &packed[..(O * D).div_ceil(2)], &bias[..O], &mut output[..B * O]);
-    let nibble = |k: usize| {
-        let b = packed[k / 2];
-        (if k.is_multiple_of(2) { (b << 4) as i8 } else { b as i8 }) >> 4
-    };
-    let mut acc = [0i32; super::dot::CHUNK];
-    for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
-        for c0 in (0..O).step_by(super::dot::CHUNK) {
-            let n = (O - c0).min(super::dot::CHUNK);
-            for (k, a) in acc[..n].iter_mut().enumerate() {
-                let o = c0 + k;
-                let mut sum = bias[o];
-                if D.is_multiple_of(2) {
-                    // Rows start on a byte: two weights per byte.
-                    let bytes = &packed[o * D / 2..(o + 1) * D / 2];
-                    for (x, &b) in row.chunks_exact(2).zip(bytes) {
-                        let (lo, hi) = (((b << 4) as i8) >> 4, (b as i8) >> 4);
-                        sum = sum.wrapping_add(x[0] as i32 * lo as i32).wrapping_add(x[1] as i32 * hi as i32);
-                    }
-                } else {
-                    for (c, &x) in row.iter().enumerate() {
-                        sum = sum.wrapping_add(x as i32 * nibble(o * D + c) as i32);
-                    }
-                }
-                *a = sum;
-            }
-            super::dot::requantize(&acc[..n], q, c0, &mut out[c0..c0 + n]);
-        }
-    }
-}
-
 /// float32 fully connected over weights packed by `layout::pack_f32_rows8`:
 /// 8 outputs at a time sum side by side (each in TFLite's order, then
 /// the bias), the last `O % 8` one by one. Same bits as

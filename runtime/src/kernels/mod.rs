@@ -11,6 +11,7 @@ pub mod conv;
 pub mod depthwise;
 pub mod detection;
 pub mod dot;
+pub mod dot_int4;
 pub mod dot_widened;
 pub mod elementwise;
 pub mod fft;
