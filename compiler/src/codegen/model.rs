@@ -264,6 +264,12 @@ pub fn emit(
     // and its one generic parameter cannot be picked by accident. Lints the
     // user may deny are allowed on generated items only.
     let usize_ty = quote!(::core::primitive::usize);
+    // The call of the generated `run`, as both forms of `invoke` make it.
+    let run = quote! {
+        // SAFETY: `self.arena` and `self.state` are exclusive borrows of
+        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type.
+        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) }
+    };
     // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
     let invoke = if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
         quote! {
@@ -274,14 +280,7 @@ pub fn emit(
             /// `Invoked::Stopped` the outputs are not this invoke's.
             #[inline]
             pub fn invoke(&mut self) -> ::tinyaot::Invoked {
-                // SAFETY: `self.arena` is an exclusive borrow of an arena of
-                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
-                // both 16-aligned by their type.
-                if unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) } {
-                    ::tinyaot::Invoked::Completed
-                } else {
-                    ::tinyaot::Invoked::Stopped
-                }
+                if #run { ::tinyaot::Invoked::Completed } else { ::tinyaot::Invoked::Stopped }
             }
         }
     } else {
@@ -289,10 +288,7 @@ pub fn emit(
             /// Runs the model: reads the inputs, writes the outputs.
             #[inline]
             pub fn invoke(&mut self) {
-                // SAFETY: `self.arena` is an exclusive borrow of an arena of
-                // `ARENA_SIZE` bytes, `self.state` one of `STATE_SIZE` bytes,
-                // both 16-aligned by their type.
-                unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) };
+                #run;
             }
         }
     };

@@ -26,6 +26,15 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// Multiply-accumulates of a window op over this geometry: every
+    /// output value sums `kernel` taps of `depth` values each (the filter
+    /// depth of a conv, 1 for a depthwise).
+    pub fn macs(&self, depth: usize) -> u64 {
+        let [n, oh, ow, oc] = self.output;
+        let [kh, kw] = self.kernel;
+        [n, oh, ow, oc, kh, kw, depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+    }
+
     /// Computes output size and padding, and checks the stored output shape.
     #[allow(clippy::too_many_arguments)]
     pub fn new(

@@ -167,9 +167,7 @@ impl Operator for Conv2d {
     }
 
     fn macs(&self) -> u64 {
-        let [n, oh, ow, oc] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
-        [n, oh, ow, oc, kh, kw, self.filter_depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+        self.geo.macs(self.filter_depth)
     }
 
     /// int8 without groups: the im2col kernel, with a patch of
@@ -268,9 +266,7 @@ impl Operator for HybridConv {
     }
 
     fn macs(&self) -> u64 {
-        let [n, oh, ow, oc] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
-        [n, oh, ow, oc, kh, kw, self.filter_depth].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+        self.geo.macs(self.filter_depth)
     }
 
     /// The quantized image lives in scratch.

@@ -183,9 +183,7 @@ impl Operator for DepthwiseConv2d {
     }
 
     fn macs(&self) -> u64 {
-        let [n, oh, ow, oc] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
-        [n, oh, ow, oc, kh, kw].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+        self.geo.macs(1)
     }
 
     /// Input depth 1 (int8, constant filter): also the im2col convolution
@@ -286,9 +284,7 @@ impl Operator for HybridDepthwise {
     }
 
     fn macs(&self) -> u64 {
-        let [n, oh, ow, oc] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
-        [n, oh, ow, oc, kh, kw].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
+        self.geo.macs(1)
     }
 
     /// The quantized image lives in scratch.

@@ -334,14 +334,22 @@ pub fn conv2d_im2col_s8<
         super::dot::PAIRS && pointwise && batch == 1 && IC >= 4 && (!FUSE || IC >= 64) && IC <= super::dot::PAIR_DEPTH
     });
     if let Some(rows) = pairs {
-        return pointwise_pairs::<N, IH, IW, IC, OH, OW, OC>(io, rows, bias, win, q);
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, _>(io, rows, bias, win, q, |io, px, lane, pair| {
+            let pixel = ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
+            super::dot::widen_pair_lane(io.run(pixel, IC), lane, pair);
+        });
     }
     // Windows with long rows, two pixels at a time too (with few channels
     // per pixel only longer rows gain: the pair's fixed costs are spread
     // over fewer sums).
     let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        return window_pairs::<N, IH, IW, IC, OH, OW, OC, KH, KW, D4>(io, rows, bias, win, q, patch);
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(io, rows, bias, win, q, |io, px, lane, pair| {
+            let Pixel { b, y0, x0, ys, xs, .. } = px;
+            let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+            fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+            super::dot::widen_pair_lane(&patch[..D4], lane, pair);
+        });
     }
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
@@ -388,79 +396,41 @@ pub fn conv2d_im2col_s8<
     pending.flush::<OC>(&acc, q, &mut io);
 }
 
-/// [`conv2d_im2col_s8`] of a 1x1 window without padding, two pixels at a
-/// time (`arch::DOT_PAIRS`): each pixel is copied (widened) into the pair
-/// buffer as it comes, the first held until the second is there. Every
-/// output is written after its pixel's input was copied, so in place is
+/// [`conv2d_im2col_s8`] two pixels at a time (`arch::DOT_PAIRS`): `widen`
+/// copies each pixel's row (the input pixel itself for a 1x1 window without
+/// padding, its patch otherwise, `DEPTH` values) into its lane of the pair
+/// buffer as the pixel comes, the first held until the second is there.
+/// Every output is written after its pixel's row was copied, so in place is
 /// safe.
-#[inline(always)]
-fn pointwise_pairs<
-    const N: usize,
-    const IH: usize,
-    const IW: usize,
-    const IC: usize,
-    const OH: usize,
-    const OW: usize,
-    const OC: usize,
->(
-    mut io: impl Io<i8>,
-    rows: &[i8],
-    bias: &[i32],
-    win: &Window,
-    q: &Rescale<'_>,
-) {
-    let mut pair = [0u32; super::dot::PAIR_WORDS];
-    let mut held: Option<(usize, usize)> = None;
-    win.for_each_pixel::<N, IH, IW, OH, OW, 1, 1>(|Pixel { b, y0, x0, index, .. }| {
-        let pixel = ((b * IH + y0 as usize) * IW + x0 as usize) * IC;
-        super::dot::widen_pair_lane(io.run(pixel, IC), held.is_some() as usize, &mut pair);
-        match held.take() {
-            None => held = Some((index, pixel)),
-            Some((first, _)) => pair_outputs::<IC, OC>(&pair, rows, bias, q, [first, index], &mut io),
-        }
-    });
-    if let Some((last, pixel)) = held {
-        // An odd pixel count: the last pixel in both lanes, written once.
-        super::dot::widen_pair_lane(io.run(pixel, IC), 1, &mut pair);
-        pair_outputs::<IC, OC>(&pair, rows, bias, q, [last, last], &mut io);
-    }
-}
-
-/// [`conv2d_im2col_s8`] two pixels at a time for windows with long rows
-/// (`arch::DOT_PAIRS`): each pixel's patch built as usual, then copied
-/// (widened) into the pair buffer, the first held until the second is
-/// there.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn window_pairs<
+fn by_pairs<
     const N: usize,
     const IH: usize,
     const IW: usize,
-    const IC: usize,
     const OH: usize,
     const OW: usize,
-    const OC: usize,
     const KH: usize,
     const KW: usize,
-    const D4: usize,
+    const DEPTH: usize,
+    const OC: usize,
+    IO: Io<i8>,
 >(
-    mut io: impl Io<i8>,
+    mut io: IO,
     rows: &[i8],
     bias: &[i32],
     win: &Window,
     q: &Rescale<'_>,
-    patch: &mut [i8],
+    mut widen: impl FnMut(&IO, Pixel, usize, &mut [u32]),
 ) {
-    let pad = (-q.input_offset) as i8;
     let mut pair = [0u32; super::dot::PAIR_WORDS];
     let mut held: Option<usize> = None;
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
-        fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-        super::dot::widen_pair_lane(&patch[..D4], held.is_some() as usize, &mut pair);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let index = px.index;
+        widen(&io, px, held.is_some() as usize, &mut pair);
         match held.take() {
             None => held = Some(index),
-            Some(first) => pair_outputs::<D4, OC>(&pair, rows, bias, q, [first, index], &mut io),
+            Some(first) => pair_outputs::<DEPTH, OC>(&pair, rows, bias, q, [first, index], &mut io),
         }
     });
     if let Some(last) = held {
@@ -468,7 +438,7 @@ fn window_pairs<
         for g in pair.chunks_exact_mut(4) {
             (g[2], g[3]) = (g[0], g[1]);
         }
-        pair_outputs::<D4, OC>(&pair, rows, bias, q, [last, last], &mut io);
+        pair_outputs::<DEPTH, OC>(&pair, rows, bias, q, [last, last], &mut io);
     }
 }
 

@@ -151,8 +151,7 @@ pub fn conv2d_hybrid<
     let image = IH * IW * IC;
     let (input, filter, q) = (&input[..N * image], &filter[..OC * KH * KW * KC], &mut q[..image]);
     let per_group = OC / (IC / KC);
-    for (b, (x, output)) in input.chunks_exact(image).zip(output.chunks_exact_mut(OH * OW * OC)).enumerate() {
-        let _ = b;
+    for (x, output) in input.chunks_exact(image).zip(output.chunks_exact_mut(OH * OW * OC)) {
         let (input_scale, offset) = quantize_row(x, PER_CHANNEL, q);
         let input_scale = if PER_CHANNEL { input_scale } else { input_scale * scales[0] };
         win.for_each_pixel::<1, IH, IW, OH, OW, KH, KW>(|Pixel { y0, x0, ys, xs, index, .. }| {
