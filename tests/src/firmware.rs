@@ -111,20 +111,7 @@ pub fn build_with(
     extra: Option<&Path>,
     target_dir: &Path,
 ) -> Result<PathBuf, String> {
-    let dir = repo().join("examples/firmware");
-    let mut cmd = Command::new("/usr/bin/cargo");
-    // The host's rustup/cargo environment must not leak into the Debian build.
-    for (k, _) in std::env::vars() {
-        if k.starts_with("CARGO") || k.starts_with("RUSTUP") || k.starts_with("RUSTC") || k == "RUSTFLAGS" {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.current_dir(&dir)
-        .env("RUSTC", "/usr/bin/rustc")
-        .env("RUSTDOC", "/usr/bin/rustdoc")
-        .env("RUSTC_BOOTSTRAP", "1")
-        .args(["build", "--release", "--target", target.triple, "--target-dir"])
-        .arg(target_dir);
+    let mut cmd = debian_cargo(target, target_dir);
     match only {
         Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
         None => cmd.env_remove("TINYAOT_FW_ONLY"),
@@ -133,11 +120,62 @@ pub fn build_with(
         Some(dir) => cmd.env("TINYAOT_FW_EXTRA_DIR", dir),
         None => cmd.env_remove("TINYAOT_FW_EXTRA_DIR"),
     };
+    finish(cmd, target, target_dir, "tinyaot-firmware")
+}
+
+/// Builds the streaming keyword spotter (`examples/firmware/src/bin/kws.rs`)
+/// for `target`; returns the ELF path.
+pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> {
+    let mut cmd = debian_cargo(target, target_dir);
+    cmd.args(["--features", "kws", "--bin", "kws"]);
+    finish(cmd, target, target_dir, "kws")
+}
+
+/// Builds a board example (`examples/boards/<board>`, its own workspace,
+/// for the target its `.cargo/config.toml` names) with Debian's toolchain;
+/// returns the ELF path.
+pub fn build_board(board: &str, triple: &str, target_dir: &Path) -> Result<PathBuf, String> {
+    let dir = repo().join("examples/boards").join(board);
+    let mut cmd = debian_cargo_in(&dir, triple, target_dir);
+    let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("the {board} example failed to build:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(target_dir.join(triple).join("release").join(format!("tinyaot-kws-{board}")))
+}
+
+/// `cargo build --release --target T --target-dir D` in the firmware crate
+/// with Debian's toolchain.
+fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
+    debian_cargo_in(&repo().join("examples/firmware"), target.triple, target_dir)
+}
+
+/// `cargo build --release -Zbuild-std=core` for `triple` in crate `dir`
+/// with Debian's toolchain.
+fn debian_cargo_in(dir: &Path, triple: &str, target_dir: &Path) -> Command {
+    let mut cmd = Command::new("/usr/bin/cargo");
+    // The host's rustup/cargo environment must not leak into the Debian build.
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") || k.starts_with("RUSTUP") || k.starts_with("RUSTC") || k == "RUSTFLAGS" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.current_dir(dir)
+        .env("RUSTC", "/usr/bin/rustc")
+        .env("RUSTDOC", "/usr/bin/rustdoc")
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["build", "--release", "-Zbuild-std=core", "--target", triple, "--target-dir"])
+        .arg(target_dir);
+    cmd
+}
+
+/// Runs the build; returns the path of binary `bin`.
+fn finish(mut cmd: Command, target: &Target, target_dir: &Path, bin: &str) -> Result<PathBuf, String> {
     let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
     if !out.status.success() {
         return Err(format!("firmware build for {} failed:\n{}", target.triple, String::from_utf8_lossy(&out.stderr)));
     }
-    Ok(target_dir.join(target.triple).join("release/tinyaot-firmware"))
+    Ok(target_dir.join(target.triple).join("release").join(bin))
 }
 
 /// Output and exit code of one QEMU run.
@@ -151,6 +189,17 @@ pub struct Run {
 /// Runs an ELF under QEMU with a timeout. `arg` selects one model;
 /// `plugin` is QEMU's `-plugin` argument (library and options).
 pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<String>) -> Result<Run, String> {
+    run_with(target, elf, arg, plugin, &[])
+}
+
+/// [`run`] with more QEMU arguments (`-icount ...`).
+pub fn run_with(
+    target: &Target,
+    elf: &Path,
+    arg: Option<&str>,
+    plugin: Option<String>,
+    qemu_args: &[&str],
+) -> Result<Run, String> {
     let mut semi = String::from("enable=on,target=native");
     if let Some(a) = arg {
         semi.push_str(&format!(",arg=firmware,arg={a}"));
@@ -163,6 +212,7 @@ pub fn run(target: &Target, elf: &Path, arg: Option<&str>, plugin: Option<String
     if let Some(plugin) = plugin {
         cmd.arg("-plugin").arg(plugin);
     }
+    cmd.args(qemu_args);
     cmd.arg("-kernel").arg(elf).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", target.qemu))?;
     let deadline = Instant::now() + Duration::from_secs(120);

@@ -7,7 +7,9 @@
 //! `TINYAOT_REQUIRE_FIRMWARE=1` (set by `.ci/run`).
 
 use std::sync::Mutex;
-use tinyaot_tests::firmware::{TARGETS, build, build_with, missing_toolchain, repo, run};
+use tinyaot_tests::firmware::{
+    TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, sections,
+};
 
 /// The tests build into one target directory and run the ELF they built:
 /// one at a time, so no build replaces another's firmware before it runs.
@@ -110,5 +112,53 @@ fn audio_front_end_streams_on_the_m4f() {
     print!("{} ({}), 12 frames:\n{}", m4f.core, m4f.machine, r.stdout);
     for name in &names {
         assert!(r.stdout.contains(&format!("{name}: ok")), "{name} must match TFLM frame after frame on the M4F");
+    }
+}
+
+/// The streaming keyword spotter (`examples/firmware/src/bin/kws.rs`) on the
+/// M4F: samples from a timer interrupt through a `heapless` queue, the
+/// front end per 20 ms hop, the model over the last second; at 62.5 million
+/// instructions a second of the board's time (`-icount shift=4`) it must
+/// keep up (no block lost) and hear the five bundled words in order.
+#[test]
+fn keyword_spotter_hears_the_bundled_words_on_the_m4f() {
+    if let Some(why) = missing_toolchain() {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
+        println!("SKIPPED: {why}");
+        return;
+    }
+    let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
+    let m4f = &TARGETS[0];
+    let elf = build_kws(m4f, &repo().join("target/firmware")).unwrap_or_else(|e| panic!("{e}"));
+    let r = run_with(m4f, &elf, None, None, &["-icount", "shift=4,sleep=off"]).unwrap_or_else(|e| panic!("{e}"));
+    print!("{} ({}), keyword spotter:\n{}", m4f.core, m4f.machine, r.stdout);
+    // Lines "1.360 s: yes (97%)".
+    let words: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" s: "))
+        .filter_map(|l| l.split(" s: ").nth(1)?.split(' ').next())
+        .collect();
+    assert_eq!(words, ["yes", "no", "left", "stop", "go"], "the words heard on the M4F");
+    assert!(r.stdout.contains("; 0 blocks lost"), "the main loop must keep up with the audio");
+    assert_eq!(r.code, Some(0));
+}
+
+/// The board examples (`examples/boards/`: the nRF52840 with its PDM
+/// microphone, the RP2040 on the bundled recording; embassy, defmt) build
+/// for their chips. Nothing here can run them: that takes the board.
+#[test]
+fn board_examples_build_for_their_chips() {
+    if let Some(why) = missing_toolchain() {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
+        println!("SKIPPED: {why}");
+        return;
+    }
+    let target_dir = repo().join("target/boards");
+    for (board, triple) in [("nrf52840", "thumbv7em-none-eabihf"), ("rp2040", "thumbv6m-none-eabi")] {
+        let elf = build_board(board, triple, &target_dir).unwrap_or_else(|e| panic!("{e}"));
+        let (text, rodata, data, bss) = sections(&elf).unwrap_or_else(|e| panic!("{e}"));
+        println!("{board} ({triple}): flash {} B, RAM {} B", text + rodata + data, data + bss);
+        assert!(text > 0, "{board}: an empty program");
     }
 }

@@ -51,6 +51,17 @@ pub unsafe fn semihosting(op: usize, arg: usize) -> usize {
     }
 }
 
+/// Ends the QEMU run with exit code `code` (semihosting).
+pub fn exit(code: u32) -> ! {
+    // SYS_EXIT_EXTENDED with ADP_Stopped_ApplicationExit: QEMU exits with `code`.
+    let block = [0x20026u32, code];
+    // SAFETY: a valid semihosting parameter block.
+    unsafe { semihosting(0x20, block.as_ptr() as usize) };
+    loop {
+        nop();
+    }
+}
+
 #[cfg(target_arch = "riscv32")]
 pub(crate) use riscv_out::hprintln;
 
@@ -125,14 +136,14 @@ use panic_semihosting as _;
 #[cortex_m_rt::exception]
 unsafe fn HardFault(ef: &cortex_m_rt::ExceptionFrame) -> ! {
     hprintln!("HardFault at pc {:#x}", ef.pc());
-    crate::exit(3)
+    exit(3)
 }
 
 #[cfg(target_arch = "riscv32")]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     hprintln!("panic: {}", info);
-    crate::exit(4)
+    exit(4)
 }
 
 #[cfg(target_arch = "riscv32")]
@@ -140,5 +151,5 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
 #[unsafe(no_mangle)]
 fn ExceptionHandler(_frame: &riscv_rt::TrapFrame) -> ! {
     hprintln!("exception, mcause {:#x}", riscv::register::mcause::read().bits());
-    crate::exit(3)
+    exit(3)
 }

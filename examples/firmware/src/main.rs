@@ -120,16 +120,6 @@ fn only_model(buf: &mut [u8; 128]) -> Option<&[u8]> {
     words.last()
 }
 
-fn exit(code: u32) -> ! {
-    // SYS_EXIT_EXTENDED with ADP_Stopped_ApplicationExit: QEMU exits with `code`.
-    let block = [0x20026u32, code];
-    // SAFETY: a valid semihosting parameter block.
-    unsafe { arch::semihosting(0x20, block.as_ptr() as usize) };
-    loop {
-        arch::nop();
-    }
-}
-
 static mut ARENA: tinyaot::Arena<{ models::MAX_ARENA }> = tinyaot::Arena::new();
 
 #[arch::entry]
@@ -150,5 +140,5 @@ fn main() -> ! {
         }
     });
     hprintln!("ran {} models, {} failed", ran, failed);
-    exit(if failed == 0 && ran > 0 { 0 } else { 1 })
+    arch::exit(if failed == 0 && ran > 0 { 0 } else { 1 })
 }
