@@ -31,8 +31,14 @@ const CHANNELS: usize = 40;
 const STEP: usize = 5;
 /// A keyword is reported when its probability reaches this.
 const THRESHOLD: f32 = 0.6;
-/// Yes, no, left, stop, go by synthesized voices the model never heard in training.
-const BUNDLED: &[u8] = include_bytes!("kws/wav/words.wav");
+/// Recordings by synthesized voices the model never heard in training, and
+/// the words in each: yes, no, left, stop, go in one, one word in the others.
+const BUNDLED: [(&str, &[u8], &[&str]); 4] = [
+    ("words", include_bytes!("kws/wav/words.wav"), &["yes", "no", "left", "stop", "go"]),
+    ("up", include_bytes!("kws/wav/up.wav"), &["up"]),
+    ("right", include_bytes!("kws/wav/right.wav"), &["right"]),
+    ("off", include_bytes!("kws/wav/off.wav"), &["off"]),
+];
 
 /// What the model heard in one window of one second.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +56,7 @@ fn main() -> ExitCode {
     let mut front_end = FrontEnd::take().expect("the front end's arena is taken once");
     let mut kws = Kws::take().expect("the model's arena is taken once");
     let clips: Vec<(String, Result<Vec<i16>, String>)> = if paths.is_empty() {
-        vec![("examples/kws/wav/words.wav".to_string(), read_wav(BUNDLED))]
+        BUNDLED.iter().map(|(name, bytes, _)| (format!("examples/kws/wav/{name}.wav"), read_wav(bytes))).collect()
     } else {
         paths
             .iter()
@@ -228,37 +234,39 @@ fn print_plan(what: &str, size: usize, plan: &tinyaot::MemoryPlan, state: usize)
 mod tests {
     use super::*;
 
-    /// The bundled recording: the front end's features over every hop and
+    /// Each bundled recording: the front end's features over every hop and
     /// the model's scores on every window byte for byte as TFLM's
-    /// interpreter computed them (make_kws.py), and the five words heard in
+    /// interpreter computed them (make_kws.py), and its words heard in
     /// order.
     #[test]
-    fn bundled_recording_matches_tflm_and_is_heard_right() {
+    fn bundled_recordings_match_tflm_and_are_heard_right() {
         let mut front_arena = Box::new(tinyaot::Arena::<{ FrontEnd::ARENA_SIZE }>::new());
         let mut kws_arena = Box::new(tinyaot::Arena::<{ Kws::ARENA_SIZE }>::new());
         let mut front_end = FrontEnd::new(&mut front_arena);
         let mut kws = Kws::new(&mut kws_arena);
-        let samples = read_wav(BUNDLED).unwrap();
-        let (features, scores) = scores(&mut front_end, &mut kws, &samples);
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/kws/reference/");
-        let expected = std::fs::read(format!("{dir}words.features.bin")).unwrap();
-        assert_eq!(features.len(), expected.len(), "frames");
-        let got: Vec<u8> = features.iter().map(|&v| v as u8).collect();
-        if let Some(k) = got.iter().zip(&expected).position(|(a, b)| a != b) {
-            panic!("front-end feature {} of frame {} differs from TFLM's", k % CHANNELS, k / CHANNELS);
+        for (name, bytes, words) in BUNDLED {
+            let samples = read_wav(bytes).unwrap();
+            let (features, scores) = scores(&mut front_end, &mut kws, &samples);
+            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/kws/reference/");
+            let expected = std::fs::read(format!("{dir}{name}.features.bin")).unwrap();
+            assert_eq!(features.len(), expected.len(), "{name}: frames");
+            let got: Vec<u8> = features.iter().map(|&v| v as u8).collect();
+            if let Some(k) = got.iter().zip(&expected).position(|(a, b)| a != b) {
+                panic!("{name}: front-end feature {} of frame {} differs from TFLM's", k % CHANNELS, k / CHANNELS);
+            }
+            let expected = std::fs::read(format!("{dir}{name}.scores.bin")).unwrap();
+            let got: Vec<u8> = scores.iter().flatten().map(|&v| v as u8).collect();
+            assert_eq!(got, expected, "{name}: scores differ from TFLM's");
+            let heard = listen(&mut front_end, &mut kws, &samples);
+            let heard: Vec<&str> = keywords(&heard).iter().map(|h| LABELS[h.label]).collect();
+            assert_eq!(heard, words, "{name}");
         }
-        let expected = std::fs::read(format!("{dir}words.scores.bin")).unwrap();
-        let got: Vec<u8> = scores.iter().flatten().map(|&v| v as u8).collect();
-        assert_eq!(got, expected, "scores differ from TFLM's");
-        let words: Vec<&str> =
-            keywords(&listen(&mut front_end, &mut kws, &samples)).iter().map(|h| LABELS[h.label]).collect();
-        assert_eq!(words, ["yes", "no", "left", "stop", "go"]);
     }
 
     #[test]
     fn wav_reader_rejects_what_the_models_cannot_take() {
         assert!(read_wav(b"not a wav").unwrap_err().contains("RIFF"));
-        let mut wav = BUNDLED.to_vec();
+        let mut wav = BUNDLED[0].1.to_vec();
         wav[24..28].copy_from_slice(&44_100u32.to_le_bytes());
         assert!(read_wav(&wav).unwrap_err().contains("44100 Hz"));
     }

@@ -23,11 +23,15 @@ API, the model is trained here. Writes into examples/kws/:
   quantization is the front end's output quantization, so features are
   copied as they are.
 - `wav/words.wav`: a recording of yes, no, left, stop, go by voices held
-  out of training, over a quiet background.
-- `reference/words.features.bin`, `reference/words.scores.bin`: what TFLM's
-  interpreter computes on it (the front end from reset over every 20 ms
-  hop; the model on every second of features, 100 ms apart), for the
-  tests' byte-for-byte comparison.
+  out of training, over a quiet background; `wav/up.wav`, `wav/right.wav`,
+  `wav/off.wav`: one second of one word each, likewise.
+- `reference/NAME.features.bin`, `reference/NAME.scores.bin`: what TFLM's
+  interpreter computes on `wav/NAME.wav` (the front end from reset over
+  every 20 ms hop; the model on every second of features, 100 ms apart),
+  for the tests' byte-for-byte comparison.
+  `make_kws.py --bundled-only` makes these again without training (some
+  espeak-ng voices, the whisper ones among them, add noise of their own:
+  a second run's recordings differ in detail from the first's).
 - `accuracy.txt`: accuracy of the int8 model under TFLM on held-out voices.
 
 Training data is streamed as a device streams it: recordings of several
@@ -464,6 +468,7 @@ def write_wav(path, samples):
 
 
 BUNDLED_WORDS = ['yes', 'no', 'left', 'stop', 'go']
+SINGLE_WORDS = ['up', 'right', 'off']
 HOST_STEP, FIRMWARE_STEP = 5, 10   # examples/kws.rs, examples/firmware/src/bin/kws.rs
 THRESHOLD = 0.6
 
@@ -492,33 +497,69 @@ def heard(scores, step, firmware):
     return words if firmware else [LABELS[w[0]] for w in words]
 
 
-def bundled_stream(model):
-    """A recording of the five bundled words, each by a held-out voice drawn
-    at random, over a quiet background: the first seed whose recording both
-    the host example and the firmware hear right (it says which)."""
+def bundled_recordings(model):
+    """The bundled WAVs: `words` (the five words above) and one-second
+    clips of three more words, each word by a held-out voice drawn at
+    random, over a quiet background; for each, the first seed whose
+    recording the host example (and for `words` the firmware) hears right.
+    Returns [(name, samples, features, scores, jobs)]."""
     vs = variants()
-    held = [v for v in vs[::5]]
-    for seed in range(100, 200):
-        rs = np.random.RandomState(seed)
-        jobs = [(w, '%s+%s' % (ACCENTS[rs.randint(len(ACCENTS))] if k % 2 else HELD_OUT_ACCENT,
-                               held[rs.randint(len(held))]), rs.randint(130, 190), rs.randint(30, 70))
-                for k, w in enumerate(BUNDLED_WORDS)]
-        speech = [speak(j) for j in jobs]
-        gaps = [0.4] + [0.45] * (len(jobs) - 1) + [0.6]
-        samples, _ = session(rs, speech, [0] * len(jobs), gaps=gaps, level=60.0)
-        feats = stream_features(samples)
-        windows = np.stack([feats[f:f + FRAMES] for f in range(0, len(feats) - FRAMES + 1, HOST_STEP)])
-        scores = run_model(model, windows)
-        on_host = heard(scores, HOST_STEP, False)
-        on_board = heard(scores[::FIRMWARE_STEP // HOST_STEP], FIRMWARE_STEP, True)
-        if on_host == BUNDLED_WORDS and on_board == BUNDLED_WORDS:
-            print('bundled recording: seed %d (%d drawn before it were not heard right)' % (seed, seed - 100))
-            return samples, feats, scores, jobs
-    raise SystemExit('no recording of the bundled words was heard right')
+    held = vs[::5]
+    out = []
+    for name, words in [('words', BUNDLED_WORDS)] + [(w, [w]) for w in SINGLE_WORDS]:
+        for seed in range(100, 300):
+            rs = np.random.RandomState(seed)
+            jobs = [(w, '%s+%s' % (ACCENTS[rs.randint(len(ACCENTS))] if k % 2 else HELD_OUT_ACCENT,
+                                   held[rs.randint(len(held))]), rs.randint(130, 190), rs.randint(30, 70))
+                    for k, w in enumerate(words)]
+            speech = [speak(j) for j in jobs]
+            if len(words) == 1:
+                if len(speech[0]) > 0.8 * RATE:
+                    continue
+                spare = (RATE - len(speech[0])) / RATE
+                gaps = [spare / 2, spare / 2]
+            else:
+                gaps = [0.4] + [0.45] * (len(jobs) - 1) + [0.6]
+            samples, _ = session(rs, speech, [0] * len(jobs), gaps=gaps, level=60.0)
+            if len(words) == 1:
+                samples = np.concatenate([samples, np.zeros(RATE, np.int16)])[:RATE]
+            feats = stream_features(samples)
+            windows = np.stack([feats[f:f + FRAMES] for f in range(0, len(feats) - FRAMES + 1, HOST_STEP)])
+            scores = run_model(model, windows)
+            right = heard(scores, HOST_STEP, False) == words
+            if len(words) > 1:
+                right = right and heard(scores[::FIRMWARE_STEP // HOST_STEP], FIRMWARE_STEP, True) == words
+            if right:
+                print('%s.wav: seed %d (%d drawn before it were not heard right)' % (name, seed, seed - 100))
+                out.append((name, samples, feats, scores, jobs))
+                break
+        else:
+            raise SystemExit('no recording of %s was heard right' % name)
+    return out
+
+
+def write_bundled(model, report):
+    """Writes the bundled WAVs and their TFLM references; `report` (the
+    accuracy lines) with the voices of each into accuracy.txt."""
+    for name, samples, feats, scores, jobs in bundled_recordings(model):
+        report.append('bundled wav/%s.wav: %s' % (name, ', '.join('"%s" by %s' % (j[0], j[1]) for j in jobs)))
+        write_wav(os.path.join(OUT, 'wav', name + '.wav'), samples)
+        write(os.path.join(OUT, 'reference', name + '.features.bin'), feats.tobytes())
+        write(os.path.join(OUT, 'reference', name + '.scores.bin'), scores.tobytes())
+    write(os.path.join(OUT, 'accuracy.txt'), ('\n'.join(report) + '\n').encode())
+    print('\n'.join(report))
 
 
 def main():
     write(os.path.join(OUT, 'frontend.tflite'), front_end())
+    if '--bundled-only' in sys.argv:
+        # Keep the trained model; make the bundled WAVs and references again.
+        with open(os.path.join(OUT, 'kws.tflite'), 'rb') as f:
+            model = f.read()
+        with open(os.path.join(OUT, 'accuracy.txt')) as f:
+            report = [line.rstrip('\n') for line in f if not line.startswith('bundled ')]
+        write_bundled(model, report)
+        return
     # KWS_CACHE=file.npz keeps the features for another training run.
     cache = os.environ.get('KWS_CACHE')
     if cache and os.path.exists(cache):
@@ -543,15 +584,8 @@ def main():
     for k, name in enumerate(LABELS):
         sel = y_test == k
         report.append('  %-8s %4d windows %5.1f%%' % (name, sel.sum(), 100 * (predicted[sel] == k).mean()))
-    samples, feats, scores, jobs = bundled_stream(model)
-    report.append('bundled wav/words.wav: %s' % ', '.join('"%s" by %s' % (j[0], j[1]) for j in jobs))
-    write(os.path.join(OUT, 'accuracy.txt'), ('\n'.join(report) + '\n').encode())
-    print('\n'.join(report))
-    write_wav(os.path.join(OUT, 'wav', 'words.wav'), samples)
-    write(os.path.join(OUT, 'reference', 'words.features.bin'), feats.tobytes())
-    write(os.path.join(OUT, 'reference', 'words.scores.bin'), scores.tobytes())
-    print('kws.tflite %d bytes, frontend.tflite %d bytes, words.wav %.2f s'
-          % (len(model), len(front_end()), len(samples) / RATE))
+    write_bundled(model, report)
+    print('kws.tflite %d bytes, frontend.tflite %d bytes' % (len(model), len(front_end())))
 
 
 if __name__ == '__main__':
