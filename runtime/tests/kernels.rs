@@ -950,3 +950,44 @@ fn detection_postprocess_suppresses_overlaps() {
     assert_eq!(&boxes[4..8], &corners(0.1, 0.1, 0.1, 0.1));
     assert_eq!(&boxes[8..], &[0.0; 8]);
 }
+
+#[test]
+fn hybrid_batch_matmul_takes_litert_row_scales() {
+    use tinyaot::__private::kernels::fully_connected::MatrixStrides;
+    use tinyaot::__private::kernels::hybrid::{HybridBatches, batch_matmul_hybrid};
+    // Four input rows of depth 2 (one per batch of a [2, 2] batch), the
+    // weights [N = 2][K = 2] with scale 0.5, shared by every batch.
+    let input = [1.0f32, -0.5, 2.0, 2.0, 0.25, -1.0, 4.0, 0.0];
+    let weights = [1i8, 2, 3, -1];
+    let batches = HybridBatches {
+        dims: [1, 2, 2],
+        input: [0, 4, 2],
+        weights: [0, 0, 0],
+        // LiteRT's steps: one matrix (M = 1 row) on each dimension.
+        scale: [0, 1, 1],
+        row_sum: [0, 0, 0],
+    };
+    let mut scratch = [0f32; 2 * 4 + 2];
+    let mut output = [0f32; 8];
+    batch_matmul_hybrid::<1, 2, 2, 4, false, false>(
+        &input,
+        MatrixStrides { row: 2, column: 1 },
+        &weights,
+        &[0.5],
+        &[],
+        &batches,
+        &mut scratch,
+        &mut output,
+    );
+    // Each row quantized symmetrically: scale max|x| / 127, values
+    // round(x * 127 / max|x|).
+    let q = [[127i32, -64], [127, 127], [32, -127], [127, 0]];
+    let scale = [1.0f32 / 127.0, 2.0 / 127.0, 1.0 / 127.0, 4.0 / 127.0];
+    for (batch, row_scale) in [(0, 0), (1, 1), (2, 1), (3, 2)] {
+        // Batch (b1, b2) takes the scale of row b1 + b2, not of its own row.
+        let dots = [q[batch][0] + 2 * q[batch][1], 3 * q[batch][0] - q[batch][1]];
+        for n in 0..2 {
+            assert_eq!(output[batch * 2 + n], scale[row_scale] * 0.5 * dots[n] as f32, "batch {batch} column {n}");
+        }
+    }
+}

@@ -215,7 +215,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     },
     OpSupport { code: 140, name: "REDUCE_ALL", dtypes: &["bool"], lower: mean::lower_all },
     OpSupport { code: 12, name: "L2_POOL_2D", dtypes: &["float32"], lower: pool_2d::lower_l2 },
-    OpSupport { code: 126, name: "BATCH_MATMUL", dtypes: &["int8", "int16", "float32"], lower: batch_matmul::lower },
+    OpSupport {
+        code: 126,
+        name: "BATCH_MATMUL",
+        dtypes: &["int8", "int16", "float32", "hybrid (float32, int8 weights)"],
+        lower: batch_matmul::lower,
+    },
     OpSupport { code: 151, name: "DYNAMIC_UPDATE_SLICE", dtypes: ANY, lower: dynamic_update_slice::lower },
     OpSupport {
         code: 7,

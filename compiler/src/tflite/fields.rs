@@ -248,6 +248,9 @@ pub mod batch_matmul {
     pub const ADJ_X: u16 = 0;
     /// `adj_y: bool`: the right operand is stored transposed.
     pub const ADJ_Y: u16 = 1;
+    /// `asymmetric_quantize_inputs: bool`: a hybrid op's float input rows
+    /// quantized with a zero point.
+    pub const ASYMMETRIC_QUANTIZE_INPUTS: u16 = 2;
 }
 
 /// `CumsumOptions`.

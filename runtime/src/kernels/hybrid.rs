@@ -232,3 +232,100 @@ pub fn depthwise_hybrid<
         });
     }
 }
+
+/// The batch walk of LiteRT's hybrid BATCH_MATMUL (its reference kernel,
+/// on the shapes after its folding of a broadcast weight batch into the
+/// input rows): three batch dimensions and, per step of each, the element
+/// offsets of the input and weight matrices and the offsets into the input
+/// rows' scales and the weight rows' sums. LiteRT steps the last two by
+/// the matrix's row count on every dimension the operand is not broadcast
+/// on (not by the dimension's stride): with several batch dimensions its
+/// rows take other rows' scales, which this reproduces.
+#[derive(Clone, Copy, Debug)]
+pub struct HybridBatches {
+    /// The output's batch dimensions.
+    pub dims: [usize; 3],
+    /// Input matrix offset per step (0 where broadcast).
+    pub input: [usize; 3],
+    /// Weight matrix offset per step (0 where broadcast).
+    pub weights: [usize; 3],
+    /// Input row-scale offset per step (LiteRT: `M` or 0).
+    pub scale: [usize; 3],
+    /// Weight row-sum offset per step (LiteRT: `N` or 0).
+    pub row_sum: [usize; 3],
+}
+
+/// Hybrid BATCH_MATMUL (LiteRT's `EvalHybrid`), float32 `input` `[..., M,
+/// K]` (`strides` within a matrix: a transposed input swaps them) times
+/// constant int8 `weights` stored `[..., N, K]`, float32 output `[..., M,
+/// N]`. Each of the input's `ROWS` rows is quantized on its own (a scale,
+/// and a zero point when `ASYMMETRIC`); per output element the int32 dot
+/// product, less the weight row's sum times the row's zero point (in
+/// float32, truncated back to int32 as there), times the row's scale and
+/// the weights' (`scales`: one, or one per `N` row when `PER_CHANNEL`).
+/// `scratch`: `2 * ROWS + K` floats (the rows' scales, zero points, and a
+/// gathered row).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn batch_matmul_hybrid<
+    const M: usize,
+    const K: usize,
+    const N: usize,
+    const ROWS: usize,
+    const ASYMMETRIC: bool,
+    const PER_CHANNEL: bool,
+>(
+    input: &[f32],
+    strides: super::fully_connected::MatrixStrides,
+    weights: &[i8],
+    scales: &[f32],
+    row_sums: &[i32],
+    batches: &HybridBatches,
+    scratch: &mut [f32],
+    output: &mut [f32],
+) {
+    let (row_scales, rest) = scratch[..2 * ROWS + K].split_at_mut(ROWS);
+    let (zero_points, row) = rest.split_at_mut(ROWS);
+    let mut q = [0i8; K];
+    // Row `r` of the input (matrix `r / M`, row `r % M`), quantized.
+    let quantize = |matrix_base: usize, m: usize, row: &mut [f32], q: &mut [i8; K]| {
+        for (k, v) in row.iter_mut().enumerate() {
+            *v = input[matrix_base + m * strides.row + k * strides.column];
+        }
+        quantize_row(row, ASYMMETRIC, q)
+    };
+    for r in 0..ROWS {
+        let (scale, zero_point) = quantize((r / M) * M * K, r % M, row, &mut q);
+        row_scales[r] = if PER_CHANNEL { scale } else { scale * scales[0] };
+        zero_points[r] = zero_point as f32;
+    }
+    let [d0, d1, d2] = batches.dims;
+    let at = |steps: &[usize; 3], b: [usize; 3]| b[0] * steps[0] + b[1] * steps[1] + b[2] * steps[2];
+    for b0 in 0..d0 {
+        for b1 in 0..d1 {
+            for b2 in 0..d2 {
+                let b = [b0, b1, b2];
+                let (input_base, weight_base) = (at(&batches.input, b), at(&batches.weights, b));
+                let (scale_base, sum_base) = (at(&batches.scale, b), at(&batches.row_sum, b));
+                let out = &mut output[((b0 * d1 + b1) * d2 + b2) * M * N..][..M * N];
+                for (m, out) in out.chunks_exact_mut(N).enumerate() {
+                    quantize(input_base, m, row, &mut q);
+                    let (row_scale, zero_point) = (row_scales[scale_base + m], zero_points[scale_base + m]);
+                    for (n, o) in out.iter_mut().enumerate() {
+                        let w = &weights[weight_base + n * K..][..K];
+                        let mut total = 0i32;
+                        for (&w, &v) in w.iter().zip(&q) {
+                            total = total.wrapping_add(w as i32 * v as i32);
+                        }
+                        // LiteRT: `total -= row_sum * offset` with a float
+                        // offset: in float32, truncated back.
+                        let sum = if ASYMMETRIC { row_sums[sum_base + n] as f32 * zero_point } else { 0.0 };
+                        let total = (total as f32 - sum) as i32;
+                        let scale = if PER_CHANNEL { row_scale * scales[n] } else { row_scale };
+                        *o = 0.0 + scale * total as f32;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -100,6 +100,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SHAPE", shape),
     ("GATHER_ND", gather_nd),
     ("BATCH_MATMUL", batch_matmul),
+    ("BATCH_MATMUL_HYBRID", batch_matmul_hybrid),
     ("DYNAMIC_UPDATE_SLICE", dynamic_update_slice),
     ("EMBEDDING_LOOKUP", embedding_lookup),
     ("ADD_N", add_n),
@@ -1798,8 +1799,11 @@ fn gather_nd(r: &mut Rng) -> (Model, String) {
 /// BATCH_MATMUL: ranks 2 to 5 with broadcast batch dimensions, adj_x and
 /// adj_y, float32, int8 (zero points on both operands) and int16; the
 /// right operand now and then a constant (weights).
-fn batch_matmul(r: &mut Rng) -> (Model, String) {
-    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+/// BATCH_MATMUL's operand shapes: `[m, k, n]` matrices, 0 to 3 batch
+/// dimensions broadcast between the two (now and then 1 on one side),
+/// either operand stored transposed. Returns (lhs, rhs, output shapes,
+/// adj_x, adj_y).
+fn batch_matmul_shapes(r: &mut Rng) -> (Vec<usize>, Vec<usize>, Vec<usize>, bool, bool) {
     let (m, k, n) = (r.size(1, 6), r.size(1, 9), r.size(1, 6));
     let batch_rank = r.size(0, 3);
     let full: Vec<usize> = (0..batch_rank).map(|_| r.size(1, 3)).collect();
@@ -1822,6 +1826,13 @@ fn batch_matmul(r: &mut Rng) -> (Model, String) {
     rs.extend(if adj_y { [n, k] } else { [k, n] });
     let mut os = out_batch;
     os.extend([m, n]);
+    (ls, rs, os, adj_x, adj_y)
+}
+
+fn batch_matmul(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]);
+    let (ls, rs, os, adj_x, adj_y) = batch_matmul_shapes(r);
+    let k = if adj_x { ls[ls.len() - 2] } else { ls[ls.len() - 1] };
     let mut b = Builder::default();
     let ql = activation_quant(r, ty, 1e-3, 0.5);
     let qr = activation_quant(r, ty, 1e-3, 0.5);
@@ -1850,6 +1861,43 @@ fn batch_matmul(r: &mut Rng) -> (Model, String) {
         if adj_y { " adj_y" } else { "" }
     );
     (b.finish(126, &[lhs, rhs], &[out], Some((BATCH_MATMUL_OPTIONS, options))), label)
+}
+
+/// Hybrid BATCH_MATMUL (float32 lhs and output, a constant int8 rhs,
+/// which TFLM does not run), answered by LiteRT's reference kernel: the
+/// shapes of `batch_matmul`, one scale or one per column, symmetric or
+/// asymmetric input rows.
+fn batch_matmul_hybrid(r: &mut Rng) -> (Model, String) {
+    let (ls, mut rs, mut os, adj_x, adj_y) = batch_matmul_shapes(r);
+    let n = os[os.len() - 1];
+    let per_channel = r.chance(0.4);
+    let mut asymmetric = r.chance(0.5);
+    // LiteRT sums the weight rows of batch dimensions 1 and 2 of five only:
+    // with a leading fifth dimension it reads sums it never wrote.
+    if rs.len() == 5 && rs[0] > 1 {
+        if r.chance(0.5) {
+            asymmetric = false;
+        } else {
+            rs[0] = 1;
+            os[0] = if ls.len() == 5 { ls[0] } else { 1 };
+        }
+    }
+    let mut b = Builder::default();
+    let lhs = b.input("lhs", &ls, Ty::F32, None);
+    let axis = if adj_y { rs.len() - 2 } else { rs.len() - 1 };
+    let (rhs, _) = weights(&mut b, r, Ty::I8, "rhs", &rs, (n, axis as i32), per_channel, 1.0);
+    let out = b.output("output", &os, Ty::F32, None);
+    let options = vec![(0, Scalar::Bool(adj_x)), (1, Scalar::Bool(adj_y)), (2, Scalar::Bool(asymmetric))];
+    let label = format!(
+        "{ls:?} x int8 {rs:?} -> {os:?}{}{}{}{}",
+        if adj_x { " adj_x" } else { "" },
+        if adj_y { " adj_y" } else { "" },
+        if per_channel { " per-channel" } else { "" },
+        if asymmetric { " asymmetric inputs" } else { "" },
+    );
+    let mut m = b.finish(126, &[lhs, rhs], &[out], Some((BATCH_MATMUL_OPTIONS, options)));
+    m.litert = true;
+    (m, label)
 }
 
 /// DYNAMIC_UPDATE_SLICE: the start a graph input (int32 or int64, small
