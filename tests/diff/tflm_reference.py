@@ -52,10 +52,11 @@ class captured_stderr:
         return self.file.read()
 
 
-def run_litert(path, raw):
+def run_litert(path, raw, reset_at=None):
     """Runs a model TFLM does not run (hybrid ops) on LiteRT's reference
     kernels (`pip install ai-edge-litert`, the BUILTIN_REF resolver): one
-    invoke per set of inputs, outputs concatenated."""
+    invoke per set of inputs (state carries over; its variables reset
+    before set `reset_at`), outputs concatenated."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     it = Interpreter(model_content=open(path, 'rb').read(),
                      experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
@@ -68,7 +69,9 @@ def run_litert(path, raw):
     if per == 0 or len(raw) % per:
         raise ValueError(f'input file has {len(raw)} bytes, not a multiple of the {per} the inputs take')
     out = b''
-    for start in range(0, len(raw), per):
+    for k, start in enumerate(range(0, len(raw), per)):
+        if k == reset_at:
+            it.reset_all_variables()
         off = start
         for d in ins:
             dtype = np.dtype(d['dtype']).newbyteorder('<')
@@ -151,7 +154,7 @@ def main():
                 reset_at = int(open(stem + '.reset_at').read()) if os.path.exists(stem + '.reset_at') else None
                 raw = open(stem + '.input.bin', 'rb').read()
                 if os.path.exists(stem + '.litert'):
-                    out, stops = run_litert(stem + '.tflite', raw)
+                    out, stops = run_litert(stem + '.tflite', raw, reset_at)
                 else:
                     out, stops = run_case(stem + '.tflite', raw, reset_at)
         except Exception as e:  # TFLM refused the model (Prepare/allocation) or failed to run it

@@ -1,6 +1,6 @@
 //! What the hybrid (dynamic-range) operators share: float32 activations
 //! with constant int8 weights (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,
-//! BATCH_MATMUL, as LiteRT runs them; `kernels::hybrid` in the runtime), and the error
+//! BATCH_MATMUL, SVDF, as LiteRT runs them; `kernels::hybrid` in the runtime), and the error
 //! for the hybrid layers tinyaot does not run.
 
 use crate::codegen::{Emit, f32_lit};
@@ -48,7 +48,7 @@ pub fn unsupported(cx: &OpCx<'_, '_>) -> Error {
     cx.err(
         "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
          either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
-         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL with int8 weights (as LiteRT), not this layer: convert \
+         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL and SVDF with int8 weights (as LiteRT), not this layer: convert \
          with full-integer quantization (a representative dataset and int8 inputs/outputs) or keep the \
          weights float32",
     )

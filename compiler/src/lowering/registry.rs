@@ -185,7 +185,12 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 76, name: "RSQRT", dtypes: &["int8", "int16", "float32"], lower: math::lower_rsqrt },
     OpSupport { code: 47, name: "EXP", dtypes: &["float32"], lower: math::lower_exp },
     OpSupport { code: 73, name: "LOG", dtypes: &["float32"], lower: math::lower_log },
-    OpSupport { code: 27, name: "SVDF", dtypes: &["int8 (int8 or int16 state)", "float32"], lower: svdf::lower },
+    OpSupport {
+        code: 27,
+        name: "SVDF",
+        dtypes: &["int8 (int8 or int16 state)", "float32", "hybrid (float32, int8 weights)"],
+        lower: svdf::lower,
+    },
     OpSupport {
         code: 44,
         name: "UNIDIRECTIONAL_SEQUENCE_LSTM",

@@ -1,6 +1,7 @@
 //! SVDF: float32 (fused RELU family) and int8 with an int8 or int16 state
 //! (TFLM's integer kernel, which applies no fused activation), rank >= 1,
-//! any batch. Input 4 is the state: a variable tensor, kept in the model's
+//! any batch; hybrid (float32 input, state and output with int8 weights,
+//! which TFLM does not run) as LiteRT's `EvalHybridSVDF`. Input 4 is the state: a variable tensor, kept in the model's
 //! state memory between invocations and updated in place by the kernel.
 
 use crate::codegen::{Emit, f32_lit};
@@ -22,6 +23,10 @@ enum Arith {
     Int8 { state: DType, consts: [i32; 7] },
     /// float32 with the activation bounds (infinite where TFLM does not clamp).
     Float(f32, f32),
+    /// Hybrid: the feature weights' scale, the time weights dequantized,
+    /// each feature row's sum (asymmetric input quantization only), the
+    /// activation bounds.
+    Hybrid { feature_scale: f32, weights_time: Vec<f32>, row_sums: Option<Vec<i32>>, range: (f32, f32) },
 }
 
 #[derive(Debug)]
@@ -101,6 +106,27 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             }
             Arith::Int8 { state: s, consts: [zi, zs, zo, m1, s1, m2, s2] }
         }
+        (DType::F32, DType::I8, DType::I8, DType::F32, DType::F32) => {
+            check_bias(cx, bias, DType::F32, units)?;
+            let scale = |t: &crate::graph::Tensor<'_>, what: &str| match t.quant.as_ref().map(|q| &q.scales[..]) {
+                Some(&[s]) => Ok(s),
+                _ => Err(cx.err(format!("hybrid int8 {what} need one scale (LiteRT reads one)"))),
+            };
+            let (feature_scale, time_scale) = (scale(wf, "feature weights")?, scale(wt, "time weights")?);
+            let asymmetric =
+                o.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
+            let (wf_data, wt_data) = (wf.data.as_deref().unwrap_or_default(), wt.data.as_deref().unwrap_or_default());
+            // LiteRT dequantizes the time weights once: int8 times the scale in float32.
+            let weights_time = wt_data.iter().map(|&w| w as i8 as f32 * time_scale).collect();
+            let row_sums = asymmetric
+                .then(|| wf_data.chunks_exact(input_size).map(|r| r.iter().map(|&v| v as i8 as i32).sum()).collect());
+            let range = match activation {
+                Activation::None => (f32::NEG_INFINITY, f32::INFINITY),
+                Activation::Relu => (0.0, f32::INFINITY),
+                a => a.float_range(),
+            };
+            Arith::Hybrid { feature_scale, weights_time, row_sums, range }
+        }
         (i, f, t, s, o) => {
             return Err(cx.unsupported(
                 &format!(
@@ -111,7 +137,8 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
                     s.name(),
                     o.name()
                 ),
-                "float32 throughout; int8 input, feature weights and output with int8 or int16 state and time weights",
+                "float32 throughout; int8 input, feature weights and output with int8 or int16 state and time weights; \
+                 hybrid: float32 input, state and output with int8 weights",
             ));
         }
     };
@@ -132,13 +159,13 @@ impl Operator for Svdf {
         let [b, i, f, r, m] = self.dims;
         let input = cx.read(self.input)?;
         let wf = cx.read(self.weights_feature)?;
-        let wt = cx.read(self.weights_time)?;
         let bias = cx.read_opt(self.bias)?;
         let state = cx.write(self.state)?;
         let output = cx.write(self.output)?;
         Ok(match &self.arith {
             Arith::Int8 { state: t, consts: [zi, zs, zo, m1, s1, m2, s2] } => {
                 let t = Emit::rust_type(*t)?;
+                let wt = cx.read(self.weights_time)?;
                 quote!(::tinyaot::__private::kernels::svdf::svdf_s8::<#t, #b, #i, #f, #r, #m>(
                     #input, #wf, #wt, #bias, #state, #output,
                     &::tinyaot::__private::kernels::svdf::SvdfQuant {
@@ -148,8 +175,20 @@ impl Operator for Svdf {
             }
             Arith::Float(lo, hi) => {
                 let (lo, hi) = (f32_lit(*lo), f32_lit(*hi));
+                let wt = cx.read(self.weights_time)?;
                 quote!(::tinyaot::__private::kernels::svdf::svdf_f32::<#b, #i, #f, #r, #m>(
                     #input, #wf, #wt, #bias, #state, #output, #lo, #hi);)
+            }
+            Arith::Hybrid { feature_scale, weights_time, row_sums, range } => {
+                let asymmetric = row_sums.is_some();
+                let row_sums = cx.i32s(row_sums.as_deref().unwrap_or(&[]));
+                let time: Vec<u8> = weights_time.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let time = cx.bytes(&time);
+                let scale = f32_lit(*feature_scale);
+                let range = crate::lowering::hybrid::emit_range(*range);
+                let q = cx.scratch::<i8>()?;
+                quote!(::tinyaot::__private::kernels::svdf::svdf_hybrid::<#b, #i, #f, #r, #m, #asymmetric>(
+                    #input, #wf, #scale, #row_sums, #time.cast::<f32>(), #bias, #state, #output, #range, #q);)
             }
         })
     }
@@ -157,5 +196,12 @@ impl Operator for Svdf {
     fn macs(&self) -> u64 {
         let [b, i, f, _, m] = self.dims;
         (b as u64) * (f as u64) * (i as u64 + m as u64)
+    }
+
+    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
+        use crate::lowering::operator::{Kernel, Variant};
+        // A hybrid SVDF quantizes each frame into scratch.
+        let scratch = if matches!(self.arith, Arith::Hybrid { .. }) { self.dims[1] } else { 0 };
+        vec![Variant { kernel: Kernel::Direct, scratch, cost: self.macs() }]
     }
 }

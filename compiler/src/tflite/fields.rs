@@ -67,6 +67,8 @@ pub mod svdf {
     pub const RANK: u16 = 0;
     /// `fused_activation_function`.
     pub const FUSED_ACTIVATION: u16 = 1;
+    /// `asymmetric_quantize_inputs: bool` (hybrid).
+    pub const ASYMMETRIC_QUANTIZE_INPUTS: u16 = 2;
 }
 
 /// `FullyConnectedOptions`.

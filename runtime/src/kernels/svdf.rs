@@ -135,3 +135,82 @@ pub fn svdf_f32<
         }
     }
 }
+
+/// Hybrid SVDF, float32 input, state and output with int8 feature weights
+/// (LiteRT's `EvalHybridSVDF`; TFLM does not run it): each batch's frame
+/// quantized to int8 on the fly into `q` (`INPUT` bytes of scratch,
+/// symmetric or with a zero point when `ASYMMETRIC`, less `row_sums[f]`
+/// times it), int32 dot products scaled back by the frame's scale times
+/// `feature_scale` into each filter's last memory slot (zeros for an input
+/// of zeros only, as there); then, in LiteRT's order, each filter's
+/// time-weighted memory sum (`weights_time` dequantized at compile time),
+/// the `RANK` sums of a unit added from zero, the bias, the clamp.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn svdf_hybrid<
+    const BATCH: usize,
+    const INPUT: usize,
+    const FILTERS: usize,
+    const RANK: usize,
+    const MEMORY: usize,
+    const ASYMMETRIC: bool,
+>(
+    input: &[f32],
+    weights_feature: &[i8],
+    feature_scale: f32,
+    row_sums: &[i32],
+    weights_time: &[f32],
+    bias: Option<&[f32]>,
+    state: &mut [f32],
+    output: &mut [f32],
+    (act_min, act_max): (f32, f32),
+    q: &mut [i8],
+) {
+    let input = &input[..BATCH * INPUT];
+    let weights_feature = &weights_feature[..FILTERS * INPUT];
+    let weights_time = &weights_time[..FILTERS * MEMORY];
+    let state = &mut state[..BATCH * FILTERS * MEMORY];
+    let output = &mut output[..BATCH * (FILTERS / RANK)];
+    let q = &mut q[..INPUT];
+    state.copy_within(1.., 0);
+    let zeros = input.iter().all(|&v| v == 0.0);
+    for b in 0..BATCH {
+        let (scale, offset) = if zeros {
+            (0.0, 0)
+        } else {
+            super::hybrid::quantize_row(&input[b * INPUT..(b + 1) * INPUT], ASYMMETRIC, q)
+        };
+        let scale = scale * feature_scale;
+        for f in 0..FILTERS {
+            let mut value = 0.0f32;
+            if !zeros {
+                let mut dot = 0i32;
+                for (&w, &v) in weights_feature[f * INPUT..(f + 1) * INPUT].iter().zip(q.iter()) {
+                    dot = dot.wrapping_add(w as i32 * v as i32);
+                }
+                if ASYMMETRIC {
+                    dot = dot.wrapping_sub(row_sums[f].wrapping_mul(offset));
+                }
+                value += dot as f32 * scale;
+            }
+            state[(b * FILTERS + f) * MEMORY + MEMORY - 1] = value;
+        }
+    }
+    for b in 0..BATCH {
+        for u in 0..FILTERS / RANK {
+            let mut acc = 0.0f32;
+            for f in u * RANK..(u + 1) * RANK {
+                let memory = &state[(b * FILTERS + f) * MEMORY..(b * FILTERS + f + 1) * MEMORY];
+                let mut sum = 0.0f32;
+                for (&w, &s) in weights_time[f * MEMORY..(f + 1) * MEMORY].iter().zip(memory) {
+                    sum += w * s;
+                }
+                acc += sum;
+            }
+            if let Some(bias) = bias {
+                acc += bias[u];
+            }
+            output[b * (FILTERS / RANK) + u] = clamp_f32(acc, act_min, act_max);
+        }
+    }
+}

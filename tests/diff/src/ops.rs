@@ -101,6 +101,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("GATHER_ND", gather_nd),
     ("BATCH_MATMUL", batch_matmul),
     ("BATCH_MATMUL_HYBRID", batch_matmul_hybrid),
+    ("SVDF_HYBRID", svdf_hybrid),
     ("DYNAMIC_UPDATE_SLICE", dynamic_update_slice),
     ("EMBEDDING_LOOKUP", embedding_lookup),
     ("ADD_N", add_n),
@@ -1549,6 +1550,44 @@ fn svdf(r: &mut Rng) -> (Model, String) {
     );
     let mut m = b.finish(27, &[input, wf, wt, bias_t, state], &[output], Some((6, options)));
     m.invokes = invokes;
+    (m, label)
+}
+
+/// Hybrid SVDF (float32 input, state and output with int8 feature and
+/// time weights, which TFLM does not run) over 2 to 5 invokes, answered by
+/// LiteRT's reference kernel: symmetric or asymmetric input frames, a bias
+/// or none, a `reset()` between two invokes now and then.
+fn svdf_hybrid(r: &mut Rng) -> (Model, String) {
+    let (batch, input_size, units, rank, memory) =
+        (r.size(1, 2), r.size(1, 12), r.size(1, 5), r.size(1, 3), r.size(1, 6));
+    let filters = units * rank;
+    let act = activation(r);
+    let asymmetric = r.chance(0.5);
+    let mut b = Builder::default();
+    let input = b.input("input", &[batch, input_size], Ty::F32, None);
+    let mut int8 = |b: &mut Builder, name: &str, shape: [usize; 2]| {
+        let bytes = (0..shape[0] * shape[1]).map(|_| r.range(-127, 127) as i8 as u8).collect();
+        b.constant(name, &shape, Ty::I8, bytes, per_tensor(r.log_uniform(1e-3, 0.02), 0))
+    };
+    let wf = int8(&mut b, "weights_feature", [filters, input_size]);
+    let wt = int8(&mut b, "weights_time", [filters, memory]);
+    let with_bias = r.chance(0.7);
+    let bias = if with_bias { b.constant("bias", &[units], Ty::F32, floats(r, units, 0.5), None) } else { -1 };
+    let state = b.variable("state", &[batch, memory * filters], Ty::F32, None);
+    let output = b.output("output", &[batch, units], Ty::F32, None);
+    let options = vec![(0, Scalar::I32(rank as i32)), (1, Scalar::I8(act)), (2, Scalar::Bool(asymmetric))];
+    let mut m = b.finish(27, &[input, wf, wt, bias, state], &[output], Some((6, options)));
+    m.invokes = r.size(2, 5);
+    m.reset_at = r.chance(0.3).then(|| r.size(1, m.invokes - 1));
+    m.litert = true;
+    let label = format!(
+        "batch {batch} input {input_size} units {units} rank {rank} memory {memory} {}{}{} x{}{}",
+        act_name(act),
+        if asymmetric { " asymmetric inputs" } else { "" },
+        if with_bias { "" } else { " no bias" },
+        m.invokes,
+        m.reset_at.map_or(String::new(), |k| format!(", reset before {k}")),
+    );
     (m, label)
 }
 
