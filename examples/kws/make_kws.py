@@ -152,7 +152,6 @@ def pcan_gains(strength, offset, input_bits, gain_bits):
 
 def front_end():
     """The front-end model's flatbuffer bytes."""
-    import flatbuffers
     from flatbuffers import flexbuffers
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as fb
     T = fb.TensorType
@@ -165,19 +164,10 @@ def front_end():
     sg = fb.SubGraphT()
     sg.tensors, sg.operators = [], []
 
-    def tensor(name, ty, shape, data=None, q=None):
-        t = fb.TensorT()
-        t.name, t.type, t.shape, t.buffer = name, ty, list(shape), 0
-        if data is not None:
-            buf = fb.BufferT()
-            buf.data = np.frombuffer(np.ascontiguousarray(data).astype(data.dtype.newbyteorder('<')).tobytes(), np.uint8)
-            m.buffers.append(buf)
-            t.buffer = len(m.buffers) - 1
-        if q is not None:
-            t.quantization = fb.QuantizationParametersT()
-            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
-        sg.tensors.append(t)
-        return len(sg.tensors) - 1
+    # The project's model writer (tests/models/make_models.py).
+    sys.path.insert(0, os.path.join(OUT, '..', '..', 'tests', 'models'))
+    from make_models import pack, single_op_tensors
+    tensor = single_op_tensors(m, sg)
 
     def op(code, inputs, outputs, options=None):
         key = code if isinstance(code, str) else ('builtin', code)
@@ -203,7 +193,7 @@ def front_end():
     hann = np.round((0.5 - 0.5 * np.cos(2 * np.pi / WINDOW * (np.arange(WINDOW) + 0.5))) * (1 << shift)).astype(np.int16)
     audio = tensor('audio', T.INT16, [WINDOW])
     windowed = tensor('windowed', T.INT16, [WINDOW])
-    op('SignalWindow', [audio, tensor('hann', T.INT16, [WINDOW], hann)], [windowed], {'shift': shift})
+    op('SignalWindow', [audio, tensor('hann', T.INT16, [WINDOW], data=hann)], [windowed], {'shift': shift})
     scaled = tensor('scaled', T.INT16, [WINDOW])
     scale_bits = tensor('scale_bits', T.INT32, [])
     op('SignalFftAutoScale', [windowed], [scaled, scale_bits])
@@ -212,7 +202,7 @@ def front_end():
     energy = tensor('energy', T.UINT32, [FFT // 2 + 1])
     op('SignalEnergy', [spectrum], [energy], {'start_index': 0, 'end_index': FFT // 2 + 1})
     names = ['weights', 'unweights', 'frequency_starts', 'weight_starts', 'widths']
-    tables = [tensor(n, T.INT16, [len(t)], t) for n, t in zip(names, mel_filter_bank(125.0, 7500.0))]
+    tables = [tensor(n, T.INT16, [len(t)], data=t) for n, t in zip(names, mel_filter_bank(125.0, 7500.0))]
     channels = tensor('mel', T.UINT64, [CHANNELS])
     op('SignalFilterBank', [energy] + tables, [channels], {'num_channels': CHANNELS})
     magnitude = tensor('magnitude', T.UINT32, [CHANNELS])
@@ -227,7 +217,7 @@ def front_end():
         'smoothing_bits': 10, 'min_signal_remaining': int(0.05 * (1 << bits)), 'clamping': False,
         'spectral_subtraction_bits': bits})
     correction_bits = 9 - 12 // 2   # log2(FFT) - half the filter bank's weight bits
-    gains = tensor('pcan_gains', T.INT16, [125], pcan_gains(0.95, 80.0, 10 - correction_bits, 21))
+    gains = tensor('pcan_gains', T.INT16, [125], data=pcan_gains(0.95, 80.0, 10 - correction_bits, 21))
     controlled = tensor('controlled', T.UINT32, [CHANNELS])
     op('SignalPCAN', [cleaned, noise, gains], [controlled], {'snr_shift': 6})
     log = tensor('log_mel', T.INT16, [CHANNELS], q=(1.0, 0))
@@ -236,9 +226,7 @@ def front_end():
     op(fb.BuiltinOperator.QUANTIZE, [log], [features])
     sg.inputs, sg.outputs = [audio], [features]
     m.subgraphs = [sg]
-    b = flatbuffers.Builder(4096)
-    b.Finish(m.Pack(b), file_identifier=b'TFL3')
-    return bytes(b.Output())
+    return pack(m)
 
 
 # ------------------------------------------------------------------- speech
