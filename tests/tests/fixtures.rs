@@ -138,16 +138,13 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
 
-    // Float activations with uint8 weights: a hybrid model of the old
-    // converters, which TFLM refuses and tinyaot too (int8 hybrid weights
-    // compile, as LiteRT runs them).
+    // A float input with int8 weights and an int8 output: neither a
+    // quantized layer nor a hybrid one (float32 in and out), which TFLM and
+    // LiteRT refuse too.
     let mut m = base;
-    for t in [0, 2, 3] {
-        m.subgraphs[0].tensors[t].dtype = dtype::F32;
-        m.subgraphs[0].tensors[t].quant = None;
-    }
-    m.subgraphs[0].tensors[1].dtype = dtype::U8;
-    v.push(("hybrid_fc_uint8", m.to_bytes(), "a hybrid (dynamic-range) model, which TFLM does not run"));
+    m.subgraphs[0].tensors[0].dtype = dtype::F32;
+    m.subgraphs[0].tensors[0].quant = None;
+    v.push(("hybrid_fc_int8_output", m.to_bytes(), "input float32, weights int8, output int8"));
     v
 }
 

@@ -236,6 +236,14 @@ impl<'g> Emit<'g> {
         Some(n)
     }
 
+    /// An expression `&[i8]` over constant tensor `t`'s bytes, int8 or
+    /// uint8 (LiteRT's hybrid kernels read uint8 weights as int8).
+    pub fn read_i8(&mut self, t: usize) -> Result<TokenStream, Error> {
+        let name =
+            self.constant_static(t).ok_or_else(|| Error::model("internal error: hybrid weights must be constant"))?;
+        Ok(quote!(#name.cast::<i8>()))
+    }
+
     /// An expression `&[u8]` over tensor `t`'s bytes, whatever its dtype
     /// (for ops that copy bytes, as READ_VARIABLE does).
     pub fn read_bytes(&mut self, t: usize) -> Result<TokenStream, Error> {

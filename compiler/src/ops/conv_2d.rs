@@ -79,7 +79,8 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         )));
     }
     let geo = Geometry::new(cx, ishape, [kh, kw], oc, wo.stride, wo.dilation, wo.padding, output)?;
-    if (input.dtype, filter.dtype, output.dtype) == (DType::F32, DType::I8, DType::F32) {
+    // LiteRT reads uint8 hybrid filters as int8 (their bytes, unshifted).
+    if let (DType::F32, DType::I8 | DType::U8, DType::F32) = (input.dtype, filter.dtype, output.dtype) {
         return HybridConv::lower(cx, filter, bias, geo, kc, wo.activation);
     }
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
@@ -221,8 +222,17 @@ impl HybridConv {
         let oc = geo.output[3];
         let scales = crate::lowering::hybrid::weight_scales(cx, filter, bias, oc)?;
         let grouped = filter_depth != geo.input[3];
+        // LiteRT's per-channel path takes int8 filters only: a uint8 one
+        // runs the per-tensor path with its first scale, and with filter
+        // groups LiteRT refuses it.
+        let uint8 = filter.dtype == DType::U8;
+        if uint8 && grouped {
+            return Err(
+                cx.err("a hybrid uint8 filter with filter groups: LiteRT's grouped path takes int8 filters only")
+            );
+        }
         let differ = scales.iter().any(|&s| s != scales[0]);
-        let per_channel = differ || grouped;
+        let per_channel = (differ || grouped) && !uint8;
         if per_channel && scales.len() != oc {
             return Err(cx.err(format!(
                 "hybrid filter with {} scales for {oc} output channels (LiteRT reads one per channel {})",
@@ -251,7 +261,7 @@ impl Operator for HybridConv {
         let [kh, kw] = self.geo.kernel;
         let kc = self.filter_depth;
         let input = cx.read(self.input)?;
-        let filter = cx.read(self.filter)?;
+        let filter = cx.read_i8(self.filter)?;
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let win = self.geo.window();

@@ -109,14 +109,15 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let (lo, hi) = activation.float_range();
             Arith::Float(lo, hi)
         }
-        (DType::F32, DType::I8, DType::F32) => {
+        // LiteRT reads uint8 hybrid weights as int8 (their bytes, unshifted).
+        (DType::F32, DType::I8 | DType::U8, DType::F32) => {
             return Hybrid::lower(cx, input, weights, bias, output, (batches, depth, units), activation, o);
         }
-        (DType::F32, DType::U8, DType::F32) => return Err(hybrid::unsupported(cx)),
         (i, w, o) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, output {}", i.name(), w.name(), o.name()),
-                "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",
+                "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32, \
+                 hybrid float32/int8 or uint8/float32",
             ));
         }
     };
@@ -253,7 +254,7 @@ impl Operator for Hybrid {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let (b, d, o) = (self.batches, self.depth, self.units);
         let input = cx.read(self.input)?;
-        let weights = cx.read(self.weights)?;
+        let weights = cx.read_i8(self.weights)?;
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let scales = hybrid::emit_scales(cx, &self.scales);

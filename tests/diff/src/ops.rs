@@ -379,6 +379,7 @@ fn conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
     );
     let mut m = b.finish(3, &[input, filter, bias], &[output], Some((CONV_2D_OPTIONS, options)));
     m.litert = true;
+    let label = uint8_weights(r, &mut m, filter, label);
     (m, label)
 }
 
@@ -518,7 +519,18 @@ fn fully_connected_hybrid(r: &mut Rng) -> (Model, String) {
     );
     let mut m = b.finish(9, &[input, weights, bias], &[output], Some((FULLY_CONNECTED_OPTIONS, options)));
     m.litert = true;
+    let label = uint8_weights(r, &mut m, weights, label);
     (m, label)
+}
+
+/// Now and then a hybrid op's int8 weights typed uint8 (the same bytes),
+/// which LiteRT's FULLY_CONNECTED and CONV_2D read as int8.
+fn uint8_weights(r: &mut Rng, m: &mut Model, weights: i32, label: String) -> String {
+    if !r.chance(0.2) {
+        return label;
+    }
+    m.def.subgraphs[0].tensors[weights as usize].dtype = Ty::U8.code();
+    format!("{label} (uint8 weights)")
 }
 
 fn pool_2d(r: &mut Rng, code: i32, name: &str) -> (Model, String) {
