@@ -11,6 +11,15 @@ use tinyaot_tests::firmware::{
     TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, sections,
 };
 
+/// Whether the firmware toolchain and QEMU are here; without them a test
+/// says so and passes, unless `TINYAOT_REQUIRE_FIRMWARE` is set (CI).
+fn toolchain_here() -> bool {
+    let Some(why) = missing_toolchain() else { return true };
+    assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
+    println!("SKIPPED: {why}; run .ci/run to install the Cortex-M and RISC-V toolchain and QEMU");
+    false
+}
+
 /// The tests build into one target directory and run the ELF they built:
 /// one at a time, so no build replaces another's firmware before it runs.
 static FIRMWARE: Mutex<()> = Mutex::new(());
@@ -18,9 +27,7 @@ static FIRMWARE: Mutex<()> = Mutex::new(());
 #[test]
 fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = missing_toolchain() {
-        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
-        println!("SKIPPED: {why}; run .ci/run to install the Cortex-M and RISC-V toolchain and QEMU");
+    if !toolchain_here() {
         return;
     }
     let target_dir = repo().join("target/firmware");
@@ -62,9 +69,7 @@ fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
 #[test]
 fn audio_front_end_streams_on_the_m4f() {
     let shared = repo().join("../shared/models");
-    if let Some(why) = missing_toolchain() {
-        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
-        println!("SKIPPED: {why}");
+    if !toolchain_here() {
         return;
     }
     if !shared.join("audio_preprocessor_int8.tflite").exists() {
@@ -122,9 +127,7 @@ fn audio_front_end_streams_on_the_m4f() {
 /// keep up (no block lost) and hear the five bundled words in order.
 #[test]
 fn keyword_spotter_hears_the_bundled_words_on_the_m4f() {
-    if let Some(why) = missing_toolchain() {
-        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
-        println!("SKIPPED: {why}");
+    if !toolchain_here() {
         return;
     }
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
@@ -149,9 +152,7 @@ fn keyword_spotter_hears_the_bundled_words_on_the_m4f() {
 /// for their chips. Nothing here can run them: that takes the board.
 #[test]
 fn board_examples_build_for_their_chips() {
-    if let Some(why) = missing_toolchain() {
-        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
-        println!("SKIPPED: {why}");
+    if !toolchain_here() {
         return;
     }
     for (board, triple) in [("nrf52840", "thumbv7em-none-eabihf"), ("rp2040", "thumbv6m-none-eabi")] {
