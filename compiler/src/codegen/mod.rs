@@ -119,13 +119,6 @@ impl<'g> Emit<'g> {
         name
     }
 
-    /// A `&'static [i8]` expression for a constant table.
-    pub fn i8s(&mut self, values: &[i8]) -> TokenStream {
-        let data: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-        let name = self.bytes(&data);
-        quote!(#name.cast::<i8>())
-    }
-
     /// A `&'static [i16]` expression for a constant table.
     pub fn i16s(&mut self, values: &[i16]) -> TokenStream {
         let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -148,6 +141,13 @@ impl<'g> Emit<'g> {
         let name = self.bytes(data);
         self.flash_bytes = counted;
         name
+    }
+
+    /// A `&'static [f32]` expression for a constant table.
+    pub fn f32s(&mut self, values: &[f32]) -> TokenStream {
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let name = self.bytes(&data);
+        quote!(#name.cast::<f32>())
     }
 
     /// A `&'static [i32]` expression for a constant table.

@@ -3,7 +3,7 @@
 //! BATCH_MATMUL, SVDF, as LiteRT runs them; `kernels::hybrid` in the runtime), and the error
 //! for the hybrid layers tinyaot does not run.
 
-use crate::codegen::{Emit, f32_lit};
+use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::context::OpCx;
@@ -28,12 +28,10 @@ pub fn weight_scales(
     }
 }
 
-/// The scales as a `&[f32]` expression over a flash constant.
-pub fn emit_scales(cx: &mut Emit<'_>, scales: &[f32]) -> TokenStream {
-    let bytes: Vec<u8> = scales.iter().flat_map(|s| s.to_le_bytes()).collect();
-    let name = cx.bytes(&bytes);
-    let n = scales.len();
-    quote!(&#name.cast::<f32>()[..#n])
+/// The sum of each `depth`-long row of int8 `weights` (the model's
+/// bytes): what an asymmetric input quantization's zero point multiplies.
+pub fn row_sums(weights: &[u8], depth: usize) -> Vec<i32> {
+    weights.chunks_exact(depth.max(1)).map(|row| row.iter().map(|&w| w as i8 as i32).sum()).collect()
 }
 
 /// An activation range `(lo, hi)` as a tuple expression.

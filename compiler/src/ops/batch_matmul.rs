@@ -170,8 +170,8 @@ struct HybridBatchMatMul {
     rows: usize,
     /// (row, column) strides within an lhs matrix.
     strides: [usize; 2],
-    /// The rhs, each matrix stored `[N, K]`.
-    weights: Vec<i8>,
+    /// The rhs's bytes, each matrix stored `[N, K]`.
+    weights: Vec<u8>,
     /// The rhs's scale, or one per column.
     scales: Vec<f32>,
     /// Each weight row's sum (asymmetric input quantization only).
@@ -188,16 +188,13 @@ impl HybridBatchMatMul {
         (adj_x, adj_y, asymmetric): (bool, bool, bool),
         [m, k, n]: [usize; 3],
     ) -> Result<Box<dyn Operator>, Error> {
-        let data = rhs.data.as_deref().ok_or_else(|| cx.err("hybrid weights (the int8 rhs) must be constant"))?;
-        let scales = match rhs.quant.as_ref().map(|q| q.scales.clone()) {
-            Some(s) if s.len() == 1 || s.len() == n => s,
-            Some(s) if !s.is_empty() => {
-                return Err(
-                    cx.err(format!("the int8 rhs has {} scales for {n} columns (LiteRT takes one or {n})", s.len()))
-                );
-            }
-            _ => return Err(cx.err("hybrid int8 weights need a scale")),
-        };
+        let scales = crate::lowering::hybrid::weight_scales(cx, rhs, None, n)?;
+        if scales.len() != 1 && scales.len() != n {
+            return Err(
+                cx.err(format!("the int8 rhs has {} scales for {n} columns (LiteRT takes one or {n})", scales.len()))
+            );
+        }
+        let data = rhs.data.as_deref().unwrap_or_default();
         // LiteRT's folding: rhs [..., 1, K, N] with lhs [..., Q, R, K] is
         // rhs [..., K, N] with lhs [..., Q * R, K].
         let (mut ls, mut rs) = (lhs.shape.clone(), rhs.shape.clone());
@@ -244,11 +241,11 @@ impl HybridBatchMatMul {
             let w = &data[t * k * n..(t + 1) * k * n];
             for col in 0..n {
                 for d in 0..k {
-                    weights.push(if adj_y { w[col * k + d] } else { w[d * n + col] } as i8);
+                    weights.push(if adj_y { w[col * k + d] } else { w[d * n + col] });
                 }
             }
         }
-        let row_sums = asymmetric.then(|| weights.chunks_exact(k).map(|r| r.iter().map(|&w| w as i32).sum()).collect());
+        let row_sums = asymmetric.then(|| crate::lowering::hybrid::row_sums(&weights, k));
         Ok(Box::new(HybridBatchMatMul {
             lhs: lhs.index,
             output: output.index,
@@ -270,8 +267,8 @@ impl Operator for HybridBatchMatMul {
         let rows = self.rows;
         let input = cx.read(self.lhs)?;
         let output = cx.write(self.output)?;
-        let weights = cx.i8s(&self.weights);
-        let scales = crate::lowering::hybrid::emit_scales(cx, &self.scales);
+        let weights = cx.bytes(&self.weights);
+        let scales = cx.f32s(&self.scales);
         let asymmetric = self.row_sums.is_some();
         let per_channel = self.scales.len() > 1;
         let row_sums = cx.i32s(self.row_sums.as_deref().unwrap_or(&[]));
@@ -283,7 +280,7 @@ impl Operator for HybridBatchMatMul {
         Ok(quote!(#h::batch_matmul_hybrid::<#m, #k, #n, #rows, #asymmetric, #per_channel>(
             #input,
             ::tinyaot::__private::kernels::fully_connected::MatrixStrides { row: #row, column: #column },
-            #weights, #scales, #row_sums,
+            #weights.cast::<i8>(), #scales, #row_sums,
             &#h::HybridBatches {
                 dims: [#(#d),*],
                 input: [#(#input_steps),*],

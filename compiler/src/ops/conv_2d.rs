@@ -265,7 +265,7 @@ impl Operator for HybridConv {
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let win = self.geo.window();
-        let scales = crate::lowering::hybrid::emit_scales(cx, &self.scales);
+        let scales = cx.f32s(&self.scales);
         let range = crate::lowering::hybrid::emit_range(self.range);
         let per_channel = self.per_channel;
         let q = cx.scratch::<i8>()?;

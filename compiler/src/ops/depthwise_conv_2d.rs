@@ -274,7 +274,7 @@ impl Operator for HybridDepthwise {
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
         let win = self.geo.window();
-        let scales = crate::lowering::hybrid::emit_scales(cx, &self.scales);
+        let scales = cx.f32s(&self.scales);
         let range = crate::lowering::hybrid::emit_range(self.range);
         let q = cx.scratch::<i8>()?;
         Ok(

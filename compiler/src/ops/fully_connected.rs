@@ -232,8 +232,7 @@ impl Hybrid {
         }
         let asymmetric =
             options.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
-        let row_sums = asymmetric
-            .then(|| data.chunks_exact(depth).map(|row| row.iter().map(|&w| w as i8 as i32).sum::<i32>()).collect());
+        let row_sums = asymmetric.then(|| hybrid::row_sums(data, depth));
         let clamp = (activation != Activation::None).then(|| activation.float_range());
         Ok(Box::new(Hybrid {
             input: input.index,
@@ -257,7 +256,7 @@ impl Operator for Hybrid {
         let weights = cx.read_i8(self.weights)?;
         let bias = cx.read_opt(self.bias)?;
         let output = cx.write(self.output)?;
-        let scales = hybrid::emit_scales(cx, &self.scales);
+        let scales = cx.f32s(&self.scales);
         let asymmetric = self.row_sums.is_some();
         let row_sums = cx.i32s(self.row_sums.as_deref().unwrap_or(&[]));
         let clamp = match self.clamp {

@@ -83,12 +83,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let arith = match (input.dtype, wf.dtype, wt.dtype, state.dtype, output.dtype) {
         (DType::F32, DType::F32, DType::F32, DType::F32, DType::F32) => {
             check_bias(cx, bias, DType::F32, units)?;
-            // TFLM's `ActivationValFloat`: no clamp where the range is open.
-            let (lo, hi) = match activation {
-                Activation::None => (f32::NEG_INFINITY, f32::INFINITY),
-                Activation::Relu => (0.0, f32::INFINITY),
-                a => a.float_range(),
-            };
+            let (lo, hi) = float_range(activation);
             Arith::Float(lo, hi)
         }
         (DType::I8, DType::I8, t @ (DType::I8 | DType::I16), s, DType::I8) if s == t => {
@@ -107,25 +102,23 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             Arith::Int8 { state: s, consts: [zi, zs, zo, m1, s1, m2, s2] }
         }
         (DType::F32, DType::I8, DType::I8, DType::F32, DType::F32) => {
-            check_bias(cx, bias, DType::F32, units)?;
-            let scale = |t: &crate::graph::Tensor<'_>, what: &str| match t.quant.as_ref().map(|q| &q.scales[..]) {
-                Some(&[s]) => Ok(s),
+            // One scale each (LiteRT reads one); the bias is checked with the first.
+            let scale = |t: &crate::graph::Tensor<'_>, bias, what: &str| match crate::lowering::hybrid::weight_scales(
+                cx, t, bias, units,
+            )?[..]
+            {
+                [s] => Ok(s),
                 _ => Err(cx.err(format!("hybrid int8 {what} need one scale (LiteRT reads one)"))),
             };
-            let (feature_scale, time_scale) = (scale(wf, "feature weights")?, scale(wt, "time weights")?);
+            let feature_scale = scale(wf, bias, "feature weights")?;
+            let time_scale = scale(wt, None, "time weights")?;
             let asymmetric =
                 o.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
             let (wf_data, wt_data) = (wf.data.as_deref().unwrap_or_default(), wt.data.as_deref().unwrap_or_default());
             // LiteRT dequantizes the time weights once: int8 times the scale in float32.
             let weights_time = wt_data.iter().map(|&w| w as i8 as f32 * time_scale).collect();
-            let row_sums = asymmetric
-                .then(|| wf_data.chunks_exact(input_size).map(|r| r.iter().map(|&v| v as i8 as i32).sum()).collect());
-            let range = match activation {
-                Activation::None => (f32::NEG_INFINITY, f32::INFINITY),
-                Activation::Relu => (0.0, f32::INFINITY),
-                a => a.float_range(),
-            };
-            Arith::Hybrid { feature_scale, weights_time, row_sums, range }
+            let row_sums = asymmetric.then(|| crate::lowering::hybrid::row_sums(wf_data, input_size));
+            Arith::Hybrid { feature_scale, weights_time, row_sums, range: float_range(activation) }
         }
         (i, f, t, s, o) => {
             return Err(cx.unsupported(
@@ -152,6 +145,16 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         dims: [batch, input_size, filters, rank, memory],
         arith,
     }))
+}
+
+/// The clamp of a float32 SVDF's fused activation, as TFLM's
+/// `ActivationValFloat` (and LiteRT) apply it: none where the range is open.
+fn float_range(activation: Activation) -> (f32, f32) {
+    match activation {
+        Activation::None => (f32::NEG_INFINITY, f32::INFINITY),
+        Activation::Relu => (0.0, f32::INFINITY),
+        a => a.float_range(),
+    }
 }
 
 impl Operator for Svdf {
@@ -182,13 +185,12 @@ impl Operator for Svdf {
             Arith::Hybrid { feature_scale, weights_time, row_sums, range } => {
                 let asymmetric = row_sums.is_some();
                 let row_sums = cx.i32s(row_sums.as_deref().unwrap_or(&[]));
-                let time: Vec<u8> = weights_time.iter().flat_map(|w| w.to_le_bytes()).collect();
-                let time = cx.bytes(&time);
+                let time = cx.f32s(weights_time);
                 let scale = f32_lit(*feature_scale);
                 let range = crate::lowering::hybrid::emit_range(*range);
                 let q = cx.scratch::<i8>()?;
                 quote!(::tinyaot::__private::kernels::svdf::svdf_hybrid::<#b, #i, #f, #r, #m, #asymmetric>(
-                    #input, #wf, #scale, #row_sums, #time.cast::<f32>(), #bias, #state, #output, #range, #q);)
+                    #input, #wf, #scale, #row_sums, #time, #bias, #state, #output, #range, #q);)
             }
         })
     }

@@ -62,6 +62,13 @@ pub(crate) fn quantize_row(x: &[f32], asymmetric: bool, q: &mut [i8]) -> (f32, i
     (scale, offset)
 }
 
+/// `w . q` in int32, wrapping as LiteRT's int arithmetic does: one row of
+/// a hybrid op's int8 products.
+#[inline(always)]
+pub(crate) fn dot_i8(w: &[i8], q: &[i8]) -> i32 {
+    w.iter().zip(q).fold(0i32, |dot, (&w, &v)| dot.wrapping_add(w as i32 * v as i32))
+}
+
 /// Hybrid (dynamic-range) FULLY_CONNECTED, float32 activations with int8
 /// weights, which TFLM does not run and LiteRT does (`EvalHybridDense`,
 /// its reference path): each input row quantized to int8 on the fly into
@@ -92,10 +99,7 @@ pub fn fully_connected_hybrid<const B: usize, const D: usize, const O: usize, co
         if !zeros {
             let (row_scale, offset) = quantize_row(x, ASYMMETRIC, q);
             for (o, (w, out)) in weights.chunks_exact(D).zip(out.iter_mut()).enumerate() {
-                let mut dot = 0i32;
-                for (&w, &v) in w.iter().zip(q.iter()) {
-                    dot = dot.wrapping_add(w as i32 * v as i32);
-                }
+                let mut dot = dot_i8(w, q);
                 if ASYMMETRIC {
                     dot = dot.wrapping_sub(row_sums[o].wrapping_mul(offset));
                 }
@@ -313,10 +317,7 @@ pub fn batch_matmul_hybrid<
                     let (row_scale, zero_point) = (row_scales[scale_base + m], zero_points[scale_base + m]);
                     for (n, o) in out.iter_mut().enumerate() {
                         let w = &weights[weight_base + n * K..][..K];
-                        let mut total = 0i32;
-                        for (&w, &v) in w.iter().zip(&q) {
-                            total = total.wrapping_add(w as i32 * v as i32);
-                        }
+                        let total = dot_i8(w, &q);
                         // LiteRT: `total -= row_sum * offset` with a float
                         // offset: in float32, truncated back.
                         let sum = if ASYMMETRIC { row_sums[sum_base + n] as f32 * zero_point } else { 0.0 };

@@ -184,10 +184,7 @@ pub fn svdf_hybrid<
         for f in 0..FILTERS {
             let mut value = 0.0f32;
             if !zeros {
-                let mut dot = 0i32;
-                for (&w, &v) in weights_feature[f * INPUT..(f + 1) * INPUT].iter().zip(q.iter()) {
-                    dot = dot.wrapping_add(w as i32 * v as i32);
-                }
+                let mut dot = super::hybrid::dot_i8(&weights_feature[f * INPUT..(f + 1) * INPUT], q);
                 if ASYMMETRIC {
                     dot = dot.wrapping_sub(row_sums[f].wrapping_mul(offset));
                 }
