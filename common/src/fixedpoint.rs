@@ -421,39 +421,15 @@ pub const fn down_scale_of(multiplier: i32, shift: i32, offset: i32) -> Option<D
 /// are one floor of the product, and adding the offset before the floor
 /// is exact, so the result is `floor((p + K - [acc < 0] * 2^31) /
 /// 2^(31 + r))`: the high word of the 64-bit sum shifted right by `r - 1`
-/// (`SMLAL`, `LSR`, `SMLAL`, `ASR` on Arm).
+/// (`SMLAL`, `LSR`, `SMLAL`, `ASR` on Arm: the runtime's `arch` has that
+/// form, and one for cores without a 64-bit product).
 #[inline(always)]
-pub fn rescale_down(acc: i32, s: &DownScale) -> i32 {
+pub const fn rescale_down(acc: i32, s: &DownScale) -> i32 {
     let [multiplier, shift, k_low, k_high] = *s;
-    #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
-    {
-        let (mut low, mut high) = (k_low, k_high);
-        // SAFETY: register arithmetic only (ARMv7-M base instructions).
-        unsafe {
-            core::arch::asm!(
-                "smlal {lo}, {hi}, {acc}, {m}",
-                "lsr {t}, {acc}, #31",
-                "smlal {lo}, {hi}, {t}, {min}",
-                lo = inout(reg) low,
-                hi = inout(reg) high,
-                acc = in(reg) acc,
-                m = in(reg) multiplier,
-                min = in(reg) i32::MIN,
-                t = out(reg) _,
-                options(pure, nomem, nostack),
-            );
-        }
-        let _ = low;
-        // Outside the assembly, so a constant shift is an immediate.
-        high >> (shift & 31)
-    }
-    #[cfg(not(all(target_arch = "arm", target_feature = "thumb2")))]
-    {
-        let k = ((k_high as i64) << 32) | (k_low as u32 as i64);
-        let negative = ((acc as u32) >> 31) as i64;
-        let p = acc as i64 * multiplier as i64 + k + negative * i32::MIN as i64;
-        ((p >> 32) as i32) >> shift
-    }
+    let k = ((k_high as i64) << 32) | (k_low as u32 as i64);
+    let negative = ((acc as u32) >> 31) as i64;
+    let p = acc as i64 * multiplier as i64 + k + negative * i32::MIN as i64;
+    ((p >> 32) as i32) >> shift
 }
 
 #[cfg(test)]

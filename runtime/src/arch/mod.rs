@@ -9,7 +9,10 @@
 //! `const` of the family says so (`LANES16`, `WIDEN_INPUT`,
 //! `DOT_PAIRS`, `F32_WINDOW_LOOPS`, `REQUANTIZE_LOOP`) and the kernel's `if` on it folds away elsewhere.
 //!
-//! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops.
+//! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops; the int8
+//!   dot loop where there is no DSP extension.
+//! - `armv6m`: Cortex-M0/M0+ (Thumb-1): the int8 dot loop; `portable`'s
+//!   16-bit-halves requantization.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
 //! - `vfp`: hard-float Arm: the float32 window loops.
 //! - `x86`: the host (SSE2): int8 dot products, saturation.
@@ -24,7 +27,18 @@ pub(crate) use portable::*;
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
 mod armv7m;
 #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
-pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_down};
+pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_down, rescale_down};
+
+#[cfg(all(target_arch = "arm", target_feature = "thumb2", not(target_feature = "dsp")))]
+pub(crate) use armv7m::dot_groups;
+
+#[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
+mod armv6m;
+#[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
+pub(crate) use armv6m::dot_groups;
+// ARMv6-M has no 32x32 -> 64-bit multiply.
+#[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
+pub(crate) use portable::rescale_down_halves as rescale_down;
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;

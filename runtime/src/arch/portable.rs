@@ -5,7 +5,7 @@
 //! the limits; float sums keep TFLite's order).
 #![allow(dead_code)] // a target family replaces some of these (`arch/mod.rs`)
 
-use tinyaot_common::fixedpoint::{DownScale, rescale_down};
+use tinyaot_common::fixedpoint::DownScale;
 
 // ---- 16-bit lanes ----------------------------------------------------------
 
@@ -240,6 +240,43 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
 
 // ---- requantization to int8 --------------------------------------------
 
+/// `tinyaot_common::fixedpoint::rescale_down`: the short-form
+/// requantization of one sum, on its 64-bit product.
+#[inline(always)]
+pub(crate) fn rescale_down(acc: i32, s: &DownScale) -> i32 {
+    tinyaot_common::fixedpoint::rescale_down(acc, s)
+}
+
+/// [`rescale_down`] from four 16x16-bit products, for cores whose only
+/// multiply gives the low 32 bits (ARMv6-M's `MULS`): there the 64-bit
+/// product is a library call (`__aeabi_lmul`, about 75 instructions on the
+/// Cortex-M0); this takes about 30. The multiplier is below 2^31 (as
+/// `DownScale` has it), so every partial product fits its 32 bits:
+/// `acc * m = ah mh 2^32 + (ah ml + al mh) 2^16 + al ml`, `al`, `ml`
+/// the unsigned low halves. The high word of the sum is gathered with
+/// the carries out of the low word.
+#[inline(always)]
+pub(crate) fn rescale_down_halves(acc: i32, s: &DownScale) -> i32 {
+    let [multiplier, shift, k_low, k_high] = *s;
+    let (al, ah) = ((acc as u32) & 0xFFFF, acc >> 16);
+    let (ml, mh) = ((multiplier as u32) & 0xFFFF, (multiplier as u32) >> 16);
+    let (p0, p1, p2, p3) = (al * ml, ah.wrapping_mul(ml as i32), al * mh, ah.wrapping_mul(mh as i32));
+    // -2^31 for a negative sum (`rescale_down`'s correction): 0 or -1 in
+    // the high word, 0 or 2^31 in the low.
+    let negative = acc >> 31;
+    let (low, c1) = p0.overflowing_add(k_low as u32);
+    let (low, c2) = low.overflowing_add((p1 as u32) << 16);
+    let (low, c3) = low.overflowing_add(p2 << 16);
+    let (_, c4) = low.overflowing_add((negative as u32) << 31);
+    let high = k_high
+        .wrapping_add(p3)
+        .wrapping_add(p1 >> 16)
+        .wrapping_add((p2 >> 16) as i32)
+        .wrapping_add(negative)
+        .wrapping_add(c1 as i32 + c2 as i32 + c3 as i32 + c4 as i32);
+    high >> shift
+}
+
 /// `v` saturated to int8.
 #[inline(always)]
 pub(crate) fn saturate_i8(v: i32) -> i8 {
@@ -253,7 +290,7 @@ pub(crate) fn requantize_block(sums: &[i32], scales: &[DownScale], out: &mut [i8
     let n = sums.len();
     let (scales, out) = (&scales[..n], &mut out[..n]);
     for ((o, &a), s) in out.iter_mut().zip(sums).zip(scales) {
-        *o = crate::arch::saturate_i8(rescale_down(a, s));
+        *o = crate::arch::saturate_i8(crate::arch::rescale_down(a, s));
     }
 }
 
@@ -272,7 +309,7 @@ pub(crate) fn requantize_pixels_down(acc: &[i32], scales: &[DownScale], out: &mu
     }
     for (acc, out) in acc.chunks_exact(channels).zip(out.chunks_exact_mut(channels)) {
         for ((o, &a), s) in out.iter_mut().zip(acc).zip(scales) {
-            *o = crate::arch::saturate_i8(rescale_down(a, s));
+            *o = crate::arch::saturate_i8(crate::arch::rescale_down(a, s));
         }
     }
 }
@@ -379,5 +416,28 @@ mod tests {
             }
         }
         assert_eq!([half(even, false), half(odd, false), half(even, true), half(odd, true)], expect);
+    }
+
+    #[test]
+    fn halves_requantize_as_the_64_bit_product() {
+        use tinyaot_common::fixedpoint::down_scale_of;
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed
+        };
+        let edges = [i32::MIN, i32::MIN + 1, -65_536, -65_535, -1, 0, 1, 65_535, 65_536, i32::MAX];
+        for case in 0..20_000 {
+            let multiplier = match case % 4 {
+                0 => i32::MAX,
+                1 => 1 << 30,
+                _ => (next() >> 1) as i32,
+            };
+            let shift = -1 - (next() % 23) as i32;
+            let offset = (next() % 257) as i32 - 128;
+            let s = down_scale_of(multiplier, shift, offset).expect("in the short form's range");
+            let acc = if case < edges.len() { edges[case] } else { next() as i32 >> (next() % 24) };
+            assert_eq!(rescale_down_halves(acc, &s), rescale_down(acc, &s), "acc {acc} scale {s:?}");
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! or with TFLite's broadcasting (up to 6 dimensions).
 
 use super::{Io, Narrow, Strided6, clamp_i32};
+use crate::fixedpoint::down_scale_of;
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
-use crate::fixedpoint::{down_scale_of, rescale_down};
 use crate::fixedpoint::{
     get_reciprocal, multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
 };
@@ -63,11 +63,11 @@ impl AddQuant {
 /// `MultiplyByQuantizedMultiplierSmallerThanOneExp(x, m, shift) + offset`
 /// in the shortest exact form for the constants (the kernels' `AddQuant`
 /// is a compile-time constant, so the choice folds away): two `SMLAL`s
-/// and a shift ([`rescale_down`]) for right shifts of 1 to 23.
+/// and a shift ([`rescale_down`](crate::fixedpoint::rescale_down)) for right shifts of 1 to 23.
 #[inline(always)]
 fn lt1(x: i32, m: i32, shift: i32, offset: i32) -> i32 {
     match down_scale_of(m, shift, offset) {
-        Some(s) => rescale_down(x, &s),
+        Some(s) => crate::arch::rescale_down(x, &s),
         None => mul_lt1(x, m, shift).wrapping_add(offset),
     }
 }

@@ -298,7 +298,7 @@ pub fn depthwise_rows_s8<
                 // The header's short-form scale, as `DownScale` orders it.
                 let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                    out[ox][c] = arch::saturate_i8(super::rescale_down(acc, &scale))
+                    out[ox][c] = arch::saturate_i8(arch::rescale_down(acc, &scale))
                 });
             }
         }
@@ -322,8 +322,14 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
         let mut a = bias;
         for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
             for (p, &w) in w.iter().enumerate() {
-                // An odd last tap's pair has a zero high half.
-                a = arch::smlad(pair(row, ox * SW + 2 * p), w, a);
+                let i = ox * SW + 2 * p;
+                if !arch::LANES16 && 2 * p + 1 == KW {
+                    // An odd last tap (its pair's high half is zero): one
+                    // product where `SMLAD` is two.
+                    a = arch::smlabb(row[i] as u16 as u32, w, a);
+                } else {
+                    a = arch::smlad(pair(row, i), w, a);
+                }
             }
         }
         put(ox, a);

@@ -8,7 +8,7 @@
 //! bits.
 
 use super::layout::depth4;
-use super::{DownScale, PackedRows, Rescale, Scales, clamp_i32, rescale, rescale_down};
+use super::{DownScale, PackedRows, Rescale, Scales, clamp_i32, rescale};
 use crate::arch;
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
@@ -63,7 +63,7 @@ pub fn requantize_pixels(acc: &[i32], q: &Rescale<'_>, c0: usize, channels: usiz
         }
         Scales::Down(s) => {
             let s = &s[c0..c0 + channels];
-            pixels.for_each(|(acc, out)| requantize_with(acc, s, q, whole, out, rescale_down));
+            pixels.for_each(|(acc, out)| requantize_with(acc, s, q, whole, out, arch::rescale_down));
         }
         Scales::Any(s) => {
             let (s, offset) = (&s[c0..c0 + channels], q.output_offset);

@@ -241,7 +241,7 @@ pub use dot_widened::PackedRows;
 /// by the compiler per op.
 #[derive(Clone, Copy, Debug)]
 pub enum Scales<'a> {
-    /// Every channel's multiplier is below 1/2 ([`rescale_down`], the
+    /// Every channel's multiplier is below 1/2 ([`rescale_down`](crate::fixedpoint::rescale_down), the
     /// short form nearly every conv-like layer has; the output offset is
     /// folded in).
     Down(&'a [DownScale]),
@@ -270,7 +270,7 @@ impl Rescale<'_> {
     #[inline(always)]
     pub fn apply(&self, acc: i32, c: usize) -> i32 {
         let v = match self.scales {
-            Scales::Down(s) => rescale_down(acc, &s[c]),
+            Scales::Down(s) => crate::arch::rescale_down(acc, &s[c]),
             Scales::Any(s) => rescale(acc, &s[c]).wrapping_add(self.output_offset),
         };
         clamp_i32(v, self.act_min, self.act_max)
