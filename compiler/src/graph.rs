@@ -646,6 +646,7 @@ impl<'a> Graph<'a> {
         }
         crate::resources::resolve(&mut graph)?;
         graph.fold_float16_constants();
+        graph.fold_decoded_constants();
         graph.keep_circular_buffers();
         graph.copy_variable_outputs();
         Ok(graph)
@@ -716,6 +717,31 @@ impl<'a> Graph<'a> {
                 .flat_map(|h| crate::quant::f16_to_f32(u16::from_le_bytes([h[0], h[1]])).to_le_bytes())
                 .collect();
             self.tensors[o].data = Some(Cow::Owned(wide));
+        }
+    }
+}
+
+impl Graph<'_> {
+    /// Each output of a TFLM DECODE (compressed constants, `ops::decode`)
+    /// becomes the constant it decodes to, once, here: the ops reading it
+    /// see constant weights. What cannot be decoded, or is a graph output
+    /// or a variable, is left to the op, which says why.
+    fn fold_decoded_constants(&mut self) {
+        for n in 0..self.nodes.len() {
+            let node = &self.nodes[n];
+            if node.name != crate::ops::decode::NAME || node.inputs.len() != 2 * node.outputs.len() {
+                continue;
+            }
+            for (k, &o) in node.outputs.iter().enumerate() {
+                let (Some(e), Some(a)) = (node.inputs[2 * k], node.inputs[2 * k + 1]) else { continue };
+                let output = &self.tensors[o];
+                if output.data.is_some() || output.is_variable || self.outputs.contains(&o) {
+                    continue;
+                }
+                if let Ok(bytes) = crate::ops::decode::decoded(&self.tensors[e], &self.tensors[a], output) {
+                    self.tensors[o].data = Some(Cow::Owned(bytes));
+                }
+            }
         }
     }
 }

@@ -808,6 +808,41 @@ def convert_dynamic_range(model):
     return conv.convert()
 
 
+def lut_compressed(seed, levels=16):
+    """The int8 DS-CNN with every int8 weight tensor cut to `levels` values
+    per channel (evenly spaced over the channel's range, each weight to the
+    nearest), then compressed by TFLM's own tool (LUT, 4-bit indices, one
+    table per channel or one for the tensor): the TFLM_DECODE ops and
+    ancillary tensors as TFLM's compressor writes them."""
+    import flatbuffers
+    from tflite_micro.tensorflow.lite.micro.compression import compress, spec
+    data = bytearray(convert(ds_cnn_kws(seeded(seed)), seed, True))
+    m = schema_fb.Model.GetRootAsModel(data, 0)
+    sg = m.Subgraphs(0)
+    specs = []
+    for i in range(sg.TensorsLength()):
+        t = sg.Tensors(i)
+        buf = m.Buffers(t.Buffer())
+        if t.Type() != schema_fb.TensorType.INT8 or buf.DataLength() == 0:
+            continue
+        q = t.Quantization()
+        axis, channels = q.QuantizedDimension(), q.ScaleLength()
+        w = np.array(buf.DataAsNumpy()).view(np.int8).reshape(tuple(t.ShapeAsNumpy())).astype(np.int32)
+        moved = np.moveaxis(w, axis, 0) if channels > 1 else w.reshape(1, -1)
+        for c in range(moved.shape[0]):
+            lo, hi = moved[c].min(), moved[c].max()
+            grid = np.unique(np.round(np.linspace(lo, hi, levels)).astype(np.int32))
+            moved[c] = grid[np.abs(moved[c][..., None] - grid).argmin(-1)]
+        w = np.moveaxis(moved, 0, axis) if channels > 1 else moved.reshape(w.shape)
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(buf._tab.Offset(4))
+        start = buf._tab.Vector(o)
+        data[start:start + w.size] = w.astype(np.int8).tobytes()
+        mode = spec.PerChannel(axis=axis) if channels > 1 else spec.PerTensor()
+        specs.append(spec.Tensor(subgraph=0, tensor=i,
+                                 compression=[spec.LookUpTableCompression(index_bitwidth=4, mode=mode)]))
+    return bytes(compress(bytes(data), specs))
+
+
 def litert_reference(data, seed):
     """`reference` for models TFLM does not run (hybrid layers): LiteRT's
     reference kernels (`ai-edge-litert`, the BUILTIN_REF resolver), one
@@ -901,6 +936,13 @@ def main():
             with open(os.path.join(OUT, 'hybrid_float.%s' % ext), 'wb') as f:
                 f.write(blob)
         print('%-24s %6d bytes (hybrid: LiteRT reference)' % ('hybrid_float', len(data)))
+    if not only or 'compressed' in only:
+        data = lut_compressed(120)
+        inp, out = reference(data, 120)
+        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+            with open(os.path.join(OUT, 'lut_compressed_int8.%s' % ext), 'wb') as f:
+                f.write(blob)
+        print('%-24s %6d bytes (TFLM compression: LUT, 4-bit)' % ('lut_compressed_int8', len(data)))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

@@ -138,6 +138,14 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
 
+    // TFLM DECODE of the weights: a Huffman-coded tensor (TFLM's kernel
+    // decodes it, its compression tool writes none yet), and look-up
+    // tables too short for the indices (TFLM would read past them).
+    let huffman = decode_weights(&base, 1, vec![0xFF; 3]);
+    v.push(("decode_huffman", huffman.to_bytes(), "op 0 (CUSTOM:TFLM_DECODE): Huffman-coded tensors"));
+    let short = decode_weights(&base, 0, vec![5]);
+    v.push(("decode_short_tables", short.to_bytes(), "index 1 of channel 0 reaches past the value tables"));
+
     // A float input with int8 weights and an int8 output: neither a
     // quantized layer nor a hybrid one (float32 in and out), which TFLM and
     // LiteRT refuse too.
@@ -146,6 +154,33 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     m.subgraphs[0].tensors[0].quant = None;
     v.push(("hybrid_fc_int8_output", m.to_bytes(), "input float32, weights int8, output int8"));
     v
+}
+
+/// `m` (`fc_model(4, 3)`) with its weights behind a TFLM DECODE of type
+/// `decode_type`: 1-bit indices alternating 0 and 1, `tables` the bytes
+/// after the 16-byte header.
+fn decode_weights(m: &ModelDef, decode_type: u8, tables: Vec<u8>) -> ModelDef {
+    let mut m = m.clone();
+    let mut ancillary = vec![decode_type, 1, 0, 0, 1, 1, 2];
+    ancillary.resize(16, 0);
+    ancillary.extend(tables);
+    for (name, bytes) in [("weights_encoded", vec![0b0101_0101; 2]), ("weights_ancillary", ancillary)] {
+        let len = bytes.len() as i32;
+        m.buffers.push(bytes);
+        let buffer = m.buffers.len() as u32 - 1;
+        m.subgraphs[0].tensors.push(TensorDef::constant(name, &[len], dtype::U8, buffer, None));
+    }
+    m.subgraphs[0].tensors[1].buffer = 0;
+    m.opcodes.push((32, Some("TFLM_DECODE".into())));
+    let decode = OpDef {
+        opcode: m.opcodes.len() as u32 - 1,
+        inputs: vec![4, 5],
+        outputs: vec![1],
+        options: None,
+        custom_options: None,
+    };
+    m.subgraphs[0].ops.insert(0, decode);
+    m
 }
 
 /// A CALL_ONCE of subgraph `init` (its operator code added to `m`).

@@ -300,6 +300,14 @@ pub const SUPPORTED: &[OpSupport] = &[
     },
     OpSupport {
         code: CUSTOM,
+        name: decode::NAME,
+        dtypes: &[
+            "look-up-table compressed constants: bool, int8, int16, int32, int64, float32 (decoded at compile time)",
+        ],
+        lower: decode::lower,
+    },
+    OpSupport {
+        code: CUSTOM,
         name: circular_buffer::NAME,
         dtypes: &["int8 (state kept; invoke() says when it stops)"],
         lower: circular_buffer::lower,

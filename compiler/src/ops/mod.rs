@@ -17,6 +17,7 @@ pub(crate) mod concatenation;
 pub(crate) mod control_flow;
 pub(crate) mod conv_2d;
 pub(crate) mod cumsum;
+pub(crate) mod decode;
 pub(crate) mod depthwise_conv_2d;
 pub(crate) mod dequantize;
 pub(crate) mod detection_postprocess;

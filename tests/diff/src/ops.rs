@@ -5,7 +5,7 @@
 //! schema.
 
 use crate::{Builder, Model, Rng, Ty};
-use tinyaot_tests::writer::{Flex, QuantDef, Scalar, flexbuffer_map};
+use tinyaot_tests::writer::{Flex, OpDef, QuantDef, Scalar, TensorDef, dtype, flexbuffer_map};
 
 /// A generator: a random model and a label of what it drew.
 pub type Generator = fn(&mut Rng) -> (Model, String);
@@ -135,6 +135,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_FRAMER", signal_framer),
     ("SIGNAL_STACKER", signal_stacker),
     ("SIGNAL_OVERLAP_ADD", signal_overlap_add),
+    ("DECODE", decode),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
@@ -2767,4 +2768,116 @@ fn detection_postprocess(r: &mut Rng) -> (Model, String) {
         if regular { "regular" } else { "fast" }
     );
     (b.finish_graph(), label)
+}
+
+/// TFLM's DECODE (`TFLM_DECODE`, what its compression tool inserts): a
+/// FULLY_CONNECTED, CONV_2D or DEPTHWISE_CONV_2D case (int8, 16x8 or
+/// float32) whose filter, and often its bias, are look-up-table
+/// compressed: each channel's values cut down to a table of at most
+/// `2^width` entries (width 1 to 7), the indices packed most significant
+/// bit first, the tables `stride` entries apart (padded past their
+/// entries now and then). Channels as TFLM reads them: the tensor's
+/// scales along axis 0 (filters, biases), interleaved along the last axis
+/// (depthwise filters), one table without quantization (float32). One
+/// DECODE for all the op's compressed tensors, or one each.
+fn decode(r: &mut Rng) -> (Model, String) {
+    let (mut m, label) = match r.size(0, 2) {
+        0 => fully_connected(r),
+        1 => conv_2d(r, false),
+        _ => depthwise_conv_2d(r),
+    };
+    let def = &mut m.def;
+    let op = def.subgraphs[0].ops[0].clone();
+    let constants: Vec<i32> = op.inputs[1..]
+        .iter()
+        .copied()
+        .filter(|&t| t >= 0 && def.subgraphs[0].tensors[t as usize].buffer != 0)
+        .collect();
+    let chosen: Vec<i32> = constants.iter().copied().filter(|_| r.chance(0.7)).collect();
+    let chosen = if chosen.is_empty() { constants[..1].to_vec() } else { chosen };
+    let mut pairs = Vec::new();
+    let mut notes = Vec::new();
+    for &t in &chosen {
+        let tensor = def.subgraphs[0].tensors[t as usize].clone();
+        let size = match tensor.dtype {
+            dtype::I8 => 1,
+            dtype::I16 => 2,
+            dtype::F32 | dtype::I32 => 4,
+            _ => 8,
+        };
+        let data = def.buffers[tensor.buffer as usize].clone();
+        let count = data.len() / size;
+        let (channels, interleaved) = match &tensor.quant {
+            Some(q) if q.scale.len() > 1 => (q.scale.len(), q.axis as usize == tensor.shape.len() - 1),
+            Some(q) => (q.scale.len(), false),
+            None => (1, false),
+        };
+        let width = r.size(1, 7);
+        let entries = r.size(1, 1 << width);
+        let stride = if r.chance(0.3) { (1 << width).min(128) } else { entries };
+        // Each channel's table: the first distinct values the channel holds
+        // (its first value repeated where it has fewer).
+        let channel_of = |k: usize| if interleaved { k % channels } else { k / (count / channels) };
+        let mut tables = vec![Vec::<Vec<u8>>::new(); channels];
+        for k in 0..count {
+            let (c, v) = (channel_of(k), data[k * size..(k + 1) * size].to_vec());
+            if tables[c].len() < entries && !tables[c].contains(&v) {
+                tables[c].push(v);
+            }
+        }
+        let mut ancillary = vec![0u8; 16];
+        (ancillary[1], ancillary[4], ancillary[5], ancillary[6]) = (1, 1, width as u8, stride as u8);
+        for table in &mut tables {
+            while table.len() < stride {
+                table.push(table[0].clone());
+            }
+            ancillary.extend(table.iter().flatten());
+        }
+        let mut bits = vec![0u8; (count * width).div_ceil(8)];
+        for k in 0..count {
+            let index = r.size(0, entries - 1);
+            for b in 0..width {
+                if (index >> (width - 1 - b)) & 1 == 1 {
+                    let bit = k * width + b;
+                    bits[bit / 8] |= 0x80 >> (bit % 8);
+                }
+            }
+        }
+        let sub = &mut def.subgraphs[0];
+        let mut add = |name: String, bytes: Vec<u8>| {
+            def.buffers.push(bytes);
+            let len = def.buffers.last().map_or(0, Vec::len) as i32;
+            let buffer = def.buffers.len() as u32 - 1;
+            sub.tensors.push(TensorDef::constant(&name, &[len], dtype::U8, buffer, None));
+            sub.tensors.len() as i32 - 1
+        };
+        let encoded = add(format!("{}_encoded", tensor.name), bits);
+        let ancillary = add(format!("{}_ancillary", tensor.name), ancillary);
+        sub.tensors[t as usize].buffer = 0;
+        pairs.push((encoded, ancillary, t));
+        notes.push(format!(
+            "{} {width}-bit x{entries}{}{}",
+            tensor.name,
+            if stride > entries { format!(" stride {stride}") } else { String::new() },
+            if interleaved { " last axis" } else { "" }
+        ));
+    }
+    def.opcodes.push((32, Some("TFLM_DECODE".into())));
+    let opcode = def.opcodes.len() as u32 - 1;
+    let decode_op = |pairs: &[(i32, i32, i32)]| OpDef {
+        opcode,
+        inputs: pairs.iter().flat_map(|&(e, a, _)| [e, a]).collect(),
+        outputs: pairs.iter().map(|p| p.2).collect(),
+        options: None,
+        custom_options: None,
+    };
+    let ops = &mut def.subgraphs[0].ops;
+    if r.chance(0.5) {
+        ops.insert(0, decode_op(&pairs));
+    } else {
+        for (k, pair) in pairs.iter().enumerate() {
+            ops.insert(k, decode_op(std::slice::from_ref(pair)));
+        }
+    }
+    (m, format!("{label}; decoded: {}", notes.join(", ")))
 }

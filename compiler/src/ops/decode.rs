@@ -1,0 +1,154 @@
+//! TFLM's DECODE (`CUSTOM:TFLM_DECODE`), which TFLM's compression tool
+//! inserts before each op reading a compressed constant: inputs in pairs
+//! (the encoded tensor, its ancillary data), one output per pair, the
+//! constant as it was before compression. TFLM decodes into the arena on
+//! every invoke; every input is a constant, so here the graph reader
+//! decodes once at compile time (`Graph::fold_decoded_constants`) and the
+//! ops reading the output see an ordinary constant (packed into their
+//! weight layouts, in flash): no RAM, no time, the same values. The flash
+//! holds the decoded constant, not the compressed form.
+//!
+//! Decoding as TFLM's `DecodeStateLut`: the ancillary data starts with a
+//! 16-byte header (byte 0 the decode type, 0 = look-up table; byte 1 its
+//! version, 1; byte 4 the table format's version, 1; byte 5's low 3 bits
+//! the index width; byte 6 the entries per channel's table), then the value
+//! tables, one per channel, in the output's dtype. Element `k`'s index is
+//! bits `k * width ..` of the encoded bytes, most significant bit first.
+//! The channels are the output's quantization scales: along axis 0 (each
+//! channel a run of elements) or along the last axis (channels
+//! interleaved); no quantization is one table. Huffman and pruned tensors
+//! (types 1 and 2, which TFLM's tool does not write yet) are refused.
+
+use crate::codegen::Emit;
+use crate::diag::Error;
+use crate::graph::{DType, Tensor};
+use crate::lowering::context::OpCx;
+use crate::lowering::operator::Operator;
+use proc_macro2::TokenStream;
+
+/// The operator's name in the graph.
+pub const NAME: &str = "CUSTOM:TFLM_DECODE";
+
+/// Bytes of the ancillary data's header (TFLM's `kDcmSizeInBytes`).
+const HEADER: usize = 16;
+
+/// A DECODE whose outputs the graph reader decoded into constants.
+#[derive(Debug)]
+struct Decoded;
+
+impl Operator for Decoded {
+    fn emit(&self, _: &mut Emit<'_>) -> Result<TokenStream, Error> {
+        Ok(TokenStream::new())
+    }
+}
+
+pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let node = cx.node;
+    if node.outputs.is_empty() || node.inputs.len() != 2 * node.outputs.len() {
+        return Err(cx.err(format!(
+            "has {} inputs and {} outputs; TFLM's DECODE takes an encoded tensor and its ancillary data per output",
+            node.inputs.len(),
+            node.outputs.len()
+        )));
+    }
+    for k in 0..node.outputs.len() {
+        let output = cx.output(k)?;
+        if output.data.is_some() {
+            continue;
+        }
+        // Not decoded when the graph was read: say why.
+        decoded(cx.input(2 * k)?, cx.input(2 * k + 1)?, output).map_err(|why| cx.err(why))?;
+        return Err(cx.err(format!(
+            "output '{}' is a graph output or a variable: tinyaot decodes compressed constants at compile time, \
+             into the constants the next op reads",
+            output.name
+        )));
+    }
+    Ok(Box::new(Decoded))
+}
+
+/// The bytes of `output` decoded from `encoded` and `ancillary`, or why
+/// they cannot be (every read TFLM would make out of bounds is an error).
+pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>) -> Result<Vec<u8>, String> {
+    let (Some(bits), Some(anc)) = (encoded.data.as_deref(), ancillary.data.as_deref()) else {
+        return Err(format!(
+            "the encoded tensor '{}' and its ancillary data '{}' must be constants (TFLM requires it)",
+            encoded.name, ancillary.name
+        ));
+    };
+    if anc.len() < HEADER {
+        return Err(format!(
+            "ancillary data '{}' holds {} bytes, less than its 16-byte header",
+            ancillary.name,
+            anc.len()
+        ));
+    }
+    match (anc[0], anc[1]) {
+        (_, v) if v != 1 => {
+            return Err(format!("ancillary data '{}': header version {v}; TFLM reads version 1", ancillary.name));
+        }
+        (0, _) => {}
+        (1, _) => return Err("Huffman-coded tensors (decode type 1) are not supported yet".into()),
+        (2, _) => return Err("pruned tensors (decode type 2) are not supported yet".into()),
+        (t, _) => return Err(format!("decode type {t} is not supported (0: look-up table)")),
+    }
+    if anc[4] != 1 {
+        return Err(format!("look-up table version {}; TFLM reads version 1", anc[4]));
+    }
+    let size = match output.dtype {
+        DType::Bool | DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => output.dtype.size().unwrap_or(1),
+        other => {
+            return Err(format!(
+                "decodes into {} ('{}'); TFLM's look-up tables hold bool, float32, int8, int16, int32 or int64",
+                other.name(),
+                output.name
+            ));
+        }
+    };
+    let (width, stride, tables) = ((anc[5] & 0x07) as usize, anc[6] as usize, &anc[HEADER..]);
+    // TFLM's channels: the output's scales, along the first axis or (with
+    // more than one) the last.
+    let (channels, interleaved) = match &output.quant {
+        Some(q) if !q.scales.is_empty() => {
+            let last = q.axis == output.shape.len().wrapping_sub(1) && q.scales.len() > 1;
+            if !last && q.axis != 0 {
+                return Err(format!(
+                    "output '{}' is quantized along axis {}; TFLM decodes along the first or the last axis",
+                    output.name, q.axis
+                ));
+            }
+            (q.scales.len(), last)
+        }
+        _ => (1, false),
+    };
+    let count = output.elements;
+    if !count.is_multiple_of(channels) {
+        return Err(format!("output '{}': {count} elements in {channels} channels do not divide", output.name));
+    }
+    if bits.len() * 8 < count * width {
+        return Err(format!(
+            "encoded tensor '{}' holds {} bytes; {count} indices of {width} bits need {}",
+            encoded.name,
+            bits.len(),
+            (count * width).div_ceil(8)
+        ));
+    }
+    let mut out = Vec::with_capacity(count * size);
+    for k in 0..count {
+        let index = (0..width).fold(0, |v, b| {
+            let bit = k * width + b;
+            (v << 1) | ((bits[bit / 8] >> (7 - bit % 8)) & 1) as usize
+        });
+        let channel = if interleaved { k % channels } else { k / (count / channels) };
+        let at = (channel * stride + index) * size;
+        let entry = tables.get(at..at + size).ok_or_else(|| {
+            format!(
+                "index {index} of channel {channel} reaches past the value tables of '{}' ({} bytes)",
+                ancillary.name,
+                tables.len()
+            )
+        })?;
+        out.extend_from_slice(entry);
+    }
+    Ok(out)
+}
