@@ -8,7 +8,7 @@
 //! weight layouts, in flash): no RAM, no time, the same values. The flash
 //! holds the decoded constant, not the compressed form.
 //!
-//! Decoding as TFLM's `DecodeStateLut`: the ancillary data starts with a
+//! Look-up tables as TFLM's `DecodeStateLut`: the ancillary data starts with a
 //! 16-byte header (byte 0 the decode type, 0 = look-up table; byte 1 its
 //! version, 1; byte 4 the table format's version, 1; byte 5's low 3 bits
 //! the index width; byte 6 the entries per channel's table), then the value
@@ -16,8 +16,12 @@
 //! bits `k * width ..` of the encoded bytes, most significant bit first.
 //! The channels are the output's quantization scales: along axis 0 (each
 //! channel a run of elements) or along the last axis (channels
-//! interleaved); no quantization is one table. Huffman and pruned tensors
-//! (types 1 and 2, which TFLM's tool does not write yet) are refused.
+//! interleaved); no quantization is one table. Pruned tensors
+//! (`DecodeStatePrune`, type 2): a bit per element, most significant
+//! first, 1 for the next value of the list after the header, 0 for the
+//! zero point (the channel's, for int8). Huffman-coded tensors (type 1,
+//! Xtensa-format tables; TFLM's tool writes neither these nor pruned ones
+//! yet) are refused.
 
 use crate::codegen::Emit;
 use crate::diag::Error;
@@ -83,29 +87,28 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
             anc.len()
         ));
     }
-    match (anc[0], anc[1]) {
-        (_, v) if v != 1 => {
-            return Err(format!("ancillary data '{}': header version {v}; TFLM reads version 1", ancillary.name));
-        }
-        (0, _) => {}
-        (1, _) => return Err("Huffman-coded tensors (decode type 1) are not supported yet".into()),
-        (2, _) => return Err("pruned tensors (decode type 2) are not supported yet".into()),
-        (t, _) => return Err(format!("decode type {t} is not supported (0: look-up table)")),
+    if anc[1] != 1 {
+        return Err(format!("ancillary data '{}': header version {}; TFLM reads version 1", ancillary.name, anc[1]));
     }
+    let kind = match anc[0] {
+        0 => "look-up table",
+        2 => "pruned tensor",
+        1 => return Err("Huffman-coded tensors (decode type 1) are not supported yet".into()),
+        t => return Err(format!("decode type {t} is not supported (0: look-up table, 2: pruned)")),
+    };
     if anc[4] != 1 {
-        return Err(format!("look-up table version {}; TFLM reads version 1", anc[4]));
+        return Err(format!("{kind} version {}; TFLM reads version 1", anc[4]));
     }
     let size = match output.dtype {
         DType::Bool | DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => output.dtype.size().unwrap_or(1),
         other => {
             return Err(format!(
-                "decodes into {} ('{}'); TFLM's look-up tables hold bool, float32, int8, int16, int32 or int64",
+                "decodes into {} ('{}'); TFLM decodes bool, float32, int8, int16, int32 or int64",
                 other.name(),
                 output.name
             ));
         }
     };
-    let (width, stride, tables) = ((anc[5] & 0x07) as usize, anc[6] as usize, &anc[HEADER..]);
     // TFLM's channels: the output's scales, along the first axis or (with
     // more than one) the last.
     let (channels, interleaved) = match &output.quant {
@@ -125,6 +128,11 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
     if !count.is_multiple_of(channels) {
         return Err(format!("output '{}': {count} elements in {channels} channels do not divide", output.name));
     }
+    let channel_of = |k: usize| if interleaved { k % channels } else { k / (count / channels) };
+    let tables = &anc[HEADER..];
+    let past =
+        |what: String| format!("{what} reaches past the value tables of '{}' ({} bytes)", ancillary.name, tables.len());
+    let width = if anc[0] == 0 { (anc[5] & 0x07) as usize } else { 1 };
     if bits.len() * 8 < count * width {
         return Err(format!(
             "encoded tensor '{}' holds {} bytes; {count} indices of {width} bits need {}",
@@ -133,22 +141,47 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
             (count * width).div_ceil(8)
         ));
     }
-    let mut out = Vec::with_capacity(count * size);
-    for k in 0..count {
-        let index = (0..width).fold(0, |v, b| {
+    // Element `k`'s `width` bits, most significant first.
+    let index = |k: usize| {
+        (0..width).fold(0, |v, b| {
             let bit = k * width + b;
             (v << 1) | ((bits[bit / 8] >> (7 - bit % 8)) & 1) as usize
-        });
-        let channel = if interleaved { k % channels } else { k / (count / channels) };
-        let at = (channel * stride + index) * size;
-        let entry = tables.get(at..at + size).ok_or_else(|| {
-            format!(
-                "index {index} of channel {channel} reaches past the value tables of '{}' ({} bytes)",
-                ancillary.name,
-                tables.len()
-            )
-        })?;
-        out.extend_from_slice(entry);
+        })
+    };
+    let mut out = Vec::with_capacity(count * size);
+    if anc[0] == 0 {
+        // Look-up table: each channel's table `stride` entries from the last.
+        let stride = anc[6] as usize;
+        for k in 0..count {
+            let (i, channel) = (index(k), channel_of(k));
+            let at = (channel * stride + i) * size;
+            let entry = tables.get(at..at + size).ok_or_else(|| past(format!("index {i} of channel {channel}")))?;
+            out.extend_from_slice(entry);
+        }
+        return Ok(out);
+    }
+    // Pruned: a bit per element, 1 for the next kept value, 0 for the zero
+    // point (its channel's, for int8 with several; TFLM requires zero ones
+    // for other dtypes).
+    let zero_points: Vec<i64> = match &output.quant {
+        Some(q) if !q.zero_points.is_empty() => q.zero_points.iter().copied().take(channels).collect(),
+        _ => vec![0],
+    };
+    if output.dtype != DType::I8 && zero_points.iter().any(|&z| z != 0) {
+        return Err(format!(
+            "output '{}': TFLM decodes pruned {} with zero points of 0 only",
+            output.name,
+            output.dtype.name()
+        ));
+    }
+    let mut kept = tables.chunks_exact(size);
+    for k in 0..count {
+        if index(k) == 1 {
+            out.extend_from_slice(kept.next().ok_or_else(|| past(format!("kept value of element {k}")))?);
+        } else {
+            let z = if zero_points.len() == channels { zero_points[channel_of(k)] } else { zero_points[0] };
+            out.extend_from_slice(&z.to_le_bytes()[..size]);
+        }
     }
     Ok(out)
 }

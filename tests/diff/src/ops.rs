@@ -2778,8 +2778,10 @@ fn detection_postprocess(r: &mut Rng) -> (Model, String) {
 /// bit first, the tables `stride` entries apart (padded past their
 /// entries now and then). Channels as TFLM reads them: the tensor's
 /// scales along axis 0 (filters, biases), interleaved along the last axis
-/// (depthwise filters), one table without quantization (float32). One
-/// DECODE for all the op's compressed tensors, or one each.
+/// (depthwise filters), one table without quantization (float32). Or, a
+/// third of the time, pruned (`DecodeStatePrune`: a bit per element, the
+/// kept values listed, the rest zero points). One DECODE for all the op's
+/// compressed tensors, or one each.
 fn decode(r: &mut Rng) -> (Model, String) {
     let (mut m, label) = match r.size(0, 2) {
         0 => fully_connected(r),
@@ -2807,42 +2809,24 @@ fn decode(r: &mut Rng) -> (Model, String) {
         };
         let data = def.buffers[tensor.buffer as usize].clone();
         let count = data.len() / size;
-        let (channels, interleaved) = match &tensor.quant {
-            Some(q) if q.scale.len() > 1 => (q.scale.len(), q.axis as usize == tensor.shape.len() - 1),
-            Some(q) => (q.scale.len(), false),
-            None => (1, false),
-        };
-        let width = r.size(1, 7);
-        let entries = r.size(1, 1 << width);
-        let stride = if r.chance(0.3) { (1 << width).min(128) } else { entries };
-        // Each channel's table: the first distinct values the channel holds
-        // (its first value repeated where it has fewer).
-        let channel_of = |k: usize| if interleaved { k % channels } else { k / (count / channels) };
-        let mut tables = vec![Vec::<Vec<u8>>::new(); channels];
-        for k in 0..count {
-            let (c, v) = (channel_of(k), data[k * size..(k + 1) * size].to_vec());
-            if tables[c].len() < entries && !tables[c].contains(&v) {
-                tables[c].push(v);
-            }
-        }
-        let mut ancillary = vec![0u8; 16];
-        (ancillary[1], ancillary[4], ancillary[5], ancillary[6]) = (1, 1, width as u8, stride as u8);
-        for table in &mut tables {
-            while table.len() < stride {
-                table.push(table[0].clone());
-            }
-            ancillary.extend(table.iter().flatten());
-        }
-        let mut bits = vec![0u8; (count * width).div_ceil(8)];
-        for k in 0..count {
-            let index = r.size(0, entries - 1);
-            for b in 0..width {
-                if (index >> (width - 1 - b)) & 1 == 1 {
-                    let bit = k * width + b;
-                    bits[bit / 8] |= 0x80 >> (bit % 8);
+        let (bits, ancillary, note) = if r.chance(0.3) {
+            // Pruned: about `keep` of the elements listed in order, a bit
+            // each, the others the zero point (0 here: the filters are
+            // symmetric, the biases zero-pointed at 0 or unquantized).
+            let mut bits = vec![0u8; count.div_ceil(8)];
+            let mut ancillary = vec![2, 1, 0, 0, 1];
+            ancillary.resize(16, 0);
+            let keep = r.unit();
+            for k in 0..count {
+                if r.unit() < keep {
+                    bits[k / 8] |= 0x80 >> (k % 8);
+                    ancillary.extend_from_slice(&data[k * size..(k + 1) * size]);
                 }
             }
-        }
+            (bits, ancillary, format!("{} pruned (kept {:.0}%)", tensor.name, 100.0 * keep))
+        } else {
+            lut_encoded(r, &data, size, &tensor)
+        };
         let sub = &mut def.subgraphs[0];
         let mut add = |name: String, bytes: Vec<u8>| {
             def.buffers.push(bytes);
@@ -2855,12 +2839,7 @@ fn decode(r: &mut Rng) -> (Model, String) {
         let ancillary = add(format!("{}_ancillary", tensor.name), ancillary);
         sub.tensors[t as usize].buffer = 0;
         pairs.push((encoded, ancillary, t));
-        notes.push(format!(
-            "{} {width}-bit x{entries}{}{}",
-            tensor.name,
-            if stride > entries { format!(" stride {stride}") } else { String::new() },
-            if interleaved { " last axis" } else { "" }
-        ));
+        notes.push(note);
     }
     def.opcodes.push((32, Some("TFLM_DECODE".into())));
     let opcode = def.opcodes.len() as u32 - 1;
@@ -2880,4 +2859,55 @@ fn decode(r: &mut Rng) -> (Model, String) {
         }
     }
     (m, format!("{label}; decoded: {}", notes.join(", ")))
+}
+
+/// A look-up-table encoding of `data` (elements of `size` bytes, in the
+/// channels of `tensor` as TFLM reads them): each channel cut to a table of
+/// its first distinct values (its first value repeated where it has
+/// fewer), `stride` entries apart, every element then drawn from its
+/// channel's table. Returns the packed indices, the ancillary data and a
+/// label.
+fn lut_encoded(r: &mut Rng, data: &[u8], size: usize, tensor: &TensorDef) -> (Vec<u8>, Vec<u8>, String) {
+    let count = data.len() / size;
+    let (channels, interleaved) = match &tensor.quant {
+        Some(q) if q.scale.len() > 1 => (q.scale.len(), q.axis as usize == tensor.shape.len() - 1),
+        Some(q) => (q.scale.len(), false),
+        None => (1, false),
+    };
+    let width = r.size(1, 7);
+    let entries = r.size(1, 1 << width);
+    let stride = if r.chance(0.3) { (1 << width).min(128) } else { entries };
+    let channel_of = |k: usize| if interleaved { k % channels } else { k / (count / channels) };
+    let mut tables = vec![Vec::<Vec<u8>>::new(); channels];
+    for k in 0..count {
+        let (c, v) = (channel_of(k), data[k * size..(k + 1) * size].to_vec());
+        if tables[c].len() < entries && !tables[c].contains(&v) {
+            tables[c].push(v);
+        }
+    }
+    let mut ancillary = vec![0, 1, 0, 0, 1, width as u8, stride as u8];
+    ancillary.resize(16, 0);
+    for table in &mut tables {
+        while table.len() < stride {
+            table.push(table[0].clone());
+        }
+        ancillary.extend(table.iter().flatten());
+    }
+    let mut bits = vec![0u8; (count * width).div_ceil(8)];
+    for k in 0..count {
+        let index = r.size(0, entries - 1);
+        for b in 0..width {
+            if (index >> (width - 1 - b)) & 1 == 1 {
+                let bit = k * width + b;
+                bits[bit / 8] |= 0x80 >> (bit % 8);
+            }
+        }
+    }
+    let label = format!(
+        "{} {width}-bit x{entries}{}{}",
+        tensor.name,
+        if stride > entries { format!(" stride {stride}") } else { String::new() },
+        if interleaved { " last axis" } else { "" }
+    );
+    (bits, ancillary, label)
 }
