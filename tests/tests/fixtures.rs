@@ -138,11 +138,15 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     });
     v.push(("fc_bad_depth", m.to_bytes(), "not a multiple of the weights' depth"));
 
-    // TFLM DECODE of the weights: a Huffman-coded tensor (TFLM's kernel
-    // decodes it, its compression tool writes none yet), and look-up
-    // tables too short for the indices (TFLM would read past them).
+    // TFLM DECODE of the weights: Huffman tables with no whole entry and
+    // look-up tables too short for the indices (TFLM would read past
+    // both).
     let huffman = decode_weights(&base, 1, vec![0xFF; 3]);
-    v.push(("decode_huffman", huffman.to_bytes(), "op 0 (CUSTOM:TFLM_DECODE): Huffman-coded tensors"));
+    v.push((
+        "decode_huffman",
+        huffman.to_bytes(),
+        "op 0 (CUSTOM:TFLM_DECODE): element 0: Huffman table entry 0 is past",
+    ));
     let short = decode_weights(&base, 0, vec![5]);
     v.push(("decode_short_tables", short.to_bytes(), "index 1 of channel 0 reaches past the value tables"));
 

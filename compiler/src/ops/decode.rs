@@ -20,8 +20,8 @@
 //! (`DecodeStatePrune`, type 2): a bit per element, most significant
 //! first, 1 for the next value of the list after the header, 0 for the
 //! zero point (the channel's, for int8). Huffman-coded tensors (type 1,
-//! Xtensa-format tables; TFLM's tool writes neither these nor pruned ones
-//! yet) are refused.
+//! `DecodeStateHuffman`: see [`huffman`]). TFLM's tool writes neither
+//! pruned nor Huffman-coded tensors yet.
 
 use crate::codegen::Emit;
 use crate::diag::Error;
@@ -92,12 +92,15 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
     }
     let kind = match anc[0] {
         0 => "look-up table",
+        1 => "Huffman table",
         2 => "pruned tensor",
-        1 => return Err("Huffman-coded tensors (decode type 1) are not supported yet".into()),
-        t => return Err(format!("decode type {t} is not supported (0: look-up table, 2: pruned)")),
+        t => return Err(format!("decode type {t} is not supported (0: look-up table, 1: Huffman, 2: pruned)")),
     };
     if anc[4] != 1 {
         return Err(format!("{kind} version {}; TFLM reads version 1", anc[4]));
+    }
+    if anc[0] == 1 {
+        return huffman(bits, anc, output);
     }
     let size = match output.dtype {
         DType::Bool | DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => output.dtype.size().unwrap_or(1),
@@ -182,6 +185,79 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
             let z = if zero_points.len() == channels { zero_points[channel_of(k)] } else { zero_points[0] };
             out.extend_from_slice(&z.to_le_bytes()[..size]);
         }
+    }
+    Ok(out)
+}
+
+/// A Huffman-coded tensor as TFLM's `DecodeStateHuffman` decodes it: the
+/// codes a bit stream, most significant bit first (TFLM reads it as
+/// big-endian 32-bit words: the same order); byte 5 of the header says
+/// whether the tables hold 16- or 32-bit entries (bit 0; 16-bit ones only
+/// for int8) and how many bits index the first table (bits 7-4, plus one).
+/// Each step reads that many bits and looks the entry up: with its top bit
+/// set it is a symbol (the output element: its low 8 or 16 bits) whose
+/// count field says how many of the bits read belong to the code (the rest
+/// are read again for the next element); otherwise it points to a further
+/// table (its value the offset from the entry, plus the next bits read:
+/// count field + 1 of them). Bits past the end of the stream read as 0.
+fn huffman(bits: &[u8], anc: &[u8], output: &Tensor<'_>) -> Result<Vec<u8>, String> {
+    let wide = anc[5] & 1 != 0;
+    let size = match (output.dtype, wide) {
+        (DType::I8, _) => 1,
+        (DType::I16, true) => 2,
+        (other, _) => {
+            return Err(format!(
+                "Huffman-decodes into {} ('{}'); TFLM decodes int8 (16- or 32-bit tables) or int16 (32-bit tables)",
+                other.name(),
+                output.name
+            ));
+        }
+    };
+    let (entry_bytes, symbol_bit, count_shift, value_mask) =
+        if wide { (4, 1u32 << 31, 27, 0x07FF_FFFF) } else { (2, 1 << 15, 11, 0x07FF) };
+    let entries: Vec<u32> =
+        anc[HEADER..]
+            .chunks_exact(entry_bytes)
+            .map(|e| {
+                if wide {
+                    u32::from_le_bytes([e[0], e[1], e[2], e[3]])
+                } else {
+                    u16::from_le_bytes([e[0], e[1]]) as u32
+                }
+            })
+            .collect();
+    let first_bits = ((anc[5] >> 4) + 1) as usize;
+    let mut at = 0usize;
+    let read = |n: usize, at: &mut usize| {
+        let v = (0..n).fold(0usize, |v, b| {
+            let bit = *at + b;
+            (v << 1) | bits.get(bit / 8).map_or(0, |byte| (byte >> (7 - bit % 8)) & 1) as usize
+        });
+        *at += n;
+        v
+    };
+    let mut out = Vec::with_capacity(output.elements * size);
+    for k in 0..output.elements {
+        let mut used = first_bits;
+        let mut offset = read(used, &mut at);
+        let mut steps = 0;
+        let entry = loop {
+            let entry = *entries.get(offset).ok_or_else(|| {
+                format!("element {k}: Huffman table entry {offset} is past the {} entries", entries.len())
+            })?;
+            if entry & symbol_bit != 0 {
+                break entry;
+            }
+            steps += 1;
+            if steps > 32 {
+                return Err(format!("element {k}: the Huffman tables do not reach a symbol in 32 steps"));
+            }
+            used = ((entry >> count_shift) & 0xF) as usize + 1;
+            offset += (entry & value_mask) as usize + read(used, &mut at);
+        };
+        out.extend_from_slice(&entry.to_le_bytes()[..size]);
+        let code = ((entry >> count_shift) & 0xF) as usize;
+        at -= used.saturating_sub(code);
     }
     Ok(out)
 }

@@ -2780,8 +2780,10 @@ fn detection_postprocess(r: &mut Rng) -> (Model, String) {
 /// scales along axis 0 (filters, biases), interleaved along the last axis
 /// (depthwise filters), one table without quantization (float32). Or, a
 /// third of the time, pruned (`DecodeStatePrune`: a bit per element, the
-/// kept values listed, the rest zero points). One DECODE for all the op's
-/// compressed tensors, or one each.
+/// kept values listed, the rest zero points), or for int8 tensors
+/// Huffman-coded (`DecodeStateHuffman`, one- and two-level tables of 16-
+/// or 32-bit entries). One DECODE for all the op's compressed tensors, or
+/// one each.
 fn decode(r: &mut Rng) -> (Model, String) {
     let (mut m, label) = match r.size(0, 2) {
         0 => fully_connected(r),
@@ -2809,7 +2811,9 @@ fn decode(r: &mut Rng) -> (Model, String) {
         };
         let data = def.buffers[tensor.buffer as usize].clone();
         let count = data.len() / size;
-        let (bits, ancillary, note) = if r.chance(0.3) {
+        let (bits, ancillary, note) = if tensor.dtype == dtype::I8 && r.chance(0.3) {
+            huffman_encoded(r, &data, &tensor.name)
+        } else if r.chance(0.3) {
             // Pruned: about `keep` of the elements listed in order, a bit
             // each, the others the zero point (0 here: the filters are
             // symmetric, the biases zero-pointed at 0 or unquantized).
@@ -2910,4 +2914,125 @@ fn lut_encoded(r: &mut Rng, data: &[u8], size: usize, tensor: &TensorDef) -> (Ve
         if interleaved { " last axis" } else { "" }
     );
     (bits, ancillary, label)
+}
+
+/// A Huffman coding of int8 `data` as TFLM's `DecodeStateHuffman` reads it:
+/// code lengths from the values' counts (a fixed 8 bits when the tree
+/// grows deeper than 30), canonical codes packed most significant bit
+/// first, a first table indexed by `n` bits and, for the codes longer
+/// than that, a second table per `n`-bit prefix indexed by the rest (each
+/// symbol entry counting the bits of its code in that read: TFLM reads the
+/// others again). 16-bit table entries where the offsets fit, else 32-bit.
+/// Returns the stream, the ancillary data and a label.
+fn huffman_encoded(r: &mut Rng, data: &[u8], name: &str) -> (Vec<u8>, Vec<u8>, String) {
+    let mut counts = std::collections::BTreeMap::<u8, usize>::new();
+    for &v in data {
+        *counts.entry(v).or_default() += 1;
+    }
+    // Huffman tree: merge the two lightest until one is left; a symbol's
+    // length is the number of merges above it.
+    let mut nodes: Vec<(usize, Vec<u8>)> = counts.iter().map(|(&v, &c)| (c, vec![v])).collect();
+    let mut length = std::collections::BTreeMap::<u8, usize>::new();
+    while nodes.len() > 1 {
+        nodes.sort_by_key(|n| std::cmp::Reverse(n.0));
+        let (a, b) = (nodes.pop().unwrap(), nodes.pop().unwrap());
+        for &v in a.1.iter().chain(&b.1) {
+            *length.entry(v).or_default() += 1;
+        }
+        nodes.push((a.0 + b.0, [a.1, b.1].concat()));
+    }
+    if length.is_empty() {
+        length.insert(data[0], 1);
+    }
+    if length.values().any(|&l| l > 30) {
+        length.values_mut().for_each(|l| *l = 8);
+    }
+    // Canonical codes: by length, then value.
+    let mut order: Vec<(usize, u8)> = length.iter().map(|(&v, &l)| (l, v)).collect();
+    order.sort_unstable();
+    // (value, code, length)
+    let mut codes: Vec<(u8, u32, usize)> = Vec::new();
+    let (mut code, mut prev) = (0u32, order[0].0);
+    for (i, &(l, v)) in order.iter().enumerate() {
+        if i > 0 {
+            code = (code + 1) << (l - prev);
+        }
+        prev = l;
+        codes.push((v, code, l));
+    }
+    let longest = order.last().map_or(1, |o| o.0);
+    let n = r.size(longest.saturating_sub(15).max(1), longest.min(15));
+    // Tables: the first (2^n entries), then a second one per long prefix.
+    let symbol = |value: u8, used: usize, wide: bool| {
+        if wide {
+            (1u32 << 31) | ((used as u32) << 27) | value as u32
+        } else {
+            0x8000 | ((used as u32) << 11) | value as u32
+        }
+    };
+    let build = |wide: bool| -> Option<Vec<u32>> {
+        let mut table = vec![0u32; 1 << n];
+        for p in 0..1u32 << n {
+            let short = codes.iter().find(|&&(_, c, l)| l <= n && (p >> (n - l)) == c);
+            if let Some(&(v, _, l)) = short {
+                table[p as usize] = symbol(v, l, wide);
+                continue;
+            }
+            let long: Vec<(u8, u32, usize)> =
+                codes.iter().copied().filter(|&(_, c, l)| l > n && (c >> (l - n)) == p).collect();
+            if long.is_empty() {
+                // No code starts so (a single-value tensor): any symbol.
+                table[p as usize] = symbol(order[0].1, n, wide);
+                continue;
+            }
+            let m = long.iter().map(|x| x.2 - n).max().unwrap_or(1);
+            let (start, offset) = (table.len(), table.len() - p as usize);
+            if offset > if wide { 0x07FF_FFFF } else { 0x07FF } {
+                return None;
+            }
+            table[p as usize] =
+                if wide { ((m as u32 - 1) << 27) | offset as u32 } else { ((m as u32 - 1) << 11) | offset as u32 };
+            table.resize(start + (1 << m), 0);
+            for s in 0..1u32 << m {
+                let (v, _, l) =
+                    long.iter().find(|&&(_, c, l)| (s >> (m - (l - n))) == (c & ((1 << (l - n)) - 1))).copied()?;
+                table[start + s as usize] = symbol(v, l - n, wide);
+            }
+        }
+        Some(table)
+    };
+    let wide = r.chance(0.3);
+    let (wide, table) = match build(wide) {
+        Some(t) => (wide, t),
+        None => (true, build(true).expect("32-bit offsets fit")),
+    };
+    let mut ancillary = vec![1, 1, 0, 0, 1, ((n as u8 - 1) << 4) | wide as u8];
+    ancillary.resize(16, 0);
+    for &e in &table {
+        if wide {
+            ancillary.extend_from_slice(&e.to_le_bytes());
+        } else {
+            ancillary.extend_from_slice(&(e as u16).to_le_bytes());
+        }
+    }
+    let mut stream = Vec::new();
+    let mut at = 0usize;
+    for &v in data {
+        let Some(&(_, c, l)) = codes.iter().find(|x| x.0 == v) else { unreachable!("every value has a code") };
+        for b in 0..l {
+            if at / 8 >= stream.len() {
+                stream.push(0);
+            }
+            if (c >> (l - 1 - b)) & 1 == 1 {
+                stream[at / 8] |= 0x80 >> (at % 8);
+            }
+            at += 1;
+        }
+    }
+    stream.resize(stream.len().next_multiple_of(4) + 4, 0);
+    (
+        stream,
+        ancillary,
+        format!("{name} Huffman {} symbols, {n}-bit first table{}", codes.len(), if wide { ", 32-bit" } else { "" }),
+    )
 }
