@@ -46,7 +46,8 @@ pub fn unsupported(cx: &OpCx<'_, '_>) -> Error {
     cx.err(
         "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
          either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
-         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL and SVDF with int8 weights (uint8 too in \
+         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL, SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM with int8 \
+         weights (uint8 too in \
          FULLY_CONNECTED and CONV_2D, as LiteRT), not this layer: convert \
          with full-integer quantization (a representative dataset and int8 inputs/outputs) or keep the \
          weights float32",

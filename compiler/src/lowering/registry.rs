@@ -194,7 +194,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport {
         code: 44,
         name: "UNIDIRECTIONAL_SEQUENCE_LSTM",
-        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32"],
+        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32", "hybrid (float32, int8 weights)"],
         lower: lstm::lower,
     },
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },

@@ -4,7 +4,9 @@
 //! The hidden state (input 18) and cell state (input 19) are variables,
 //! kept in the model's state memory between invocations. Peephole,
 //! projection and layer-norm tensors, which TFLM rejects, are errors here
-//! too.
+//! too. Beyond TFLM: the hybrid (dynamic-range) LSTM, float32 activations
+//! and states with int8 (or uint8, read as int8) weights of one scale
+//! each, as LiteRT's `EvalHybrid` runs it (`kernels::lstm::lstm_hybrid`).
 
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
@@ -38,6 +40,13 @@ enum Arith {
     },
     Float {
         clip: f32,
+    },
+    /// float32 activations, int8 weights: their scales, and their row
+    /// sums when the inputs are quantized asymmetrically.
+    Hybrid {
+        clip: f32,
+        scales: [f32; 8],
+        row_sums: Option<Vec<Vec<i32>>>,
     },
 }
 
@@ -129,10 +138,48 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let (consts, clip) = quant_consts(cx, input, &w, hidden, cell, cell_clip)?;
             Arith::Quant { act, consts, clip }
         }
+        (DType::F32, DType::I8 | DType::U8, DType::F32) => {
+            if !w.iter().all(|t| same(t, w[0].dtype))
+                || !biases.iter().flatten().all(|b| same(b, DType::F32))
+                || !same(hidden, DType::F32)
+                || !same(output, DType::F32)
+            {
+                return Err(cx.unsupported(
+                    "these tensor types",
+                    "hybrid: float32 input, states, biases and output, int8 (or uint8) weights",
+                ));
+            }
+            if o.map(|o| o.scalar::<bool>(field::DIAGONAL_RECURRENT_TENSORS, false)).transpose()?.unwrap_or(false) {
+                return Err(cx.err("diagonal recurrent weights are not supported"));
+            }
+            let asymmetric =
+                o.map(|o| o.scalar::<bool>(field::ASYMMETRIC_QUANTIZE_INPUTS, false)).transpose()?.unwrap_or(false);
+            let mut scales = [0.0; 8];
+            for (k, t) in w.iter().enumerate() {
+                // LiteRT reads `params.scale`: one scale per tensor.
+                scales[k] = match t.quant.as_ref().map(|q| q.scales.as_slice()) {
+                    Some([s]) => *s,
+                    _ => return Err(cx.err(format!("hybrid LSTM weights '{}' need one scale", t.name))),
+                };
+            }
+            let row_sums = asymmetric.then(|| {
+                w.iter()
+                    .enumerate()
+                    .map(|(k, t)| {
+                        crate::lowering::hybrid::row_sums(
+                            t.data.as_deref().unwrap_or_default(),
+                            if k < 4 { n_input } else { units },
+                        )
+                    })
+                    .collect()
+            });
+            Arith::Hybrid { clip: cell_clip, scales, row_sums }
+        }
         (i, wt, c) => {
             return Err(cx.unsupported(
                 &format!("input {}, weights {}, cell state {}", i.name(), wt.name(), c.name()),
-                "float32; int8 or int16 activations with int8 weights and an int16 cell state",
+                "float32; int8 or int16 activations with int8 weights and an int16 cell state; hybrid: float32 \
+                 activations and cell state with int8 weights",
             ));
         }
     };
@@ -209,7 +256,9 @@ impl Operator for Lstm {
         let [b, t, i, u] = self.dims;
         let tm = self.time_major;
         let input = cx.read(self.input)?;
-        let w: Vec<TokenStream> = self.weights.iter().map(|&k| cx.read(k)).collect::<Result<_, _>>()?;
+        let hybrid = matches!(self.arith, Arith::Hybrid { .. });
+        let w: Vec<TokenStream> =
+            self.weights.iter().map(|&k| if hybrid { cx.read_i8(k) } else { cx.read(k) }).collect::<Result<_, _>>()?;
         let bias: Vec<TokenStream> = self.biases.iter().map(|&k| cx.read_opt(k)).collect::<Result<_, _>>()?;
         let (wi, wr) = (&w[..4], &w[4..]);
         let weights = quote!(&::tinyaot::__private::kernels::lstm::LstmWeights {
@@ -223,6 +272,18 @@ impl Operator for Lstm {
                 let clip = f32_lit(*clip);
                 quote!(::tinyaot::__private::kernels::lstm::lstm_f32::<#b, #t, #i, #u, #tm>(
                     #input, #weights, #hidden, #cell, #output, #clip);)
+            }
+            Arith::Hybrid { clip, scales, row_sums } => {
+                let clip = f32_lit(*clip);
+                let asymmetric = row_sums.is_some();
+                let scales = scales.map(f32_lit);
+                let sums: Vec<TokenStream> =
+                    (0..8).map(|k| cx.i32s(row_sums.as_ref().map_or(&[][..], |r| r[k].as_slice()))).collect();
+                let q = cx.scratch::<i8>()?;
+                quote!(::tinyaot::__private::kernels::lstm::lstm_hybrid::<#b, #t, #i, #u, #tm, #asymmetric>(
+                    #input, #weights,
+                    &::tinyaot::__private::kernels::lstm::LstmHybrid { scales: [#(#scales),*], row_sums: [#(#sums),*] },
+                    #hidden, #cell, #output, #clip, #q);)
             }
             Arith::Quant { act, consts, clip } => {
                 let act = Emit::rust_type(*act)?;
@@ -255,5 +316,13 @@ impl Operator for Lstm {
     fn macs(&self) -> u64 {
         let [b, t, i, u] = self.dims;
         4 * (b * t) as u64 * u as u64 * (i + u) as u64
+    }
+
+    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
+        use crate::lowering::operator::{Kernel, Variant};
+        // The hybrid LSTM quantizes an input row and a hidden row into scratch.
+        let [_, _, i, u] = self.dims;
+        let scratch = if matches!(self.arith, Arith::Hybrid { .. }) { i + u } else { 0 };
+        vec![Variant { kernel: Kernel::Direct, scratch, cost: self.macs() }]
     }
 }

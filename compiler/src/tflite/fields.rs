@@ -214,6 +214,10 @@ pub mod unidirectional_sequence_lstm {
     pub const CELL_CLIP: u16 = 1;
     /// `time_major: bool` (after `proj_clip`).
     pub const TIME_MAJOR: u16 = 3;
+    /// `asymmetric_quantize_inputs: bool` (hybrid LSTMs).
+    pub const ASYMMETRIC_QUANTIZE_INPUTS: u16 = 4;
+    /// `diagonal_recurrent_tensors: bool` (recurrent weights as vectors).
+    pub const DIAGONAL_RECURRENT_TENSORS: u16 = 5;
 }
 
 /// `ResizeNearestNeighborOptions`.

@@ -247,3 +247,79 @@ pub fn lstm_f32<
         hidden[b * UNITS..(b + 1) * UNITS].copy_from_slice(&output[row * UNITS..(row + 1) * UNITS]);
     });
 }
+
+/// The constants of a hybrid (dynamic-range) LSTM: each weight tensor's
+/// scale (input weights, then recurrent, in gate order) and, for an
+/// asymmetric quantization of the inputs, each weight row's sum.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmHybrid<'a> {
+    /// Weight scales: the four input-to-gate tensors, then the four recurrent ones.
+    pub scales: [f32; 2 * GATES],
+    /// Row sums of the same eight tensors (empty when symmetric).
+    pub row_sums: [&'a [i32]; 2 * GATES],
+}
+
+/// Hybrid LSTM, float32 input, states and output with int8 weights, as
+/// LiteRT's `EvalHybrid` runs it (TFLM has none): per step the input row
+/// and the old hidden row are quantized to int8 (`hybrid::quantize_row`,
+/// a scale each, a zero point when `ASYMMETRIC`, into `q`: `INPUT + UNITS`
+/// bytes of scratch); each gate is `bias + (x . w) * (sx * sw) + (h . r) *
+/// (sh * sr)`, the int32 dot products less row sum times zero point; then
+/// float32 gates, cell and hidden state as the float LSTM (LiteRT's order:
+/// `c = f * c + g * i`, clipped; `h = o * tanh(c)`).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn lstm_hybrid<
+    const BATCH: usize,
+    const TIME: usize,
+    const INPUT: usize,
+    const UNITS: usize,
+    const TIME_MAJOR: bool,
+    const ASYMMETRIC: bool,
+>(
+    input: &[f32],
+    w: &LstmWeights<'_, i8, f32>,
+    k: &LstmHybrid<'_>,
+    hidden: &mut [f32],
+    cell: &mut [f32],
+    output: &mut [f32],
+    cell_clip: f32,
+    q: &mut [i8],
+) {
+    use super::hybrid::{dot_i8, quantize_row};
+    let input = &input[..BATCH * TIME * INPUT];
+    let hidden = &mut hidden[..BATCH * UNITS];
+    let cell = &mut cell[..BATCH * UNITS];
+    let output = &mut output[..BATCH * TIME * UNITS];
+    let (qx, qh) = q[..INPUT + UNITS].split_at_mut(INPUT);
+    rows::<BATCH, TIME, TIME_MAJOR>(|b, row| {
+        let (sx, zx) = quantize_row(&input[row * INPUT..(row + 1) * INPUT], ASYMMETRIC, qx);
+        let (sh, zh) = quantize_row(&hidden[b * UNITS..(b + 1) * UNITS], ASYMMETRIC, qh);
+        // `dot * (row scale * weight scale)`, the dot less the row sum
+        // times the zero point.
+        let term = |weights: &[i8], sums: &[i32], u: usize, x: &[i8], sx: f32, zx: i32, sw: f32| {
+            let depth = x.len();
+            let mut dot = dot_i8(&weights[u * depth..(u + 1) * depth], x);
+            if ASYMMETRIC {
+                dot = dot.wrapping_sub(sums[u].wrapping_mul(zx));
+            }
+            dot as f32 * (sx * sw)
+        };
+        for u in 0..UNITS {
+            let gate = |g: usize| {
+                let mut v = w.bias[g].map_or(0.0, |b| b[u]);
+                v += term(w.input[g], k.row_sums[g], u, qx, sx, zx, k.scales[g]);
+                v + term(w.recurrent[g], k.row_sums[GATES + g], u, qh, sh, zh, k.scales[GATES + g])
+            };
+            let (ig, fg, og) = (logistic_f32(gate(0)), logistic_f32(gate(1)), logistic_f32(gate(3)));
+            let cg = tanh_f32(gate(2));
+            let mut c = fg * cell[b * UNITS + u] + cg * ig;
+            if cell_clip > 0.0 {
+                c = c.min(cell_clip).max(-cell_clip);
+            }
+            cell[b * UNITS + u] = c;
+            output[row * UNITS + u] = og * tanh_f32(c);
+        }
+        hidden[b * UNITS..(b + 1) * UNITS].copy_from_slice(&output[row * UNITS..(row + 1) * UNITS]);
+    });
+}

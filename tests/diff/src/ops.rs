@@ -102,6 +102,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("BATCH_MATMUL", batch_matmul),
     ("BATCH_MATMUL_HYBRID", batch_matmul_hybrid),
     ("SVDF_HYBRID", svdf_hybrid),
+    ("LSTM_HYBRID", lstm_hybrid),
     ("DYNAMIC_UPDATE_SLICE", dynamic_update_slice),
     ("EMBEDDING_LOOKUP", embedding_lookup),
     ("ADD_N", add_n),
@@ -1570,6 +1571,55 @@ fn svdf(r: &mut Rng) -> (Model, String) {
 /// time weights, which TFLM does not run) over 2 to 5 invokes, answered by
 /// LiteRT's reference kernel: symmetric or asymmetric input frames, a bias
 /// or none, a `reset()` between two invokes now and then.
+/// Hybrid UNIDIRECTIONAL_SEQUENCE_LSTM (LiteRT's `EvalHybrid`): float32
+/// input, states and output, int8 weights with one scale each (uint8 now
+/// and then: LiteRT reads the bytes as int8), float32 biases, inputs and
+/// hidden state quantized per row symmetrically or not; batch- or
+/// time-major, cell clip; several invokes, a reset now and then.
+/// Answered by LiteRT's reference kernels.
+fn lstm_hybrid(r: &mut Rng) -> (Model, String) {
+    let (batch, time, n_input, units) = (r.size(1, 3), r.size(1, 4), r.size(1, 8), r.size(1, 6));
+    let time_major = r.chance(0.3);
+    let clip = if r.chance(0.3) { r.pick(&[0.5f32, 1.0, 3.0]) } else { 0.0 };
+    let asymmetric = r.chance(0.5);
+    let weight_ty = if r.chance(0.2) { Ty::U8 } else { Ty::I8 };
+    let shape = if time_major { [time, batch, n_input] } else { [batch, time, n_input] };
+    let out_shape = if time_major { [time, batch, units] } else { [batch, time, units] };
+    let mut b = Builder::default();
+    let mut inputs = vec![b.input("input", &shape, Ty::F32, None)];
+    for (k, gate) in ["input", "forget", "cell", "output"].iter().cycle().take(8).enumerate() {
+        let (name, cols) =
+            if k < 4 { (format!("{gate}_weights"), n_input) } else { (format!("{gate}_recurrent"), units) };
+        let bytes = (0..units * cols).map(|_| r.range(-127, 127) as i8 as u8).collect();
+        inputs.push(b.constant(&name, &[units, cols], weight_ty, bytes, per_tensor(r.log_uniform(0.002, 0.03), 0)));
+    }
+    inputs.extend([-1, -1, -1]); // peepholes
+    for gate in ["input", "forget", "cell", "output"] {
+        inputs.push(b.constant(&format!("{gate}_bias"), &[units], Ty::F32, floats(r, units, 0.5), None));
+    }
+    inputs.extend([-1, -1]); // projection
+    inputs.push(b.variable("output_state", &[batch, units], Ty::F32, None));
+    inputs.push(b.variable("cell_state", &[batch, units], Ty::F32, None));
+    inputs.extend([-1, -1, -1, -1]); // layer norm
+    let output = b.output("output", &out_shape, Ty::F32, None);
+    let options =
+        vec![(0, Scalar::I8(4)), (1, Scalar::F32(clip)), (3, Scalar::Bool(time_major)), (4, Scalar::Bool(asymmetric))];
+    let mut m = b.finish(44, &inputs, &[output], Some((71, options)));
+    m.invokes = r.size(2, 4);
+    m.reset_at = r.chance(0.3).then(|| r.size(1, m.invokes - 1));
+    m.litert = true;
+    let label = format!(
+        "{} weights, batch {batch} time {time} input {n_input} units {units}{}{}{} x{}{}",
+        weight_ty.name(),
+        if time_major { " time-major" } else { "" },
+        if clip > 0.0 { format!(" cell clip {clip}") } else { String::new() },
+        if asymmetric { " asymmetric inputs" } else { "" },
+        m.invokes,
+        m.reset_at.map_or(String::new(), |k| format!(", reset before {k}")),
+    );
+    (m, label)
+}
+
 fn svdf_hybrid(r: &mut Rng) -> (Model, String) {
     let (batch, input_size, units, rank, memory) =
         (r.size(1, 2), r.size(1, 12), r.size(1, 5), r.size(1, 3), r.size(1, 6));
