@@ -843,6 +843,13 @@ def lut_compressed(seed, levels=16):
     return bytes(compress(bytes(data), specs))
 
 
+def write_model(name, data, inp, out):
+    """`NAME.tflite`, `NAME.input.bin` and `NAME.output.bin` in `OUT`."""
+    for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
+        with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
+            f.write(blob)
+
+
 def litert_reference(data, seed):
     """`reference` for models TFLM does not run (hybrid layers): LiteRT's
     reference kernels (`ai-edge-litert`, the BUILTIN_REF resolver), one
@@ -913,9 +920,7 @@ def main():
             continue
         data = build()
         inp, out = reference(data, 7, INVOKES)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
-                f.write(blob)
+        write_model(name, data, inp, out)
         print('%-24s %6d bytes, %d invokes and a reset' % (name, len(data), INVOKES))
     # Multi-subgraph models: (group, models, reference seed, invokes, reset).
     for group, models, seed, invokes, reset in (('streaming', STREAMING, 8, STREAM_INVOKES, True),
@@ -925,30 +930,22 @@ def main():
                 continue
             data = build()
             inp, out = reference(data, seed, invokes, reset=reset)
-            for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-                with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
-                    f.write(blob)
+            write_model(name, data, inp, out)
             print('%-24s %6d bytes, %d invokes%s' % (name, len(data), invokes, ' and a reset' if reset else ''))
     if not only or 'hybrid' in only:
         data = convert_dynamic_range(hybrid(seeded(77)))
         inp, out = litert_reference(data, 77)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, 'hybrid_float.%s' % ext), 'wb') as f:
-                f.write(blob)
+        write_model('hybrid_float', data, inp, out)
         print('%-24s %6d bytes (hybrid: LiteRT reference)' % ('hybrid_float', len(data)))
     if not only or 'compressed' in only:
         data = lut_compressed(120)
         inp, out = reference(data, 120)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, 'lut_compressed_int8.%s' % ext), 'wb') as f:
-                f.write(blob)
+        write_model('lut_compressed_int8', data, inp, out)
         print('%-24s %6d bytes (TFLM compression: LUT, 4-bit)' % ('lut_compressed_int8', len(data)))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)
-        for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-            with open(os.path.join(OUT, 'requantize_int8.%s' % ext), 'wb') as f:
-                f.write(blob)
+        write_model('requantize_int8', data, inp, out)
         print('%-24s %6d bytes' % ('requantize_int8', len(data)))
     for n, build in enumerate(MODELS):
         if only and build.__name__ not in only:
@@ -973,9 +970,7 @@ def main():
             if build is int8_math and quantize:
                 data = quantize_float_islands(data, ['ELU'])
             inp, out = reference(data, seed)
-            for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
-                with open(os.path.join(OUT, '%s.%s' % (name, ext)), 'wb') as f:
-                    f.write(blob)
+            write_model(name, data, inp, out)
             print('%-24s %6d bytes, %d input bytes, %d output bytes' % (name, len(data), len(inp), len(out)))
 
 

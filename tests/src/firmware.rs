@@ -120,7 +120,7 @@ pub fn build_with(
         Some(dir) => cmd.env("TINYAOT_FW_EXTRA_DIR", dir),
         None => cmd.env_remove("TINYAOT_FW_EXTRA_DIR"),
     };
-    finish(cmd, target, target_dir, "tinyaot-firmware")
+    finish(cmd, target.triple, target_dir, "tinyaot-firmware")
 }
 
 /// Builds the streaming keyword spotter (`examples/firmware/src/bin/kws.rs`)
@@ -128,7 +128,7 @@ pub fn build_with(
 pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> {
     let mut cmd = debian_cargo(target, target_dir);
     cmd.args(["--features", "kws", "--bin", "kws"]);
-    finish(cmd, target, target_dir, "kws")
+    finish(cmd, target.triple, target_dir, "kws")
 }
 
 /// Builds a board example (`examples/boards/<board>`, its own workspace,
@@ -136,12 +136,7 @@ pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> 
 /// returns the ELF path.
 pub fn build_board(board: &str, triple: &str, target_dir: &Path) -> Result<PathBuf, String> {
     let dir = repo().join("examples/boards").join(board);
-    let mut cmd = debian_cargo_in(&dir, triple, target_dir);
-    let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("the {board} example failed to build:\n{}", String::from_utf8_lossy(&out.stderr)));
-    }
-    Ok(target_dir.join(triple).join("release").join(format!("tinyaot-kws-{board}")))
+    finish(debian_cargo_in(&dir, triple, target_dir), triple, target_dir, &format!("tinyaot-kws-{board}"))
 }
 
 /// `cargo build --release --target T --target-dir D` in the firmware crate
@@ -170,12 +165,12 @@ fn debian_cargo_in(dir: &Path, triple: &str, target_dir: &Path) -> Command {
 }
 
 /// Runs the build; returns the path of binary `bin`.
-fn finish(mut cmd: Command, target: &Target, target_dir: &Path, bin: &str) -> Result<PathBuf, String> {
+fn finish(mut cmd: Command, triple: &str, target_dir: &Path, bin: &str) -> Result<PathBuf, String> {
     let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("firmware build for {} failed:\n{}", target.triple, String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("firmware build ({bin}) for {triple} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
-    Ok(target_dir.join(target.triple).join("release").join(bin))
+    Ok(target_dir.join(triple).join("release").join(bin))
 }
 
 /// Output and exit code of one QEMU run.
