@@ -193,7 +193,7 @@ pub(crate) const DOT_PAIRS: bool = false;
 
 /// Words in the stack buffer of the pixel pairs: two inputs of up to
 /// [`WIDENED_INPUT_WORDS`] * 2 values each.
-pub(crate) const WIDENED_PAIR_WORDS: usize = 2 * WIDENED_INPUT_WORDS;
+pub(crate) const WIDENED_PAIR_WORDS: usize = 576;
 
 /// Writes `x`'s 16-bit pairs into lane `lane` (0 or 1) of the pair buffer:
 /// per group of 4 values the words `[a02, a13, b02, b13]` (pixel a in lane

@@ -226,7 +226,10 @@ pub(crate) const DOT_PAIRS: bool = true;
 macro_rules! pair_group {
     () => {
         concat!(
-            "ldm {px}!, {{r0, r1, r2, r3}}\n",
+            "ldr r0, [{px}], #16\n",
+            "ldr r1, [{px}, #-12]\n",
+            "ldr r2, [{px}, #-8]\n",
+            "ldr r3, [{px}, #-4]\n",
             "ldr {w}, [{pw}, #4]\n",
             "sxtb16 {t}, {w}, ror #8\n",
             "sxtb16 {w}, {w}\n",
