@@ -25,7 +25,7 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
         let bytes = std::fs::read(&path).unwrap_or_default();
         match tinyaot_compiler::analyze(&bytes) {
             Ok(_) => {
-                let m = format!("m_{}", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+                let m = format!("m_{}", stem.to_ascii_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
                 for (suffix, in_place) in [("", true), ("_disjoint", false)] {
                     let _ = writeln!(
                         out,

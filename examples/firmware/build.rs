@@ -145,5 +145,5 @@ fn main() {
 }
 
 fn ident(stem: &str) -> String {
-    format!("m_{}", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+    format!("m_{}", stem.to_ascii_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
 }

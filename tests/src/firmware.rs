@@ -315,15 +315,17 @@ pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Pat
     region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.triple)))
 }
 
-/// Instructions executed per function (demangled name, count), most first,
-/// for one model on one target, from the profiling plugin.
+/// Instructions executed and estimated Cortex-M4 cycles per function
+/// (demangled name, instructions, cycles), most cycles first, for one
+/// model on one target, from the profiling plugin (`tests/tools/
+/// qemu_profile.c`: the Cortex-M4's timings, whatever the core).
 pub fn profile(
     target: &Target,
     elf: &Path,
     model: &str,
     so: &Path,
     scratch: &Path,
-) -> Result<Vec<(String, u64)>, String> {
+) -> Result<Vec<(String, u64, u64)>, String> {
     let out = scratch.join(format!("profile-{}-{model}.txt", target.triple));
     let r = run(target, elf, Some(model), Some(format!("{},limit=0x400000,out={}", so.display(), out.display())))?;
     if r.code != Some(0) {
@@ -344,19 +346,20 @@ pub fn profile(
         })
         .collect();
     funcs.sort();
-    let mut per: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let mut per: std::collections::HashMap<String, (u64, u64)> = std::collections::HashMap::new();
     for line in counts.lines() {
         let mut it = line.split_whitespace();
-        let (Some(a), Some(c)) = (it.next(), it.next()) else { continue };
-        let (Ok(a), Ok(c)) = (u64::from_str_radix(a, 16), c.parse::<u64>()) else { continue };
+        let (Some(a), Some(c), Some(k)) = (it.next(), it.next(), it.next()) else { continue };
+        let (Ok(a), Ok(c), Ok(k)) = (u64::from_str_radix(a, 16), c.parse::<u64>(), k.parse::<u64>()) else { continue };
         let i = funcs.partition_point(|f| f.0 <= a);
         let name = match i.checked_sub(1).map(|i| &funcs[i]) {
             Some((start, size, name)) if a < start + size.max(&2) => name.clone(),
             _ => format!("?{a:#x}"),
         };
-        *per.entry(name).or_default() += c;
+        let e = per.entry(name).or_default();
+        (e.0, e.1) = (e.0 + c, e.1 + k);
     }
-    let mut v: Vec<(String, u64)> = per.into_iter().collect();
-    v.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let mut v: Vec<(String, u64, u64)> = per.into_iter().map(|(n, (c, k))| (n, c, k)).collect();
+    v.sort_by_key(|r| std::cmp::Reverse(r.2));
     Ok(v)
 }

@@ -1,6 +1,9 @@
-//! Where a model's instructions go on a Cortex-M core: the instructions
-//! QEMU executes in each function of a one-model firmware (the kernels are
-//! `#[inline(never)]`, so each op family is its own line).
+//! Where a model's time goes on a Cortex-M core: the estimated Cortex-M4
+//! cycles and the instructions QEMU executes in each function of a
+//! one-model firmware (the kernels are `#[inline(never)]`, so each op
+//! family is its own line), most cycles first. The cycles follow the
+//! Cortex-M4 TRM's timings whatever the core (meaningful on the M4F), as
+//! `../shared/tools/qemu-m4cycles` does, less its unaligned-access cycles.
 //!
 //! ```text
 //! cargo run --release -p tinyaot-tests --bin firmware-profile MODEL [m4|m3|m0|rv32imc|rv32imac]
@@ -29,10 +32,13 @@ fn main() -> Result<(), String> {
     let elf = build(target, Some(&model), &dir)?;
     let rows = profile(target, &elf, &model, &so, &dir)?;
     let total: u64 = rows.iter().map(|r| r.1).sum();
-    println!("{model} on {}: {total} instructions in all", target.core);
-    for (name, n) in rows.iter().take(25) {
-        let name: String = name.chars().take(110).collect();
-        println!("{n:>12}  {:>5.1}%  {name}", 100.0 * *n as f64 / total as f64);
+    let cycles: u64 = rows.iter().map(|r| r.2).sum();
+    println!("{model} on {}: {total} instructions, {cycles} estimated Cortex-M4 cycles in all", target.core);
+    println!("{:>12}  {:>6}  {:>12}  {:>6}  function", "M4 cycles", "", "instructions", "");
+    for (name, n, k) in rows.iter().take(25) {
+        let name: String = name.chars().take(100).collect();
+        let share = |part: u64, all: u64| 100.0 * part as f64 / all.max(1) as f64;
+        println!("{k:>12}  {:>5.1}%  {n:>12}  {:>5.1}%  {name}", share(*k, cycles), share(*n, total));
     }
     Ok(())
 }
