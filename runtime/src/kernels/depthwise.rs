@@ -318,6 +318,29 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
     let kp = KW.div_ceil(2);
     let header = super::layout::DEPTHWISE_ROWS_HEADER;
     let (bias, weights) = (stream[0] as i32, &stream[header..header + KH * kp]);
+    if !arch::LANES16 && KH * KW <= 9 {
+        // No 16-bit lanes: the taps' weights unpacked once per channel row,
+        // then one multiply-accumulate per tap (a pair's halves unpacked
+        // again per output would cost more than the products).
+        let mut taps = [0i32; 9];
+        for (ky, w) in weights.chunks_exact(kp).enumerate() {
+            for kx in 0..KW {
+                let word = w[kx / 2];
+                taps[ky * KW + kx] = (if kx % 2 == 0 { word } else { word >> 16 }) as u16 as i16 as i32;
+            }
+        }
+        for ox in 0..OW {
+            let mut a = bias;
+            for (ky, row) in rows.iter().enumerate() {
+                let x = &row[ox * SW..ox * SW + KW];
+                for (kx, &v) in x.iter().enumerate() {
+                    a = a.wrapping_add(v as i32 * taps[ky * KW + kx]);
+                }
+            }
+            put(ox, a);
+        }
+        return;
+    }
     for ox in 0..OW {
         let mut a = bias;
         for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
