@@ -99,9 +99,31 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
     if anc[4] != 1 {
         return Err(format!("{kind} version {}; TFLM reads version 1", anc[4]));
     }
-    if anc[0] == 1 {
-        return huffman(bits, anc, output);
+    match anc[0] {
+        0 => look_up(encoded, ancillary, output),
+        1 => huffman(bits, anc, output),
+        _ => pruned(encoded, ancillary, output),
     }
+}
+
+/// `n` bits of `bytes` from bit `at`, most significant first (bits past
+/// the end read as 0).
+fn msb_bits(bytes: &[u8], at: usize, n: usize) -> usize {
+    (at..at + n).fold(0, |v, bit| (v << 1) | bytes.get(bit / 8).map_or(0, |byte| (byte >> (7 - bit % 8)) & 1) as usize)
+}
+
+/// What the look-up-table and pruned forms share: the element size (the
+/// dtypes TFLM decodes), TFLM's channels (the output's scales, along the
+/// first axis or, with more than one, interleaved along the last) as a
+/// function from element to channel, and the check that the encoded
+/// tensor holds `width` bits per element. Returns (size, channels,
+/// channel of an element).
+fn layout<'t>(
+    encoded: &Tensor<'_>,
+    width: usize,
+    output: &'t Tensor<'_>,
+) -> Result<(usize, usize, impl Fn(usize) -> usize + 't), String> {
+    let bits = encoded.data.as_deref().unwrap_or_default();
     let size = match output.dtype {
         DType::Bool | DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => output.dtype.size().unwrap_or(1),
         other => {
@@ -112,8 +134,6 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
             ));
         }
     };
-    // TFLM's channels: the output's scales, along the first axis or (with
-    // more than one) the last.
     let (channels, interleaved) = match &output.quant {
         Some(q) if !q.scales.is_empty() => {
             let last = q.axis == output.shape.len().wrapping_sub(1) && q.scales.len() > 1;
@@ -131,11 +151,6 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
     if !count.is_multiple_of(channels) {
         return Err(format!("output '{}': {count} elements in {channels} channels do not divide", output.name));
     }
-    let channel_of = |k: usize| if interleaved { k % channels } else { k / (count / channels) };
-    let tables = &anc[HEADER..];
-    let past =
-        |what: String| format!("{what} reaches past the value tables of '{}' ({} bytes)", ancillary.name, tables.len());
-    let width = if anc[0] == 0 { (anc[5] & 0x07) as usize } else { 1 };
     if bits.len() * 8 < count * width {
         return Err(format!(
             "encoded tensor '{}' holds {} bytes; {count} indices of {width} bits need {}",
@@ -144,28 +159,39 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
             (count * width).div_ceil(8)
         ));
     }
-    // Element `k`'s `width` bits, most significant first.
-    let index = |k: usize| {
-        (0..width).fold(0, |v, b| {
-            let bit = k * width + b;
-            (v << 1) | ((bits[bit / 8] >> (7 - bit % 8)) & 1) as usize
-        })
-    };
-    let mut out = Vec::with_capacity(count * size);
-    if anc[0] == 0 {
-        // Look-up table: each channel's table `stride` entries from the last.
-        let stride = anc[6] as usize;
-        for k in 0..count {
-            let (i, channel) = (index(k), channel_of(k));
-            let at = (channel * stride + i) * size;
-            let entry = tables.get(at..at + size).ok_or_else(|| past(format!("index {i} of channel {channel}")))?;
-            out.extend_from_slice(entry);
-        }
-        return Ok(out);
+    let channel_of = move |k: usize| if interleaved { k % channels } else { k / (count / channels) };
+    Ok((size, channels, channel_of))
+}
+
+/// Look-up table (`DecodeStateLut`): element `k`'s index is its `width`
+/// bits; each channel's table starts `stride` entries after the last.
+fn look_up(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>) -> Result<Vec<u8>, String> {
+    let (bits, anc) = (encoded.data.as_deref().unwrap_or_default(), ancillary.data.as_deref().unwrap_or_default());
+    let (width, stride, tables) = ((anc[5] & 0x07) as usize, anc[6] as usize, &anc[HEADER..]);
+    let (size, _, channel_of) = layout(encoded, width, output)?;
+    let mut out = Vec::with_capacity(output.elements * size);
+    for k in 0..output.elements {
+        let (i, channel) = (msb_bits(bits, k * width, width), channel_of(k));
+        let at = (channel * stride + i) * size;
+        let entry = tables.get(at..at + size).ok_or_else(|| {
+            format!(
+                "index {i} of channel {channel} reaches past the value tables of '{}' ({} bytes)",
+                ancillary.name,
+                tables.len()
+            )
+        })?;
+        out.extend_from_slice(entry);
     }
-    // Pruned: a bit per element, 1 for the next kept value, 0 for the zero
-    // point (its channel's, for int8 with several; TFLM requires zero ones
-    // for other dtypes).
+    Ok(out)
+}
+
+/// Pruned (`DecodeStatePrune`): a bit per element, 1 for the next kept
+/// value, 0 for the zero point (its channel's, for int8 with several;
+/// TFLM requires zero ones for other dtypes).
+fn pruned(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>) -> Result<Vec<u8>, String> {
+    let (bits, tables) =
+        (encoded.data.as_deref().unwrap_or_default(), &ancillary.data.as_deref().unwrap_or_default()[HEADER..]);
+    let (size, channels, channel_of) = layout(encoded, 1, output)?;
     let zero_points: Vec<i64> = match &output.quant {
         Some(q) if !q.zero_points.is_empty() => q.zero_points.iter().copied().take(channels).collect(),
         _ => vec![0],
@@ -178,9 +204,16 @@ pub fn decoded(encoded: &Tensor<'_>, ancillary: &Tensor<'_>, output: &Tensor<'_>
         ));
     }
     let mut kept = tables.chunks_exact(size);
-    for k in 0..count {
-        if index(k) == 1 {
-            out.extend_from_slice(kept.next().ok_or_else(|| past(format!("kept value of element {k}")))?);
+    let mut out = Vec::with_capacity(output.elements * size);
+    for k in 0..output.elements {
+        if msb_bits(bits, k, 1) == 1 {
+            out.extend_from_slice(kept.next().ok_or_else(|| {
+                format!(
+                    "kept value of element {k} reaches past the value tables of '{}' ({} bytes)",
+                    ancillary.name,
+                    tables.len()
+                )
+            })?);
         } else {
             let z = if zero_points.len() == channels { zero_points[channel_of(k)] } else { zero_points[0] };
             out.extend_from_slice(&z.to_le_bytes()[..size]);
@@ -229,10 +262,7 @@ fn huffman(bits: &[u8], anc: &[u8], output: &Tensor<'_>) -> Result<Vec<u8>, Stri
     let first_bits = ((anc[5] >> 4) + 1) as usize;
     let mut at = 0usize;
     let read = |n: usize, at: &mut usize| {
-        let v = (0..n).fold(0usize, |v, b| {
-            let bit = *at + b;
-            (v << 1) | bits.get(bit / 8).map_or(0, |byte| (byte >> (7 - bit % 8)) & 1) as usize
-        });
+        let v = msb_bits(bits, *at, n);
         *at += n;
         v
     };

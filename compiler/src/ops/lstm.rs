@@ -157,8 +157,8 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let mut scales = [0.0; 8];
             for (k, t) in w.iter().enumerate() {
                 // LiteRT reads `params.scale`: one scale per tensor.
-                scales[k] = match t.quant.as_ref().map(|q| q.scales.as_slice()) {
-                    Some([s]) => *s,
+                scales[k] = match crate::lowering::hybrid::weight_scales(cx, t, None, units)?.as_slice() {
+                    [s] => *s,
                     _ => return Err(cx.err(format!("hybrid LSTM weights '{}' need one scale", t.name))),
                 };
             }

@@ -62,8 +62,7 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
             options(nostack),
         );
     }
-    let (a0, a1, a2, a3) = (sums[0], sums[1], sums[2], sums[3]);
     let mut out = acc;
-    out.copy_from_slice(&[a0, a1, a2, a3][..R]);
+    out.copy_from_slice(&sums[..R]);
     out
 }

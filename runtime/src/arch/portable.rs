@@ -191,8 +191,8 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i
 /// fast and the kernels keep it.
 pub(crate) const DOT_PAIRS: bool = false;
 
-/// Words in the stack buffer of the pixel pairs: two inputs of up to
-/// [`WIDENED_INPUT_WORDS`] * 2 values each.
+/// Words in the stack buffer of the pixel pairs (4 words per group of 4
+/// values of both pixels): rows of up to 576 values, ResNet-8's 3x3x64.
 pub(crate) const WIDENED_PAIR_WORDS: usize = 576;
 
 /// Writes `x`'s 16-bit pairs into lane `lane` (0 or 1) of the pair buffer:
