@@ -24,13 +24,26 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let bytes = std::fs::read(&path).unwrap_or_default();
         match tinyaot_compiler::analyze(&bytes) {
-            Ok(_) => {
+            Ok(plain) => {
                 let m = format!("m_{}", stem.to_ascii_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-                for (suffix, in_place) in [("", true), ("_disjoint", false)] {
+                // Models with a chain of window ops also run tiled, at the
+                // smallest arena tiling reaches (the most bands).
+                let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
+                let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
+                let tiled = tinyaot_compiler::analyze_with(&bytes, &tiny)
+                    .ok()
+                    .and_then(|a| a.tiled_floor.map(|(arena, _)| arena))
+                    .filter(|&arena| arena < untiled);
+                let mut variants =
+                    vec![("", "in_place = true".to_string()), ("_disjoint", "in_place = false".to_string())];
+                if let Some(arena) = tiled {
+                    variants.push(("_tiled", format!("arena_limit = {arena}")));
+                }
+                for (suffix, args) in variants {
                     let _ = writeln!(
                         out,
                         r#"    pub mod {m}{suffix} {{
-        tinyaot::include_model!(pub Model = {path:?}, in_place = {in_place});
+        tinyaot::include_model!(pub Model = {path:?}, {args});
         /// Runs one `invoke()` per set of inputs in `input` (several for a
         /// stateful model: the state carries over), then, for a stateful
         /// model, `reset()` and the first set again; returns all outputs.
@@ -83,7 +96,12 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                 }
                 let _ = writeln!(
                     entries,
-                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, invoker: |i| Box::new({m}::invoker(i)), macs: {m}::Model::MACS, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN }},"
+                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, invoker: |i| Box::new({m}::invoker(i)), macs: {m}::Model::MACS, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN, tiled: {tiled} }},",
+                    tiled = if tiled.is_some() {
+                        format!("Some(({m}_tiled::run, {m}_tiled::Model::PLAN))")
+                    } else {
+                        "None".into()
+                    }
                 );
             }
             Err(e) => {

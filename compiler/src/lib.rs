@@ -26,6 +26,7 @@ pub mod report;
 mod resources;
 pub mod schedule;
 pub mod tflite;
+pub mod tiling;
 
 pub use codegen::model::Target;
 pub use diag::{Error, Site};
@@ -53,6 +54,13 @@ pub struct Analysis<'a> {
     pub direct_arena: Option<usize>,
     /// With `keep_inputs`: the arena the same kernels need without it.
     pub arena_without_kept_inputs: Option<usize>,
+    /// The chain of window ops run band by band, when the budget needs it.
+    pub tiling: Option<tiling::Tiling>,
+    /// With a tiled stage: the arena of the best plan without it.
+    pub untiled_arena: Option<usize>,
+    /// Over an explicit limit even tiled: the smallest arena a tiled plan
+    /// reached, and its tiling.
+    pub tiled_floor: Option<(usize, tiling::Tiling)>,
     /// Arena buffers and their lifetimes.
     pub schedule: Schedule,
     /// Our plan (checked).
@@ -256,11 +264,21 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     };
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
-    let plan::choose::Choice { choice, planned, direct_arena, arena_without_kept_inputs } =
-        plan::choose::choose(&graph, &ops, &orders, &variants, budget, opts)?;
+    let plan::choose::Choice {
+        choice,
+        planned,
+        tiling,
+        untiled_arena,
+        tiled_floor,
+        direct_arena,
+        arena_without_kept_inputs,
+    } = plan::choose::choose(&graph, &ops, &orders, &variants, budget, opts)?;
     let plan::choose::Planned { order, schedule, plan } = planned;
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
+    if let Some(t) = &tiling {
+        tiling::check(t).map_err(|e| Error::model(format!("internal error: invalid tiling: {e}")))?;
+    }
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
     let (state_offsets, variables_size) = state_layout(&graph);
     let mut state_size = variables_size;
@@ -283,6 +301,9 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         variants,
         direct_arena,
         arena_without_kept_inputs,
+        tiling,
+        untiled_arena,
+        tiled_floor,
         schedule,
         plan,
         tflm_greedy,

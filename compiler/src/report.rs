@@ -104,6 +104,12 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
             a.plan.arena_size.saturating_sub(without)
         );
     }
+    if let Some(t) = &a.tiling {
+        let _ = writeln!(s, "tiled        {}", t.describe(&a.graph, &a.order, a.macs()));
+        if let Some(untiled) = a.untiled_arena {
+            let _ = writeln!(s, "untiled      {untiled} bytes of arena without the tiled stage");
+        }
+    }
     if a.reordered() {
         let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
     }
@@ -185,9 +191,21 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     }
     let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);
     match limit {
-        Some(l) if a.lower_bound > l => {
-            let _ = writeln!(s, ": no plan fits {l} bytes; the model itself must shrink");
-        }
+        Some(l) if a.lower_bound > l => match &a.tiled_floor {
+            Some((arena, t)) => {
+                let _ = writeln!(
+                    s,
+                    ": no plan fits {l} bytes, tiled or not; the smallest tiled plan needs {arena} bytes (tiled {})",
+                    t.describe(&a.graph, &a.order, a.macs())
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    ": no plan fits {l} bytes and no chain of window ops can run tiled; the model itself must shrink"
+                );
+            }
+        },
         Some(l) => {
             let _ = writeln!(s, ": a plan of {l} bytes is not ruled out, but none was found");
         }

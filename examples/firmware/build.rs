@@ -107,12 +107,37 @@ fn main() {
         models.push((stem, f, input, output));
     }
 
+    // Tiled twins: these models again at the smallest arena a tiled plan
+    // reaches (their high-resolution layers run band by band), on every
+    // board, so the tiled code runs on every core.
+    const TILED: [&str; 2] = ["ds_cnn_kws_int8", "depthwise_shapes_int8"];
+    let mut twins = Vec::new();
+    for (stem, path, input, output) in &models {
+        if only.is_some() || !TILED.contains(&stem.as_str()) {
+            continue;
+        }
+        let bytes = std::fs::read(path).unwrap();
+        let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
+        let floor = tinyaot_compiler::analyze_with(&bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
+        if let Some(arena) = floor {
+            twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena));
+        }
+    }
     let mut s = String::new();
     let _ = writeln!(s, "pub const MAX_ARENA: usize = {};", if only.is_some() { 0 } else { max_arena });
     for (stem, path, ..) in &models {
         let m = ident(stem);
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
     }
+    for (stem, path, _, _, arena) in &twins {
+        let m = ident(stem);
+        let path = path.display().to_string();
+        let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}); }}");
+    }
+    let models: Vec<(String, PathBuf, PathBuf, PathBuf)> = models
+        .into_iter()
+        .chain(twins.into_iter().map(|(stem, path, input, output, _)| (stem, path, input, output)))
+        .collect();
     let _ = writeln!(
         s,
         "pub fn run_all(arena: &mut tinyaot::Arena<MAX_ARENA>, only: Option<&[u8]>, report: &mut impl FnMut(&str, Result<(), Mismatch>)) {{\n    let _ = (&arena, &only, &report);"

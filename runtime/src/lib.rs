@@ -287,6 +287,27 @@ pub struct MemoryPlan {
     /// Every operator in execution order (the `first_op`/`last_op`
     /// positions of [`Placement`]): where it comes from in the model.
     pub ops: &'static [OpSite],
+    /// The ops run band by band to fit `arena_limit`, if any.
+    pub tiled: Option<TiledStage>,
+}
+
+/// A chain of window ops (conv, depthwise, pool) the plan runs one band of
+/// output rows at a time: the maps between them never exist whole, only
+/// one band each; rows where bands' windows overlap are computed twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TiledStage {
+    /// First op of the chain (execution position).
+    pub first_op: usize,
+    /// Last op of the chain.
+    pub last_op: usize,
+    /// Number of bands.
+    pub bands: usize,
+    /// Output rows of the last op per band (the last band may have fewer).
+    pub band_rows: usize,
+    /// Multiply-accumulates computed more than once per invoke.
+    pub recomputed_macs: u64,
+    /// The arena the best plan without the tiled stage needs.
+    pub untiled_arena: usize,
 }
 
 /// Where an operator of the generated code comes from: the model's

@@ -9,6 +9,9 @@ pub mod writer;
 pub mod harness {
     use std::path::Path;
 
+    /// Runs a model on concatenated input bytes, returns concatenated output bytes.
+    pub type Run = fn(&[u8]) -> Vec<u8>;
+
     /// One compiled model.
     pub struct Entry {
         /// File stem.
@@ -27,6 +30,9 @@ pub mod harness {
         pub plan: tinyaot::MemoryPlan,
         /// The plan with `in_place = false`.
         pub plan_disjoint: tinyaot::MemoryPlan,
+        /// For a model with a chain of window ops: the model compiled at
+        /// the smallest arena a tiled plan reaches, and that plan.
+        pub tiled: Option<(Run, tinyaot::MemoryPlan)>,
     }
 
     /// Reference pairs beside a model: `NAME[.tag].input.bin` with `NAME[.tag].output.bin`.

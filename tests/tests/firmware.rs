@@ -40,6 +40,10 @@ fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
         if r.code != Some(0) || ok == 0 || r.stdout.contains("MISMATCH") {
             failures.push(format!("{}: exit {:?}", t.core, r.code));
         }
+        // A tiled plan (its first layers band by band) runs on every core.
+        if !r.stdout.contains("ds_cnn_kws_int8_tiled: ok") {
+            failures.push(format!("{}: the tiled ds_cnn_kws_int8 did not run", t.core));
+        }
         // The small board must still run the models that fit it, and the
         // multi-subgraph ones (which its flash budget above leaves out).
         if t.triple.starts_with("thumbv6m") {

@@ -6,6 +6,7 @@ use tinyaot_tests::harness::{Entry, compare, vectors};
 fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) -> usize {
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut tiled_runs = 0;
     for m in models {
         let vs = vectors(dir, m.name);
         assert!(!vs.is_empty(), "{set}/{}: no reference vectors beside the model", m.name);
@@ -25,9 +26,22 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
             if got != disjoint {
                 failures.push(format!("{set}/{} [{tag}]: in-place and disjoint plans differ", m.name));
             }
+            // Tiled, the same bytes again: every output value is computed by
+            // the same arithmetic, band by band.
+            let mut tiled_note = String::new();
+            if let Some((run_tiled, plan)) = m.tiled {
+                assert!(plan.tiled.is_some(), "{set}/{}: the tiled build has no tiled stage", m.name);
+                let mut tiled = run_tiled(&input);
+                tiled.truncate(got.len());
+                if got != tiled {
+                    failures.push(format!("{set}/{} [{tag}]: tiled and untiled plans differ", m.name));
+                }
+                tiled_note = format!(", {} B tiled", plan.arena_size);
+                tiled_runs += 1;
+            }
             match compare(m.outputs, &got, &want) {
                 Ok(exact) => println!(
-                    "{set}/{} [{tag}]: {} (arena {} B in place, {} B disjoint)",
+                    "{set}/{} [{tag}]: {} (arena {} B in place, {} B disjoint{tiled_note})",
                     m.name,
                     if exact { "bit-exact" } else { "within 1e-5 relative" },
                     m.plan.arena_size,
@@ -42,6 +56,7 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
         println!("{set}/{name}: not compiled: {why}");
     }
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+    println!("{set}: {tiled_runs} of the {ran} vectors also ran tiled, with the same bytes");
     ran
 }
 

@@ -33,6 +33,9 @@ pub struct Emit<'g> {
     scratch: Option<(usize, usize)>,
     /// State-memory offset and bytes of the op's own state, if it has one.
     op_state: Option<(usize, usize)>,
+    /// Views that replace a tensor's placement while a band of a tiled
+    /// stage is emitted: tensor -> (arena offset, elements).
+    bands: HashMap<usize, (usize, usize)>,
 }
 
 impl<'g> Emit<'g> {
@@ -49,7 +52,20 @@ impl<'g> Emit<'g> {
             kernel: Kernel::Direct,
             scratch: None,
             op_state: None,
+            bands: HashMap::new(),
         }
+    }
+
+    /// While a band of a tiled stage is emitted: tensor `t` is the
+    /// `elements` values at arena `offset` (its band buffer, or rows of the
+    /// whole map). [`Emit::end_band`] drops every such view.
+    pub fn band_view(&mut self, t: usize, offset: usize, elements: usize) {
+        self.bands.insert(t, (offset, elements));
+    }
+
+    /// Back to every tensor's own placement.
+    pub fn end_band(&mut self) {
+        self.bands.clear();
     }
 
     /// Sets the op about to be emitted: its kernel and scratch placement.
@@ -200,13 +216,14 @@ impl<'g> Emit<'g> {
         let graph = self.graph;
         let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
         if ti.data.is_none() && !ti.is_variable && !to.is_variable {
-            let (_, oi, _) = self.placement(ti)?;
-            let (_, oo, _) = self.placement(to)?;
-            if oi < oo + to.bytes && oo < oi + ti.bytes {
+            let (_, oi, ni) = self.placement(ti)?;
+            let (_, oo, no) = self.placement(to)?;
+            let size = to.dtype.size().unwrap_or(1);
+            let (bi, bo) = (ni * ti.dtype.size().unwrap_or(1), no * size);
+            if oi < oo + bo && oo < oi + bi {
                 let ty = Self::elem_type(to)?;
-                let size = to.dtype.size().unwrap_or(1);
                 let base = oi.min(oo);
-                let end = (oi + ti.bytes).max(oo + to.bytes);
+                let end = (oi + bi).max(oo + bo);
                 let len = (end - base) / size;
                 let (i, o) = ((oi - base) / size, (oo - base) / size);
                 // SAFETY (of the emitted block): one exclusive view of the
@@ -286,6 +303,9 @@ impl<'g> Emit<'g> {
             })?;
             return Ok((format_ident!("state"), offset, t.elements));
         }
+        if let Some(&(offset, elements)) = self.bands.get(&t.index) {
+            return Ok((format_ident!("base"), offset, elements));
+        }
         let offset = self
             .offsets
             .get(t.index)
@@ -356,16 +376,27 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     // gathered in a frame and, once the op's last part closes, the op's
     // construct (`if`, `if`/`else`, `loop`) goes into the enclosing frame.
     let mut flow = Flow::default();
-    for (pos, &n) in a.order.iter().enumerate() {
-        let node = &a.graph.nodes[n];
-        flow.enter(node, &a.graph.nodes);
-        let scratch = a
-            .schedule
+    let stage = a.tiling.as_ref().and_then(|t| Some((t, t.positions(&a.order)?)));
+    let scratch_of = |pos: usize| {
+        a.schedule
             .buffers
             .iter()
             .position(|b| b.scratch == Some(pos))
-            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size));
-        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch, a.op_states[n]);
+            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size))
+    };
+    for (pos, &n) in a.order.iter().enumerate() {
+        let node = &a.graph.nodes[n];
+        flow.enter(node, &a.graph.nodes);
+        if let Some((tiling, at)) = &stage
+            && at.contains(&pos)
+        {
+            if pos == at.start {
+                let bands = tiled_stage(a, &mut emit, tiling, at.start, &scratch_of)?;
+                flow.push(quote! { #(#bands)* });
+            }
+            continue;
+        }
+        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch_of(pos), a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
         match node.code {
             codes::CALL_ONCE | codes::IF => {
@@ -378,6 +409,43 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let calls = flow.finish(&a.graph.nodes);
     let weight_bytes = emit.flash_bytes;
     Ok(Ops { calls, statics: emit.into_statics(), weight_bytes })
+}
+
+/// The calls of a tiled stage: for each band, each op of the stage over
+/// its rows (`crate::tiling`): the stage's inputs and output as the band's
+/// rows of the whole maps, the maps inside as their band buffers.
+fn tiled_stage(
+    a: &crate::Analysis<'_>,
+    emit: &mut Emit<'_>,
+    tiling: &crate::tiling::Tiling,
+    first: usize,
+    scratch_of: &dyn Fn(usize) -> Option<(usize, usize)>,
+) -> Result<Vec<TokenStream>, Error> {
+    use crate::tiling::{Rows, row_bytes};
+    let mut calls = Vec::new();
+    for (b, band) in tiling.bands.iter().enumerate() {
+        for (i, (w, op)) in tiling.stage.windows.iter().zip(&band.ops).enumerate() {
+            let maps = w.inputs.iter().map(|&t| (t, &op.input_rows)).chain([(w.output, &op.output_rows)]);
+            for (t, rows) in maps {
+                let offset = a
+                    .tensor_offset(t)
+                    .ok_or_else(|| Error::model("internal error: a tiled map without an arena placement"))?;
+                let first_row = match tiling.rows_of(b, t) {
+                    Rows::Whole => 0,
+                    Rows::Band { first } => first,
+                };
+                let row = row_bytes(&a.graph, t);
+                let elem = a.graph.tensors[t].dtype.size().unwrap_or(1);
+                emit.band_view(t, offset + (rows.start - first_row) * row, rows.len() * row / elem);
+            }
+            let n = tiling.stage.nodes[i];
+            emit.set_op(a.variants[n][a.choice[n]].kernel, scratch_of(first + i), a.op_states[n]);
+            let call = a.ops[n].emit_window(emit, &op.geo)?;
+            calls.push(quote! { { #call } });
+            emit.end_band();
+        }
+    }
+    Ok(calls)
 }
 
 /// The nesting of control-flow constructs while the calls are emitted.

@@ -245,6 +245,17 @@ pub fn emit(
         })
         .collect();
     let lower_bound = a.lower_bound;
+    let option = quote!(::core::option::Option);
+    let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
+        (Some(t), Some(at)) => {
+            let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
+            let untiled = a.untiled_arena.unwrap_or(0);
+            quote!(#option::Some(::tinyaot::TiledStage {
+                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, recomputed_macs: #macs, untiled_arena: #untiled,
+            }))
+        }
+        _ => quote!(#option::None),
+    };
     let tflm = a.tflm_greedy.arena_size;
 
     let track = track_path.as_ref().map(|p| {
@@ -354,6 +365,7 @@ pub fn emit(
                 tflm_greedy: #tflm,
                 buffers: &[#(#placements),*],
                 ops: &[#(#sites),*],
+                tiled: #tiled,
             };
             /// Bytes of constant data (weights, biases, requantization tables) in flash.
             pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;

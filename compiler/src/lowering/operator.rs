@@ -3,6 +3,7 @@
 
 use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::lowering::window::Geometry;
 use proc_macro2::TokenStream;
 
 /// A checked operator, ready to emit. `Debug` shows the constants it
@@ -40,12 +41,39 @@ pub trait Operator: core::fmt::Debug {
         None
     }
 
+    /// For an op that computes rows of one image from rows of its inputs
+    /// (conv, depthwise, pool; elementwise ops as a 1x1 window): its
+    /// activation inputs, output and geometry, so the planner may run it
+    /// over bands of output rows (`crate::tiling`).
+    fn window(&self) -> Option<WindowOp> {
+        None
+    }
+
+    /// Emits the op over a band: the same kernel and constants with `geo`
+    /// (fewer rows, the band's top padding) over the views `cx` gives its
+    /// input and output. Only called when [`Operator::window`] is `Some`.
+    fn emit_window(&self, _cx: &mut Emit<'_>, _geo: &Geometry) -> Result<TokenStream, Error> {
+        Err(Error::model("internal error: a band of an op without a window"))
+    }
+
     /// The kernels this op can run with. Variant 0 is [`Kernel::Direct`]
     /// and needs no scratch; others trade scratch bytes for speed.
     /// `Emit::kernel` tells `emit` which one the planner chose.
     fn variants(&self) -> Vec<Variant> {
         vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: self.macs() }]
     }
+}
+
+/// A window op's tensors and geometry (see [`Operator::window`]).
+#[derive(Clone, Debug)]
+pub struct WindowOp {
+    /// The activation inputs, all read through the same window (one for
+    /// conv, depthwise and pool; both operands of an elementwise op).
+    pub inputs: Vec<usize>,
+    /// The output tensor.
+    pub output: usize,
+    /// Its geometry over the whole image.
+    pub geo: Geometry,
 }
 
 /// Which kernel an op runs with: offered by the op, chosen by the planner

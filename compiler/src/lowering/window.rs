@@ -26,6 +26,12 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// The 1x1 window of an elementwise op over an NHWC map: output row `y`
+    /// reads input row `y`.
+    pub fn elementwise(shape: [usize; 4]) -> Geometry {
+        Geometry { input: shape, output: shape, kernel: [1, 1], stride: [1, 1], dilation: [1, 1], pad: [0, 0] }
+    }
+
     /// Multiply-accumulates of a window op over this geometry: every
     /// output value sums `kernel` taps of `depth` values each (the filter
     /// depth of a conv, 1 for a depthwise).

@@ -12,9 +12,10 @@ use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
 use crate::lowering::context::OpCx;
-use crate::lowering::operator::{InPlace, Operator};
+use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::Activation;
 use crate::lowering::requant::qrange;
+use crate::lowering::window::Geometry;
 use crate::quant::{quantize_multiplier, quantize_multiplier_smaller_than_one};
 use crate::tflite::fields::arithmetic;
 use proc_macro2::TokenStream;
@@ -91,6 +92,10 @@ struct Binary {
     /// Output dims with the strides of `a` and `b` (None: same shapes).
     broadcast: Option<Broadcast2>,
     arith: Arith,
+    /// Both operands and the output one NHWC image of this shape in the
+    /// arena: the op computes rows from the same rows (a tiled stage may
+    /// hold it, as a residual ADD).
+    image: Option<[usize; 4]>,
 }
 
 pub fn lower_add(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -332,6 +337,11 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
     } else {
         None
     };
+    let activation_map = |t: &Tensor<'_>| t.data.is_none() && !t.is_variable && t.shape == output.shape;
+    let image = match output.shape[..] {
+        [1, h, w, c] if broadcast.is_none() && activation_map(a) && activation_map(b) => Some([1, h, w, c]),
+        _ => None,
+    };
     Ok(Box::new(Binary {
         int16,
         kind,
@@ -342,6 +352,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         len: output.elements,
         broadcast,
         arith,
+        image,
     }))
 }
 
@@ -356,7 +367,24 @@ impl Operator for Binary {
     }
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let len = self.len;
+        self.emit_len(cx, self.len)
+    }
+
+    fn window(&self) -> Option<WindowOp> {
+        let inputs = if self.a == self.b { vec![self.a] } else { vec![self.a, self.b] };
+        Some(WindowOp { inputs, output: self.output, geo: Geometry::elementwise(self.image?) })
+    }
+
+    /// Over a band: the same elementwise loop over its rows.
+    fn emit_window(&self, cx: &mut Emit<'_>, geo: &Geometry) -> Result<TokenStream, Error> {
+        self.emit_len(cx, geo.output.iter().product())
+    }
+}
+
+impl Binary {
+    /// The elementwise call over the first `len` values of the views `cx`
+    /// gives the operands (tables sized by the whole op, as untiled).
+    fn emit_len(&self, cx: &mut Emit<'_>, len: usize) -> Result<TokenStream, Error> {
         // The operand carried by the Io: the in-place candidate, or `a`.
         let io_first = self.in_place_operand != Some(1);
         let (main, other) = if io_first { (self.a, self.b) } else { (self.b, self.a) };
@@ -376,7 +404,7 @@ impl Operator for Binary {
                     input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
                     output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
                 });
-                let tabled = !self.int16 && len >= RESCALE_TABLE_MIN_LEN;
+                let tabled = !self.int16 && self.len >= RESCALE_TABLE_MIN_LEN;
                 let f = match kind {
                     Kind::Add | Kind::Sub if tabled => {
                         let method = if kind == Kind::Sub { quote!(sub_rescaled) } else { quote!(add_rescaled) };

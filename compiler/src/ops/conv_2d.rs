@@ -4,7 +4,7 @@
 //! which TFLM refuses, as LiteRT runs it (`kernels::hybrid::conv2d_hybrid`).
 
 use crate::lowering::context::OpCx;
-use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
+use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith, folded_bias};
 use crate::lowering::weights::PackedRows;
@@ -114,9 +114,17 @@ impl Conv2d {
 
 impl Operator for Conv2d {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let [n, ih, iw, ic] = self.geo.input;
-        let [_, oh, ow, oc] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
+        self.emit_window(cx, &self.geo)
+    }
+
+    fn window(&self) -> Option<WindowOp> {
+        Some(WindowOp { inputs: vec![self.input], output: self.output, geo: self.geo })
+    }
+
+    fn emit_window(&self, cx: &mut Emit<'_>, geo: &Geometry) -> Result<TokenStream, Error> {
+        let [n, ih, iw, ic] = geo.input;
+        let [_, oh, ow, oc] = geo.output;
+        let [kh, kw] = geo.kernel;
         let kc = self.filter_depth;
         let io = cx.io(self.input, self.output)?;
         // Emitted only by the kernels that read the filter as the model has
@@ -124,7 +132,7 @@ impl Operator for Conv2d {
         let filter = |cx: &mut Emit<'_>| cx.read(self.filter);
         // The folded kernels carry the bias inside their own table.
         let bias = if cx.kernel() == Kernel::Im2col { quote!(None) } else { cx.read_opt(self.bias)? };
-        let win = self.geo.window();
+        let win = geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) if cx.kernel() == Kernel::Im2col => {
                 let (Some(folded), Some(weights)) = (self.folded_bias.as_ref(), self.weights.as_ref()) else {

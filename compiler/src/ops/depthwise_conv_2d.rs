@@ -7,7 +7,7 @@ use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
 use crate::lowering::context::OpCx;
-use crate::lowering::operator::{InPlace, Kernel, Operator, Variant};
+use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith};
 use crate::lowering::weights::PackedRows;
@@ -101,15 +101,22 @@ impl DepthwiseConv2d {
 
 impl Operator for DepthwiseConv2d {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let [n, ih, iw, ic] = self.geo.input;
-        let [_, oh, ow, _] = self.geo.output;
-        let [kh, kw] = self.geo.kernel;
+        self.emit_window(cx, &self.geo)
+    }
+
+    fn window(&self) -> Option<WindowOp> {
+        Some(WindowOp { inputs: vec![self.input], output: self.output, geo: self.geo })
+    }
+
+    fn emit_window(&self, cx: &mut Emit<'_>, geo: &Geometry) -> Result<TokenStream, Error> {
+        let [n, ih, iw, ic] = geo.input;
+        let [_, oh, ow, _] = geo.output;
+        let [kh, kw] = geo.kernel;
         let m = self.multiplier;
         let io = cx.io(self.input, self.output)?;
-        let win = self.geo.window();
+        let win = geo.window();
         if let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) {
-            let [kh, kw] = self.geo.kernel;
-            let oc = self.geo.output[3];
+            let oc = geo.output[3];
             let kernel = cx.kernel();
             if kernel == Kernel::Im2col {
                 // Input depth 1: a convolution whose rows are the filter's columns.
@@ -129,8 +136,8 @@ impl Operator for DepthwiseConv2d {
                 );
             }
             if kernel == Kernel::WidenedRows {
-                let sw = self.geo.stride[1];
-                let rw = row_width(&self.geo);
+                let sw = geo.stride[1];
+                let rw = row_width(geo);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 // The variant is offered only where the requantization
                 // fuses: every channel has its short form.

@@ -6,7 +6,7 @@ use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
-use crate::lowering::operator::{InPlace, Operator};
+use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, qrange};
 use crate::lowering::window::{Geometry, window_slack};
@@ -98,11 +98,19 @@ impl Operator for Pool2d {
     }
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let [n, ih, iw, c] = self.geo.input;
-        let [_, oh, ow, _] = self.geo.output;
-        let [fh, fw] = self.geo.kernel;
+        self.emit_window(cx, &self.geo)
+    }
+
+    fn window(&self) -> Option<WindowOp> {
+        Some(WindowOp { inputs: vec![self.input], output: self.output, geo: self.geo })
+    }
+
+    fn emit_window(&self, cx: &mut Emit<'_>, geo: &Geometry) -> Result<TokenStream, Error> {
+        let [n, ih, iw, c] = geo.input;
+        let [_, oh, ow, _] = geo.output;
+        let [fh, fw] = geo.kernel;
         let io = cx.io(self.input, self.output)?;
-        let win = self.geo.window();
+        let win = geo.window();
         let prefix = match self.kind {
             Kind::Max => "max_pool",
             Kind::Average => "avg_pool",

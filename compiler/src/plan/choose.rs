@@ -9,6 +9,7 @@ use crate::diag::Error;
 use crate::graph::Graph;
 use crate::lowering::operator::{Operator, Variant};
 use crate::schedule::{self, Schedule};
+use crate::tiling::{self, Tiling};
 
 use super::Plan;
 
@@ -22,21 +23,28 @@ pub struct Planned {
     pub plan: Plan,
 }
 
-/// Plans the candidate orders for one choice of kernel variants: every
-/// order is scheduled, the three most promising by lower bound are planned,
-/// the smallest arena wins (the model's own order on ties).
+/// Plans the candidate orders for one choice of kernel variants (and
+/// tiling, which only the orders that run its chain contiguously take):
+/// every order is scheduled, the three most promising by lower bound are
+/// planned, the smallest arena wins (the model's own order on ties).
 pub fn plan_orders(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     orders: &[Vec<usize>],
     choice: &[usize],
     opts: &Options,
+    tiling: Option<&Tiling>,
 ) -> Result<Planned, Error> {
     let mut scheduled = Vec::new();
     for order in orders {
         let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
         if !opts.in_place {
             s.overlaps.clear();
+        }
+        if let Some(t) = tiling
+            && t.apply(graph, order, &mut s).is_none()
+        {
+            continue;
         }
         let bound = super::lower_bound(&s.requests()).0;
         scheduled.push((bound, order.clone(), s));
@@ -63,24 +71,36 @@ pub struct Choice {
     pub choice: Vec<usize>,
     /// The plan with those kernels.
     pub planned: Planned,
+    /// The tiled stage, when the budget needs one.
+    pub tiling: Option<Tiling>,
+    /// With a tiled stage: the arena of the best plan without it.
+    pub untiled_arena: Option<usize>,
+    /// Over the budget even tiled: the smallest arena a tiled plan reached
+    /// (with scratch-free kernels), and that tiling.
+    pub tiled_floor: Option<(usize, Tiling)>,
     /// The arena with scratch-free kernels only, when faster ones were chosen.
     pub direct_arena: Option<usize>,
     /// With `keep_inputs`: the arena the same kernels need without it.
     pub arena_without_kept_inputs: Option<usize>,
 }
 
-/// Chooses kernels and op order within `budget` bytes.
-pub fn choose(
+/// Most tilings fully planned (after the lower-bound filter) per model.
+const MAX_TILED_PLANS: usize = 48;
+
+/// The fastest variant of every op, then the scratch at the peak given up,
+/// largest first, until the plan fits `budget` (or nothing is left to give).
+fn fit(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     orders: &[Vec<usize>],
     variants: &[Vec<Variant>],
     budget: usize,
     opts: &Options,
-) -> Result<Choice, Error> {
+    tiling: Option<&Tiling>,
+) -> Result<(Vec<usize>, Planned), Error> {
     let mut choice: Vec<usize> =
         variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
-    let mut planned = plan_orders(graph, ops, orders, &choice, opts)?;
+    let mut planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
     loop {
         if planned.plan.arena_size <= budget {
             break;
@@ -95,21 +115,86 @@ pub fn choose(
         };
         let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
         choice[planned.order[pos]] = 0;
-        planned = plan_orders(graph, ops, orders, &choice, opts)?;
+        planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
+    }
+    Ok((choice, planned))
+}
+
+/// The lower bound of a tiled schedule with scratch-free kernels, on the
+/// first order that runs the chain contiguously.
+fn tiled_bound(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    opts: &Options,
+    tiling: &Tiling,
+) -> Result<Option<usize>, Error> {
+    let direct = vec![0; ops.len()];
+    for order in orders {
+        let mut s = schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?;
+        if !opts.in_place {
+            s.overlaps.clear();
+        }
+        if tiling.apply(graph, order, &mut s).is_some() {
+            return Ok(Some(super::lower_bound(&s.requests()).0));
+        }
+    }
+    Ok(None)
+}
+
+/// Chooses kernels, op order and, over an explicit `arena_limit` the plain
+/// plan cannot meet, a tiled stage, within `budget` bytes.
+pub fn choose(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    variants: &[Vec<Variant>],
+    budget: usize,
+    opts: &Options,
+) -> Result<Choice, Error> {
+    let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, None)?;
+    let (mut tiling, mut untiled_arena, mut tiled_floor) = (None, None, None);
+    if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
+        let mut bounded = Vec::new();
+        for t in tiling::candidates(graph, ops, &orders[0]) {
+            if let Some(bound) = tiled_bound(graph, ops, orders, opts, &t)? {
+                bounded.push((bound, t));
+            }
+        }
+        // Fewest recomputed MACs first among those whose bound fits.
+        for (_, t) in bounded.iter().filter(|(bound, _)| *bound <= budget).take(MAX_TILED_PLANS) {
+            let (c, p) = fit(graph, ops, orders, variants, budget, opts, Some(t))?;
+            if p.plan.arena_size <= budget {
+                untiled_arena = Some(planned.plan.arena_size);
+                (choice, planned, tiling) = (c, p, Some(t.clone()));
+                break;
+            }
+        }
+        if tiling.is_none() {
+            // The smallest budget tiling reaches: plan the lowest bounds.
+            bounded.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
+            let direct = vec![0; ops.len()];
+            for (_, t) in bounded.into_iter().take(16) {
+                let arena = plan_orders(graph, ops, orders, &direct, opts, Some(&t))?.plan.arena_size;
+                if tiled_floor.as_ref().is_none_or(|(best, _)| arena < *best) {
+                    tiled_floor = Some((arena, t));
+                }
+            }
+        }
     }
     // What the fast kernels cost: the arena with direct kernels only.
     let direct = vec![0; ops.len()];
     let direct_arena = if choice.iter().any(|&c| c != 0) {
-        Some(plan_orders(graph, ops, orders, &direct, opts)?.plan.arena_size)
+        Some(plan_orders(graph, ops, orders, &direct, opts, tiling.as_ref())?.plan.arena_size)
     } else {
         None
     };
     // What keeping the inputs costs: the same kernels without it.
     let arena_without_kept_inputs = if opts.keep_inputs {
         let free = Options { keep_inputs: false, ..*opts };
-        Some(plan_orders(graph, ops, orders, &choice, &free)?.plan.arena_size)
+        Some(plan_orders(graph, ops, orders, &choice, &free, tiling.as_ref())?.plan.arena_size)
     } else {
         None
     };
-    Ok(Choice { choice, planned, direct_arena, arena_without_kept_inputs })
+    Ok(Choice { choice, planned, tiling, untiled_arena, tiled_floor, direct_arena, arena_without_kept_inputs })
 }

@@ -232,3 +232,85 @@ fn same_quant(a: &Option<QuantDef>, b: &Option<QuantDef>) -> bool {
         _ => false,
     }
 }
+
+/// A chain of 2 to 6 window ops (conv, depthwise, pooling; strides, SAME
+/// and VALID, dilation, channel growth) and residual ADDs over a taller
+/// image, as the high-resolution stages of an image model are: the runner
+/// also compiles each such case at the smallest arena a tiled plan
+/// reaches, where the chain runs band by band, and compares that too.
+pub fn window_chain(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32]);
+    let mut b = Builder::default();
+    let shape = [1, r.size(8, 33), r.size(2, 12), r.size(1, 3)];
+    let q = activation_quant(r, ty, 1e-2, 0.1);
+    let input = b.input("input", &shape, ty, q.clone());
+    let mut x = Node { t: input, shape, q };
+    let mut seen = vec![x.clone()];
+    let mut steps = Vec::new();
+    let count = r.size(2, 6);
+    let mut n = 0;
+    while steps.len() < count && n < 40 {
+        n += 1;
+        let name = format!("t{n}");
+        let step = match r.size(0, 5) {
+            0 | 1 => dilated_conv(&mut b, r, ty, &x, &name, false),
+            2 | 3 => dilated_conv(&mut b, r, ty, &x, &name, true),
+            4 => pool(&mut b, r, ty, &x, &name),
+            _ => residual(&mut b, r, ty, &x, &seen, &name),
+        };
+        if let Some((node, label)) = step {
+            x = node;
+            seen.push(x.clone());
+            steps.push(label);
+        }
+    }
+    b.mark_output(x.t, ty);
+    let label = format!("{} {shape:?}: {} -> {:?}", ty.name(), steps.join(", "), x.shape);
+    (b.finish_graph(), label)
+}
+
+/// CONV_2D or DEPTHWISE_CONV_2D with any kernel up to 5, stride up to 2 (or
+/// dilation up to 3 at stride 1), SAME or VALID.
+fn dilated_conv(b: &mut Builder, r: &mut Rng, ty: Ty, x: &Node, name: &str, depthwise: bool) -> Option<(Node, String)> {
+    let [_, h, w, c] = x.shape;
+    let (kh, kw) = (r.size(1, 5), r.size(1, 3));
+    let s = r.size(1, 2);
+    let d = if s == 1 { r.size(1, 3) } else { 1 };
+    let padding = r.pick(&[0i8, 0, 1]);
+    let (oh, ow) = (out_size(padding, h, kh, s, d)?, out_size(padding, w, kw, s, d)?);
+    let act = activation(r);
+    let per_channel = ty != Ty::F32 && r.chance(0.7);
+    let (oc, taps_depth) = if depthwise { (c, kh * kw) } else { (r.size(1, 8), kh * kw * c) };
+    let (filter_shape, axis) = if depthwise { ([1, kh, kw, c], (c, 3)) } else { ([oc, kh, kw, c], (oc, 0)) };
+    let (filter, w_scales) = weights(b, r, ty, &format!("{name}_w"), &filter_shape, axis, per_channel, 0.7);
+    let bias_t = bias(b, r, ty, oc, scale_of(&x.q), &w_scales);
+    let q = output_quant(r, ty, dot_magnitude(ty, scale_of(&x.q), w_scales[0], taps_depth));
+    let out = b.tensor(name, &[1, oh, ow, oc], ty, q.clone());
+    let (s, d) = (s as i32, d as i32);
+    let (code, options) = if depthwise {
+        let options = vec![
+            (0, Scalar::I8(padding)),
+            (1, Scalar::I32(s)),
+            (2, Scalar::I32(s)),
+            (3, Scalar::I32(1)),
+            (4, Scalar::I8(act)),
+            (5, Scalar::I32(d)),
+            (6, Scalar::I32(d)),
+        ];
+        (4, (2, options))
+    } else {
+        let options = vec![
+            (0, Scalar::I8(padding)),
+            (1, Scalar::I32(s)),
+            (2, Scalar::I32(s)),
+            (3, Scalar::I8(act)),
+            (4, Scalar::I32(d)),
+            (5, Scalar::I32(d)),
+        ];
+        (3, (1, options))
+    };
+    b.op(code, &[x.t, filter, bias_t], &[out], Some(options));
+    let what = if depthwise { "depthwise" } else { "conv" };
+    let pad = if padding == 0 { "same" } else { "valid" };
+    Some((Node { t: out, shape: [1, oh, ow, oc], q }, format!("{what} {kh}x{kw}/{s} d{d} {pad} -> {oc}")))
+}

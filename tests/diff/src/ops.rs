@@ -137,6 +137,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_STACKER", signal_stacker),
     ("SIGNAL_OVERLAP_ADD", signal_overlap_add),
     ("DECODE", decode),
+    ("WINDOW_CHAIN", crate::chains::window_chain),
+    ("WINDOW_CHAIN", crate::chains::window_chain),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).

@@ -34,6 +34,8 @@ struct Tally {
     both_refuse: usize,
     we_refuse: usize,
     tflm_refuses: usize,
+    /// Cases also run tiled (and matching).
+    tiled: usize,
 }
 
 enum Tflm {
@@ -67,8 +69,19 @@ fn ours(case_dir: &Path, c: &Case) -> PathBuf {
     case_dir.join(format!("{}.tinyaot", c.name))
 }
 
-/// Writes the runner crate: one module per case, a table of run functions.
-fn write_runner(runner: &Path, cases: &[&Case], case_dir: &Path) {
+/// The smallest arena a tiled plan of the case reaches, when that is below
+/// its plain plan (fast or direct kernels): the case also runs tiled there.
+fn tiled_arena(c: &Case) -> Option<usize> {
+    let plain = tinyaot_compiler::analyze(&c.model).ok()?;
+    let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
+    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
+    let (arena, _) = tinyaot_compiler::analyze_with(&c.model, &tiny).ok()?.tiled_floor?;
+    (arena < untiled).then_some(arena)
+}
+
+/// Writes the runner crate: one module per case (and per tiled twin, named
+/// `<case>_tiled`), a table of run functions.
+fn write_runner(runner: &Path, cases: &[&Case], tiled: &[(&Case, usize)], case_dir: &Path) {
     std::fs::create_dir_all(runner.join("src")).unwrap();
     let runtime = repo().join("runtime");
     let manifest = format!(
@@ -127,17 +140,29 @@ opt-level = 1
             path.display().to_string()
         );
     }
+    for (c, arena) in tiled {
+        let path = ours(case_dir, c).display().to_string();
+        let _ = writeln!(
+            src,
+            "mod {}_tiled {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}); }}",
+            c.name
+        );
+    }
     src.push_str("type Run = fn(&[u8], Option<usize>) -> (Vec<u8>, Vec<usize>);\nconst CASES: &[(&str, Run)] = &[\n");
     for c in cases {
         let _ = writeln!(src, "    ({:?}, run!({})),", c.name, c.name);
+    }
+    for (c, _) in tiled {
+        let _ = writeln!(src, "    (\"{}_tiled\", run!({}_tiled)),", c.name, c.name);
     }
     src.push_str(
         "];\n\
          fn main() {\n\
          let dir = std::path::PathBuf::from(std::env::args().nth(1).expect(\"case directory\"));\n\
          for (name, run) in CASES {\n\
-         let input = std::fs::read(dir.join(format!(\"{name}.input.bin\"))).unwrap();\n\
-         let reset_at = std::fs::read_to_string(dir.join(format!(\"{name}.reset_at\"))).ok().and_then(|s| s.trim().parse().ok());\n\
+         let case = name.strip_suffix(\"_tiled\").unwrap_or(name);\n\
+         let input = std::fs::read(dir.join(format!(\"{case}.input.bin\"))).unwrap();\n\
+         let reset_at = std::fs::read_to_string(dir.join(format!(\"{case}.reset_at\"))).ok().and_then(|s| s.trim().parse().ok());\n\
          let (out, stops) = run(&input, reset_at);\n\
          std::fs::write(dir.join(format!(\"{name}.got.bin\")), out).unwrap();\n\
          let stops: Vec<String> = stops.iter().map(|k| k.to_string()).collect();\n\
@@ -218,7 +243,8 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
 
     let runner = work.join("runner");
     let list: Vec<&Case> = runnable.iter().map(|(c, _)| *c).collect();
-    write_runner(&runner, &list, &case_dir);
+    let tiled: Vec<(&Case, usize)> = list.iter().filter_map(|&c| Some((c, tiled_arena(c)?))).collect();
+    write_runner(&runner, &list, &tiled, &case_dir);
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let build = Command::new(&cargo)
@@ -243,6 +269,16 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
         } else {
             compare_written(&c.outputs, &got, want, c.unwritten)
         };
+        // Its tiled twin, if it has one, must give the same bytes.
+        let compared =
+            compared.and_then(|()| match std::fs::read(case_dir.join(format!("{}_tiled.got.bin", c.name))) {
+                Ok(tiled) if tiled != got => Err("the tiled plan's output differs from the untiled plan's".to_string()),
+                Ok(_) => {
+                    t.tiled += 1;
+                    Ok(())
+                }
+                Err(_) => Ok(()),
+            });
         match compared {
             Ok(()) => t.exact += 1,
             Err(e) => {
@@ -310,13 +346,13 @@ fn tinyaot_matches_tflm_on_random_models() {
 
     println!("differential suite, seed {seed}: {total} cases ({} regressions)", regressions.len());
     println!(
-        "{:<24} {:>6} {:>10} {:>9} {:>12} {:>12} {:>12}",
-        "op", "cases", "matching", "differ", "both refuse", "we refuse", "TFLM refuses"
+        "{:<24} {:>6} {:>10} {:>9} {:>12} {:>12} {:>12} {:>6}",
+        "op", "cases", "matching", "differ", "both refuse", "we refuse", "TFLM refuses", "tiled"
     );
     for (op, t) in &tally {
         println!(
-            "{op:<24} {:>6} {:>10} {:>9} {:>12} {:>12} {:>12}",
-            t.cases, t.exact, t.mismatches, t.both_refuse, t.we_refuse, t.tflm_refuses
+            "{op:<24} {:>6} {:>10} {:>9} {:>12} {:>12} {:>12} {:>6}",
+            t.cases, t.exact, t.mismatches, t.both_refuse, t.we_refuse, t.tflm_refuses, t.tiled
         );
     }
     let matched: usize = tally.values().map(|t| t.exact).sum();

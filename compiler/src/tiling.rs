@@ -1,0 +1,529 @@
+//! Tiled execution: a stage of ops that compute rows of one image from
+//! rows of their inputs (conv, depthwise, pool, elementwise ops such as a
+//! residual ADD) run one band of output rows at a time, each band computed
+//! from the input rows it needs (its halo included) through every op of the
+//! stage, into the full output map of the stage's last op.
+//!
+//! The arithmetic of every output value is unchanged (each band is the
+//! same kernel over fewer rows, with the band's own top padding; rows
+//! below a band are simply not there), so outputs stay bit-exact. What
+//! changes is memory: the maps inside the stage never exist whole, only the
+//! rows one band needs, at the price of recomputing the rows where bands'
+//! windows overlap. Bands span the full width, so every band of every map
+//! is a run of whole rows: contiguous, read and written in place at const
+//! offsets, with no copies.
+//!
+//! The planner (`plan::choose`) tries tilings only when an explicit
+//! `arena_limit` cannot be met otherwise, and takes the one with the fewest
+//! recomputed multiply-accumulates that fits.
+
+use crate::graph::Graph;
+use crate::lowering::operator::{Operator, WindowOp};
+use crate::lowering::window::Geometry;
+use crate::plan::Lifetime;
+use crate::schedule::{Overlap, Schedule};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// One op of the stage over one band.
+#[derive(Clone, Debug)]
+pub struct BandOp {
+    /// Rows of its inputs it reads (the same rows of each).
+    pub input_rows: Range<usize>,
+    /// Rows of its output map it writes.
+    pub output_rows: Range<usize>,
+    /// The geometry its kernel runs with: those rows, the band's top padding.
+    pub geo: Geometry,
+}
+
+/// One band: each op over its rows, and the rows each map inside the stage
+/// holds.
+#[derive(Clone, Debug)]
+pub struct Band {
+    /// `ops[i]`: op `i` of the stage.
+    pub ops: Vec<BandOp>,
+    /// `held[j]`: the rows of map `Stage::inside[j]` this band computes (what
+    /// its readers need, its writer writes).
+    pub held: Vec<Range<usize>>,
+}
+
+/// Ops that may run tiled together: a contiguous run of the execution order
+/// whose maps, but the last op's output, are read only inside it.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// The nodes, in execution order.
+    pub nodes: Vec<usize>,
+    /// Their windows over the whole image.
+    pub windows: Vec<WindowOp>,
+    /// Maps read by the stage and written before it (whole, in the arena).
+    pub inputs: Vec<usize>,
+    /// Maps written and read only inside the stage (one band at a time).
+    pub inside: Vec<usize>,
+    /// The last op's output (whole, in the arena).
+    pub output: usize,
+}
+
+/// A stage run band by band.
+#[derive(Clone, Debug)]
+pub struct Tiling {
+    /// The ops and maps.
+    pub stage: Stage,
+    /// Output rows of the last op per band (the last band may be shorter).
+    pub band_rows: usize,
+    /// The bands, top to bottom.
+    pub bands: Vec<Band>,
+    /// Multiply-accumulates computed more than once (rows shared by bands).
+    pub extra_macs: u64,
+}
+
+/// Where a map's rows are while a band runs: the whole map, or the band's
+/// rows at the start of the map's band buffer.
+pub enum Rows {
+    /// A stage input or the output: row `r` at `r * row_bytes`.
+    Whole,
+    /// A map inside the stage: row `r` at `(r - first) * row_bytes`.
+    Band {
+        /// The first row the band holds.
+        first: usize,
+    },
+}
+
+/// Bytes of one row of map `t` (an NHWC tensor of one image).
+pub fn row_bytes(graph: &Graph<'_>, t: usize) -> usize {
+    let tensor = &graph.tensors[t];
+    tensor.bytes / tensor.shape.get(1).copied().unwrap_or(1).max(1)
+}
+
+impl Tiling {
+    /// Where map `t`'s rows are in band `b`.
+    pub fn rows_of(&self, b: usize, t: usize) -> Rows {
+        match self.stage.inside.iter().position(|&u| u == t) {
+            Some(j) => Rows::Band { first: self.bands[b].held[j].start },
+            None => Rows::Whole,
+        }
+    }
+
+    /// Bytes of the band buffer of map `stage.inside[j]`: its most rows in
+    /// any band.
+    pub fn band_bytes(&self, graph: &Graph<'_>, j: usize) -> usize {
+        let rows = self.bands.iter().map(|band| band.held[j].len()).max().unwrap_or(0);
+        rows * row_bytes(graph, self.stage.inside[j])
+    }
+
+    /// Execution positions of the stage in `order`, if it runs there as
+    /// one contiguous run.
+    pub fn positions(&self, order: &[usize]) -> Option<Range<usize>> {
+        let nodes = &self.stage.nodes;
+        let first = order.iter().position(|&n| n == nodes[0])?;
+        let contiguous = nodes.iter().enumerate().all(|(i, &n)| order.get(first + i) == Some(&n));
+        contiguous.then(|| first..first + nodes.len())
+    }
+
+    /// Makes `schedule` (for `order`) run the stage tiled: maps inside
+    /// shrink to their band buffers, each live from its writer to its last
+    /// reader as before (every band runs the ops in the same order and
+    /// recomputes what it needs from the stage's inputs, so one band's
+    /// buffers are dead before the next band writes them); the stage's
+    /// inputs live through the whole stage and its output from the stage's
+    /// start; no op of the stage runs in place, but the output may overlap
+    /// a dying input as far as the bands allow. `None` if the stage is not
+    /// contiguous in `order`.
+    pub fn apply(&self, graph: &Graph<'_>, order: &[usize], schedule: &mut Schedule) -> Option<()> {
+        let at = self.positions(order)?;
+        let stage = Lifetime { first: at.start + 1, last: at.end };
+        for &t in &self.stage.inputs {
+            let buffer = &mut schedule.buffers[schedule.buffer_of[t]?];
+            buffer.life.last = buffer.life.last.max(stage.last);
+        }
+        for (j, &t) in self.stage.inside.iter().enumerate() {
+            let size = self.band_bytes(graph, j);
+            schedule.buffers[schedule.buffer_of[t]?].size = size;
+        }
+        let output = schedule.buffer_of[self.stage.output]?;
+        let born = &mut schedule.buffers[output].life;
+        born.first = born.first.min(stage.first);
+        schedule.overlaps.retain(|o| !at.contains(&o.op));
+        // The stage's output over its one dying input: each band writes its
+        // output rows after every op of the band ran, so only the input rows
+        // later bands read must be intact.
+        if let [t] = self.stage.inputs[..] {
+            let input = schedule.buffer_of[t]?;
+            let dying = schedule.buffers[input].life.last == stage.last
+                && !schedule.buffers[input].tensors.iter().any(|u| graph.outputs.contains(u));
+            if dying && input != output && schedule.buffers[output].life.first == stage.first {
+                let slack = self.output_slack(graph, t);
+                schedule.overlaps.push(Overlap { op: at.end - 1, output, input, slack });
+            }
+        }
+        Some(())
+    }
+
+    /// Largest `output offset - input offset` (bytes) at which the stage's
+    /// output may overlap its input `input`: what band `b` writes must end
+    /// before the first row of `input` a later band reads.
+    pub fn output_slack(&self, graph: &Graph<'_>, input: usize) -> i64 {
+        let last = self.stage.nodes.len() - 1;
+        let (row_in, row_out) = (row_bytes(graph, input) as i64, row_bytes(graph, self.stage.output) as i64);
+        let first_read = |band: &Band| {
+            self.stage
+                .windows
+                .iter()
+                .zip(&band.ops)
+                .filter(|(w, _)| w.inputs.contains(&input))
+                .map(|(_, op)| op.input_rows.start)
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        let mut slack = i64::MAX;
+        for (b, band) in self.bands.iter().enumerate() {
+            let later = self.bands[b + 1..].iter().map(first_read).min().unwrap_or(usize::MAX);
+            if later != usize::MAX {
+                slack = slack.min(later as i64 * row_in - band.ops[last].output_rows.end as i64 * row_out);
+            }
+        }
+        if slack == i64::MAX { 0 } else { slack }
+    }
+
+    /// One line for reports: which ops, how many bands, the halo, the band
+    /// buffers and the recomputation.
+    pub fn describe(&self, graph: &Graph<'_>, order: &[usize], macs: u64) -> String {
+        let at = self.positions(order).unwrap_or(0..0);
+        let (first, last) = (self.stage.nodes[0], self.stage.nodes[self.stage.nodes.len() - 1]);
+        let height = graph.tensors[self.stage.output].shape.get(1).copied().unwrap_or(1);
+        let buffers: Vec<String> =
+            (0..self.stage.inside.len()).map(|j| self.band_bytes(graph, j).to_string()).collect();
+        let reads: Vec<String> = self
+            .stage
+            .inputs
+            .iter()
+            .map(|&t| {
+                let most = (0..self.bands.len())
+                    .map(|b| {
+                        let rows = self.stage.windows.iter().zip(&self.bands[b].ops);
+                        let read = rows.filter(|(w, _)| w.inputs.contains(&t)).map(|(_, op)| op.input_rows.clone());
+                        read.fold(None, |acc: Option<Range<usize>>, r| Some(hull(acc, &r))).map_or(0, |r| r.len())
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let name = &graph.tensors[t].name;
+                let name = if name.chars().count() > 40 {
+                    format!("{}…", name.chars().take(39).collect::<String>())
+                } else {
+                    name.clone()
+                };
+                format!("{most} of the {} rows of '{name}'", graph.tensors[t].shape.get(1).copied().unwrap_or(1))
+            })
+            .collect();
+        let percent = self.extra_macs as f64 * 100.0 / macs.max(1) as f64;
+        format!(
+            "ops {}..={} ({} .. {}) in {} bands of {} of the {height} output rows; a band reads at most {} (halo included); band buffers {} bytes; {} MACs recomputed (+{percent:.1}%)",
+            at.start,
+            at.end.saturating_sub(1),
+            graph.nodes[first].name,
+            graph.nodes[last].name,
+            self.bands.len(),
+            self.band_rows,
+            reads.join(", "),
+            if buffers.is_empty() { "none".to_string() } else { buffers.join(" + ") },
+            self.extra_macs,
+        )
+    }
+}
+
+/// The smallest range holding `acc` and `r`.
+fn hull(acc: Option<Range<usize>>, r: &Range<usize>) -> Range<usize> {
+    match acc {
+        Some(a) => a.start.min(r.start)..a.end.max(r.end),
+        None => r.clone(),
+    }
+}
+
+/// Every stage of `order`: each contiguous run of two or more window ops
+/// (single images, top-level) in which every map an op writes, but the
+/// last op's output, is read only inside the run and is no graph output.
+pub fn stages(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> Vec<Stage> {
+    let in_arena = |t: usize| {
+        let tensor = &graph.tensors[t];
+        tensor.data.is_none() && !tensor.is_variable
+    };
+    let window = |n: usize| {
+        ops[n].window().filter(|w| {
+            w.geo.input[0] == 1
+                && graph.nodes[n].scopes.is_empty()
+                && w.inputs.iter().all(|&t| in_arena(t))
+                && in_arena(w.output)
+        })
+    };
+    let windows: Vec<Option<WindowOp>> = order.iter().map(|&n| window(n)).collect();
+    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (n, node) in graph.nodes.iter().enumerate() {
+        for &t in node.inputs.iter().flatten() {
+            readers.entry(t).or_default().push(n);
+        }
+    }
+    let mut stages = Vec::new();
+    for start in 0..order.len() {
+        if windows[start].is_none() {
+            continue;
+        }
+        for end in start + 2..=order.len() {
+            if windows[end - 1].is_none() {
+                break;
+            }
+            let nodes = &order[start..end];
+            let ws: Vec<WindowOp> = windows[start..end].iter().flatten().cloned().collect();
+            let output = ws[ws.len() - 1].output;
+            let written: Vec<usize> = ws.iter().map(|w| w.output).collect();
+            let closed = written.iter().filter(|&&t| t != output).all(|t| {
+                !graph.outputs.contains(t) && readers.get(t).is_none_or(|r| r.iter().all(|n| nodes.contains(n)))
+            });
+            if !closed {
+                continue;
+            }
+            let mut inputs: Vec<usize> = Vec::new();
+            for w in &ws {
+                for &t in &w.inputs {
+                    if !written.contains(&t) && !inputs.contains(&t) {
+                        inputs.push(t);
+                    }
+                }
+            }
+            let inside = written.into_iter().filter(|&t| t != output).collect();
+            stages.push(Stage { nodes: nodes.to_vec(), windows: ws, inputs, inside, output });
+        }
+    }
+    stages
+}
+
+/// The input rows the output rows `rows` of a window op read (every tap
+/// inside the input; with dilation the first and last rows may come from
+/// different outputs), and the top padding that puts the first output
+/// row's window origin where it is in the whole image.
+fn input_rows(geo: &Geometry, rows: &Range<usize>) -> Option<(Range<usize>, usize)> {
+    let (stride, pad, dilation) = (geo.stride[0] as i64, geo.pad[0] as i64, geo.dilation[0] as i64);
+    let height = geo.input[1] as i64;
+    let taps = |y: usize| {
+        let origin = y as i64 * stride - pad;
+        (0..geo.kernel[0] as i64).map(move |k| origin + k * dilation).filter(|&r| (0..height).contains(&r))
+    };
+    let from = rows.clone().filter_map(|y| taps(y).next()).min()?;
+    let to = rows.clone().filter_map(|y| taps(y).next_back()).max()? + 1;
+    let origin = rows.start as i64 * stride - pad;
+    (from >= origin).then(|| (from as usize..to as usize, (from - origin) as usize))
+}
+
+/// `stage` run in bands of `band_rows` output rows of its last op; `None`
+/// if that is no tiling (one band) or a band would read no rows.
+pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize) -> Option<Tiling> {
+    let height = stage.windows.last()?.geo.output[1];
+    if band_rows == 0 || band_rows >= height {
+        return None;
+    }
+    let mut bands = Vec::new();
+    for start in (0..height).step_by(band_rows) {
+        // Back from the output: each op writes the rows its readers need.
+        let mut need: HashMap<usize, Range<usize>> = HashMap::new();
+        need.insert(stage.output, start..(start + band_rows).min(height));
+        let mut band_ops = Vec::with_capacity(stage.windows.len());
+        for w in stage.windows.iter().rev() {
+            let rows = need.get(&w.output)?.clone();
+            let (input_rows, pad_top) = input_rows(&w.geo, &rows)?;
+            for &t in &w.inputs {
+                let held = hull(need.get(&t).cloned(), &input_rows);
+                need.insert(t, held);
+            }
+            let mut geo = w.geo;
+            geo.input[1] = input_rows.len();
+            geo.output[1] = rows.len();
+            geo.pad[0] = pad_top;
+            band_ops.push(BandOp { input_rows, output_rows: rows, geo });
+        }
+        band_ops.reverse();
+        let held = stage.inside.iter().map(|t| need.get(t).cloned()).collect::<Option<Vec<_>>>()?;
+        bands.push(Band { ops: band_ops, held });
+    }
+    let extra_macs = stage
+        .windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let computed: usize = bands.iter().map(|band| band.ops[i].output_rows.len()).sum();
+            let per_row = ops[stage.nodes[i]].macs() / w.geo.output[1].max(1) as u64;
+            (computed.saturating_sub(w.geo.output[1])) as u64 * per_row
+        })
+        .sum();
+    Some(Tiling { stage: stage.clone(), band_rows, bands, extra_macs })
+}
+
+/// Band counts tried per stage: every distinct count up to 16, then a
+/// coarser set (the search stays small on tall images).
+fn band_heights(height: usize) -> Vec<usize> {
+    let mut heights: Vec<usize> = Vec::new();
+    let mut last_count = 0;
+    for band_rows in (1..height).rev() {
+        let count = height.div_ceil(band_rows);
+        if count == last_count || (count > 16 && !count.is_power_of_two() && count % 12 != 0 && band_rows > 1) {
+            continue;
+        }
+        last_count = count;
+        heights.push(band_rows);
+    }
+    heights
+}
+
+/// Every tiling the planner may consider: each stage in bands of each
+/// height of `band_heights`, fewest recomputed multiply-accumulates first.
+pub fn candidates(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> Vec<Tiling> {
+    let mut all = Vec::new();
+    for stage in stages(graph, ops, order) {
+        let height = stage.windows[stage.windows.len() - 1].geo.output[1];
+        for band_rows in band_heights(height) {
+            all.extend(tile(&stage, ops, band_rows));
+        }
+    }
+    all.sort_by_key(|t| (t.extra_macs, t.bands.len(), std::cmp::Reverse(t.stage.nodes.len())));
+    all
+}
+
+/// Checks a tiling's invariants: the last op's bands write its output rows
+/// once each, in order, all of them; in every band each op reads exactly
+/// the rows its window needs, which the map's band holds (written by its
+/// writer in that band, or the whole map for a stage input), with a
+/// geometry of those rows; each map inside is written with exactly the rows
+/// its band holds.
+pub fn check(t: &Tiling) -> Result<(), String> {
+    let stage = &t.stage;
+    let last = stage.nodes.len() - 1;
+    let height = stage.windows[last].geo.output[1];
+    let mut next = 0;
+    for (b, band) in t.bands.iter().enumerate() {
+        if band.ops.len() != stage.nodes.len() || band.held.len() != stage.inside.len() {
+            return Err(format!("band {b} does not cover the stage"));
+        }
+        if band.ops[last].output_rows.start != next {
+            return Err(format!("band {b} writes rows from {}, not {next}", band.ops[last].output_rows.start));
+        }
+        next = band.ops[last].output_rows.end;
+        for (i, (w, op)) in stage.windows.iter().zip(&band.ops).enumerate() {
+            if input_rows(&w.geo, &op.output_rows) != Some((op.input_rows.clone(), op.geo.pad[0])) {
+                return Err(format!("band {b}: op {i} reads rows {:?}, not the rows its window needs", op.input_rows));
+            }
+            if op.geo.input[1] != op.input_rows.len() || op.geo.output[1] != op.output_rows.len() {
+                return Err(format!("band {b}: op {i}'s geometry does not match its rows"));
+            }
+            for &input in &w.inputs {
+                if let Some(j) = stage.inside.iter().position(|&u| u == input) {
+                    let held = &band.held[j];
+                    if op.input_rows.start < held.start || op.input_rows.end > held.end {
+                        return Err(format!("band {b}: op {i} reads rows {:?} its band does not hold", op.input_rows));
+                    }
+                    let writer = stage.windows.iter().position(|v| v.output == input);
+                    if writer.is_none_or(|k| k >= i || band.ops[k].output_rows != *held) {
+                        return Err(format!("band {b}: op {i} reads a map not written before it in the band"));
+                    }
+                }
+            }
+        }
+    }
+    if next != height {
+        return Err(format!("the bands write {next} rows of the stage's {height}-row output"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::Emit;
+    use crate::diag::Error;
+    use proc_macro2::TokenStream;
+
+    /// An op that is only its MAC count (what `tile` asks of operators).
+    #[derive(Debug)]
+    struct Macs(u64);
+
+    impl Operator for Macs {
+        fn emit(&self, _: &mut Emit<'_>) -> Result<TokenStream, Error> {
+            Ok(TokenStream::new())
+        }
+        fn macs(&self) -> u64 {
+            self.0
+        }
+    }
+
+    /// A window op's geometry as TFLite computes it: SAME pads half the
+    /// overhang on top, VALID none.
+    fn geometry(height: usize, kernel: usize, stride: usize, dilation: usize, same: bool) -> Option<Geometry> {
+        let reach = (kernel - 1) * dilation + 1;
+        let out = if same { height.div_ceil(stride) } else { height.checked_sub(reach)? / stride + 1 };
+        let pad = if same { ((out - 1) * stride + reach).saturating_sub(height) / 2 } else { 0 };
+        Some(Geometry {
+            input: [1, height, 3, 2],
+            output: [1, out, 3, 2],
+            kernel: [kernel, 1],
+            stride: [stride, 1],
+            dilation: [dilation, 1],
+            pad: [pad, 0],
+        })
+    }
+
+    /// Every band of random chains, every band height: the invariants hold,
+    /// and each band reads exactly the rows its outputs' taps touch (found
+    /// by walking every tap), with a top padding that puts each window's
+    /// origin where it is in the whole image.
+    #[test]
+    fn bands_read_exactly_the_rows_their_windows_touch() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut draw = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut tilings = 0;
+        for _ in 0..300 {
+            let mut height = 5 + draw(40);
+            let mut windows = Vec::new();
+            let mut ops: Vec<Box<dyn Operator>> = Vec::new();
+            for i in 0..2 + draw(4) {
+                let (kernel, stride) = (1 + draw(5), 1 + draw(3));
+                let dilation = if stride == 1 { 1 + draw(3) } else { 1 };
+                let Some(geo) = geometry(height, kernel, stride, dilation, draw(3) > 0) else { break };
+                windows.push(WindowOp { inputs: vec![i], output: i + 1, geo });
+                ops.push(Box::new(Macs(geo.output[1] as u64 * 7)));
+                height = geo.output[1];
+            }
+            if windows.len() < 2 {
+                continue;
+            }
+            let n = windows.len();
+            let stage =
+                Stage { nodes: (0..n).collect(), windows, inputs: vec![0], inside: (1..n).collect(), output: n };
+            for band_rows in 1..height {
+                let Some(t) = tile(&stage, &ops, band_rows) else { continue };
+                tilings += 1;
+                check(&t).unwrap();
+                for band in &t.bands {
+                    for (op, w) in band.ops.iter().zip(&stage.windows) {
+                        let g = &w.geo;
+                        let touched: Vec<usize> = op
+                            .output_rows
+                            .clone()
+                            .flat_map(|y| (0..g.kernel[0]).map(move |k| (y * g.stride[0] + k * g.dilation[0]) as i64))
+                            .map(|row| row - g.pad[0] as i64)
+                            .filter(|&row| row >= 0 && row < g.input[1] as i64)
+                            .map(|row| row as usize)
+                            .collect();
+                        let (lo, hi) = (touched.iter().min().unwrap(), touched.iter().max().unwrap());
+                        assert_eq!(op.input_rows, *lo..hi + 1);
+                        let origin = op.output_rows.start as i64 * g.stride[0] as i64 - g.pad[0] as i64;
+                        assert_eq!(op.input_rows.start as i64 - op.geo.pad[0] as i64, origin);
+                    }
+                }
+                // The last op writes each row once.
+                assert_eq!(t.bands.iter().map(|b| b.ops[n - 1].output_rows.len()).sum::<usize>(), height);
+            }
+        }
+        assert!(tilings > 1000, "only {tilings} tilings drawn");
+    }
+}
