@@ -281,6 +281,18 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
     let px = left + col * peak as f64;
     let _ =
         writeln!(s, r##"<rect x="{px:.1}" y="{top}" width="{col:.1}" height="{:.1}" fill="#fdd"/>"##, h - top - bottom);
+    // The tiled stage: a hatched-looking band behind its ops, labelled.
+    if let Some((t, at)) = a.tiling.as_ref().and_then(|t| Some((t, t.positions(&a.order)?))) {
+        let x = left + col * at.start as f64;
+        let width = col * at.len() as f64;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x:.1}" y="{top}" width="{width:.1}" height="{:.1}" fill="#e8f0ff"><title>tiled: {}</title></rect>"##,
+            h - top - bottom,
+            t.describe(&a.graph, &a.order, a.macs()).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+        );
+        let _ = writeln!(s, r#"<text x="{x:.1}" y="{:.1}">tiled: {} bands</text>"#, top + 12.0, t.bands.len());
+    }
     let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"];
     for r in a.placements() {
         let x = left + col * r.first_op as f64;

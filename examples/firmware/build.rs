@@ -81,7 +81,8 @@ fn main() {
         files.sort();
         for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
             let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-            if only.as_ref().is_some_and(|o| !o.split(',').any(|name| name == stem)) {
+            // `NAME_tiled` asks for NAME's tiled twin (below).
+            if only.as_ref().is_some_and(|o| !o.split(',').any(|name| name == stem || name == format!("{stem}_tiled"))) {
                 continue;
             }
             let (input, output) = (dir.join(format!("{stem}.input.bin")), dir.join(format!("{stem}.output.bin")));
@@ -110,10 +111,12 @@ fn main() {
     // Tiled twins: these models again at the smallest arena a tiled plan
     // reaches (their high-resolution layers run band by band), on every
     // board, so the tiled code runs on every core.
+    // `TINYAOT_FW_ONLY=NAME_tiled` builds that twin alone (for the report).
     const TILED: [&str; 2] = ["ds_cnn_kws_int8", "depthwise_shapes_int8"];
+    let asked = |stem: &str| only.as_ref().map(|o| o.split(',').any(|name| name == format!("{stem}_tiled")));
     let mut twins = Vec::new();
     for (stem, path, input, output) in &models {
-        if only.is_some() || !TILED.contains(&stem.as_str()) {
+        if !asked(stem).unwrap_or(TILED.contains(&stem.as_str())) {
             continue;
         }
         let bytes = std::fs::read(path).unwrap();
@@ -122,6 +125,9 @@ fn main() {
         if let Some(arena) = floor {
             twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena));
         }
+    }
+    if let Some(o) = &only {
+        models.retain(|(stem, ..)| o.split(',').any(|name| name == stem));
     }
     let mut s = String::new();
     let _ = writeln!(s, "pub const MAX_ARENA: usize = {};", if only.is_some() { 0 } else { max_arena });

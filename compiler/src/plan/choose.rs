@@ -121,25 +121,14 @@ fn fit(
 }
 
 /// The lower bound of a tiled schedule with scratch-free kernels, on the
-/// first order that runs the chain contiguously.
-fn tiled_bound(
-    graph: &Graph<'_>,
-    ops: &[Box<dyn Operator>],
-    orders: &[Vec<usize>],
-    opts: &Options,
-    tiling: &Tiling,
-) -> Result<Option<usize>, Error> {
-    let direct = vec![0; ops.len()];
-    for order in orders {
-        let mut s = schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?;
-        if !opts.in_place {
-            s.overlaps.clear();
-        }
-        if tiling.apply(graph, order, &mut s).is_some() {
-            return Ok(Some(super::lower_bound(&s.requests()).0));
-        }
-    }
-    Ok(None)
+/// first order that runs the stage contiguously (`bases`: each order's
+/// schedule with those kernels, made once).
+fn tiled_bound(graph: &Graph<'_>, bases: &[(&Vec<usize>, Schedule)], tiling: &Tiling) -> Option<usize> {
+    bases.iter().find_map(|(order, base)| {
+        let mut s = base.clone();
+        tiling.apply(graph, order, &mut s)?;
+        Some(super::lower_bound(&s.requests()).0)
+    })
 }
 
 /// Chooses kernels, op order and, over an explicit `arena_limit` the plain
@@ -155,9 +144,18 @@ pub fn choose(
     let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, None)?;
     let (mut tiling, mut untiled_arena, mut tiled_floor) = (None, None, None);
     if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
+        let direct = vec![0; ops.len()];
+        let mut bases = Vec::new();
+        for order in orders {
+            let mut s = schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?;
+            if !opts.in_place {
+                s.overlaps.clear();
+            }
+            bases.push((order, s));
+        }
         let mut bounded = Vec::new();
         for t in tiling::candidates(graph, ops, &orders[0]) {
-            if let Some(bound) = tiled_bound(graph, ops, orders, opts, &t)? {
+            if let Some(bound) = tiled_bound(graph, &bases, &t) {
                 bounded.push((bound, t));
             }
         }

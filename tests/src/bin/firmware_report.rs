@@ -26,7 +26,10 @@ use tinyaot_tests::firmware::{
     target_named,
 };
 
+/// The model file of a firmware model name (a tiled twin `NAME_tiled` is
+/// NAME's file at its smallest tiled arena).
 fn model_path(name: &str) -> Option<PathBuf> {
+    let name = name.strip_suffix("_tiled").unwrap_or(name);
     let shared =
         std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
     [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
@@ -55,6 +58,12 @@ fn main() -> Result<(), String> {
             .filter_map(|l| l.strip_suffix(": ok").map(str::to_string))
             .filter(|m| filter.is_empty() || filter.contains(m))
             .collect();
+        // Tiled twins asked for by name (`vww_96_int8_tiled`) of models that fit.
+        let twins = filter.iter().filter(|f| {
+            f.strip_suffix("_tiled").is_some_and(|base| listing.stdout.lines().any(|l| l == format!("{base}: ok")))
+        });
+        let models: Vec<String> =
+            models.iter().cloned().chain(twins.filter(|f| !models.contains(f)).cloned()).collect();
         let empty = build(t, Some("-"), &target_dir)?;
         let (bt, br, bd, bb) = sections(&empty)?;
         for m in &models {
