@@ -74,7 +74,13 @@ pub struct Tiling {
     pub bands: Vec<Band>,
     /// Multiply-accumulates computed more than once (rows shared by bands).
     pub extra_macs: u64,
+    /// Per op of the stage: output rows computed more than once.
+    pub extra_rows: Vec<usize>,
 }
+
+/// Estimated instructions of one kernel call beyond its loops (arguments,
+/// prologue), charged per op per band.
+const CALL_COST: u64 = 100;
 
 /// Where a map's rows are while a band runs: the whole map, or the band's
 /// rows at the start of the map's band buffer.
@@ -182,6 +188,22 @@ impl Tiling {
             }
         }
         if slack == i64::MAX { 0 } else { slack }
+    }
+
+    /// What running tiled adds to the estimated cost of the ops: each
+    /// recomputed row at its op's cost per row (`cost[i]`: op `i`'s
+    /// estimated cost with its chosen kernel), and a call per op per band.
+    pub fn extra_cost(&self, cost: impl Fn(usize) -> u64) -> u64 {
+        let calls = (self.bands.len() * self.stage.nodes.len()) as u64 * CALL_COST;
+        let rows: u64 = self
+            .stage
+            .windows
+            .iter()
+            .zip(&self.extra_rows)
+            .enumerate()
+            .map(|(i, (w, &extra))| cost(self.stage.nodes[i]) / w.geo.output[1].max(1) as u64 * extra as u64)
+            .sum();
+        calls + rows
     }
 
     /// One line for reports: which ops, how many bands, the halo, the band
@@ -342,17 +364,20 @@ pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize) -> Optio
         let held = stage.inside.iter().map(|t| need.get(t).cloned()).collect::<Option<Vec<_>>>()?;
         bands.push(Band { ops: band_ops, held });
     }
+    let extra_rows: Vec<usize> = (0..stage.windows.len())
+        .map(|i| {
+            let computed: usize = bands.iter().map(|band| band.ops[i].output_rows.len()).sum();
+            computed.saturating_sub(stage.windows[i].geo.output[1])
+        })
+        .collect();
     let extra_macs = stage
         .windows
         .iter()
+        .zip(&extra_rows)
         .enumerate()
-        .map(|(i, w)| {
-            let computed: usize = bands.iter().map(|band| band.ops[i].output_rows.len()).sum();
-            let per_row = ops[stage.nodes[i]].macs() / w.geo.output[1].max(1) as u64;
-            (computed.saturating_sub(w.geo.output[1])) as u64 * per_row
-        })
+        .map(|(i, (w, &extra))| ops[stage.nodes[i]].macs() / w.geo.output[1].max(1) as u64 * extra as u64)
         .sum();
-    Some(Tiling { stage: stage.clone(), band_rows, bands, extra_macs })
+    Some(Tiling { stage: stage.clone(), band_rows, bands, extra_macs, extra_rows })
 }
 
 /// Band counts tried per stage: every distinct count up to 16, then a

@@ -52,6 +52,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_ONLY");
     println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_EXTRA_DIR");
+    println!("cargo:rerun-if-env-changed=TINYAOT_FW_ARENA_LIMIT");
 
     let only = std::env::var("TINYAOT_FW_ONLY").ok();
     let mut dirs = vec![manifest.join("../../tests/models")];
@@ -122,6 +123,8 @@ fn main() {
         let bytes = std::fs::read(path).unwrap();
         let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
         let floor = tinyaot_compiler::analyze_with(&bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
+        // `TINYAOT_FW_ARENA_LIMIT=N`: the twin at that budget instead.
+        let floor = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
         if let Some(arena) = floor {
             twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena));
         }

@@ -38,13 +38,13 @@ pub fn plan_orders(
     let mut scheduled = Vec::new();
     for order in orders {
         let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
-        if !opts.in_place {
-            s.overlaps.clear();
-        }
         if let Some(t) = tiling
             && t.apply(graph, order, &mut s).is_none()
         {
             continue;
+        }
+        if !opts.in_place {
+            s.overlaps.clear();
         }
         let bound = super::lower_bound(&s.requests()).0;
         scheduled.push((bound, order.clone(), s));
@@ -87,6 +87,9 @@ pub struct Choice {
 /// Most tilings fully planned (after the lower-bound filter) per model.
 const MAX_TILED_PLANS: usize = 48;
 
+/// Fitting tilings compared by estimated cost before one is taken.
+const TILINGS_COMPARED: usize = 8;
+
 /// The fastest variant of every op, then the scratch at the peak given up,
 /// largest first, until the plan fits `budget` (or nothing is left to give).
 fn fit(
@@ -123,10 +126,13 @@ fn fit(
 /// The lower bound of a tiled schedule with scratch-free kernels, on the
 /// first order that runs the stage contiguously (`bases`: each order's
 /// schedule with those kernels, made once).
-fn tiled_bound(graph: &Graph<'_>, bases: &[(&Vec<usize>, Schedule)], tiling: &Tiling) -> Option<usize> {
+fn tiled_bound(graph: &Graph<'_>, bases: &[(&Vec<usize>, Schedule)], tiling: &Tiling, opts: &Options) -> Option<usize> {
     bases.iter().find_map(|(order, base)| {
         let mut s = base.clone();
         tiling.apply(graph, order, &mut s)?;
+        if !opts.in_place {
+            s.overlaps.clear();
+        }
         Some(super::lower_bound(&s.requests()).0)
     })
 }
@@ -147,26 +153,39 @@ pub fn choose(
         let direct = vec![0; ops.len()];
         let mut bases = Vec::new();
         for order in orders {
-            let mut s = schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?;
-            if !opts.in_place {
-                s.overlaps.clear();
-            }
-            bases.push((order, s));
+            bases.push((order, schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?));
         }
         let mut bounded = Vec::new();
         for t in tiling::candidates(graph, ops, &orders[0]) {
-            if let Some(bound) = tiled_bound(graph, &bases, &t) {
+            if let Some(bound) = tiled_bound(graph, &bases, &t, opts) {
                 bounded.push((bound, t));
             }
         }
-        // Fewest recomputed MACs first among those whose bound fits.
+        // Among the first that fit (fewest recomputed MACs first, their
+        // bound within the budget), the fastest by estimate: the kernels
+        // the budget leaves them, the recomputed rows, the extra calls.
+        let estimate = |choice: &[usize], t: &Tiling| {
+            let cost = |n: usize| variants[n].get(choice[n]).map_or(0, |v| v.cost);
+            (0..ops.len()).map(cost).sum::<u64>() + t.extra_cost(cost)
+        };
+        let mut best: Option<(u64, Vec<usize>, Planned, &Tiling)> = None;
+        let mut fitting = 0;
         for (_, t) in bounded.iter().filter(|(bound, _)| *bound <= budget).take(MAX_TILED_PLANS) {
             let (c, p) = fit(graph, ops, orders, variants, budget, opts, Some(t))?;
             if p.plan.arena_size <= budget {
-                untiled_arena = Some(planned.plan.arena_size);
-                (choice, planned, tiling) = (c, p, Some(t.clone()));
-                break;
+                let cost = estimate(&c, t);
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, c, p, t));
+                }
+                fitting += 1;
+                if fitting == TILINGS_COMPARED {
+                    break;
+                }
             }
+        }
+        if let Some((_, c, p, t)) = best {
+            untiled_arena = Some(planned.plan.arena_size);
+            (choice, planned, tiling) = (c, p, Some(t.clone()));
         }
         if tiling.is_none() {
             // The smallest budget tiling reaches: plan the lowest bounds.
