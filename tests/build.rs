@@ -94,11 +94,22 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                         path = path.display().to_string()
                     );
                 }
+                // And with borrowed inputs, at the smallest tiled arena then
+                // (a tiled first stage reads the caller's input band by band).
+                let borrowed = borrowed_run(&bytes, &path.display().to_string());
+                if let Some(module) = &borrowed {
+                    let _ = writeln!(out, "    pub mod {m}_borrowed {{\n{module}    }}");
+                }
                 let _ = writeln!(
                     entries,
-                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, invoker: |i| Box::new({m}::invoker(i)), macs: {m}::Model::MACS, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN, tiled: {tiled} }},",
+                    "        crate::harness::Entry {{ name: {stem:?}, run: {m}::run, run_disjoint: {m}_disjoint::run, invoker: |i| Box::new({m}::invoker(i)), macs: {m}::Model::MACS, outputs: &{m}::Model::OUTPUTS, plan: {m}::Model::PLAN, plan_disjoint: {m}_disjoint::Model::PLAN, tiled: {tiled}, borrowed: {borrowed} }},",
                     tiled = if tiled.is_some() {
                         format!("Some(({m}_tiled::run, {m}_tiled::Model::PLAN))")
+                    } else {
+                        "None".into()
+                    },
+                    borrowed = if borrowed.is_some() {
+                        format!("Some(({m}_borrowed::run, {m}_borrowed::Model::PLAN))")
                     } else {
                         "None".into()
                     }
@@ -113,6 +124,70 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
     let _ = writeln!(out, "    pub const MODELS: &[crate::harness::Entry] = &[\n{entries}    ];");
     let _ = writeln!(out, "    pub const REJECTED: &[(&str, &str)] = &[\n{rejected}    ];");
     let _ = writeln!(out, "}}");
+}
+
+/// The body of a module compiling the model with `borrowed_inputs = true`
+/// at the smallest arena a tiled plan then reaches, and a `run` that passes
+/// each set of inputs to `invoke` as typed arrays; `None` when tiling does
+/// not lower its arena.
+fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
+    let borrowed = tinyaot_compiler::Options { borrowed_inputs: true, ..Default::default() };
+    let plain = tinyaot_compiler::analyze_with(bytes, &borrowed).ok()?;
+    let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
+    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..borrowed };
+    let arena = tinyaot_compiler::analyze_with(bytes, &tiny).ok()?.tiled_floor?.0;
+    if arena >= untiled {
+        return None;
+    }
+    let mut arrays = String::new();
+    let mut args = Vec::new();
+    for (k, &t) in plain.graph.inputs.iter().enumerate() {
+        let tensor = &plain.graph.tensors[t];
+        let n = tensor.elements;
+        let value = match tensor.dtype.rust() {
+            _ if tensor.dtype == tinyaot_compiler::graph::DType::Bool => "set[off + i] != 0".to_string(),
+            Some(ty) => {
+                let size = tensor.dtype.size()?;
+                format!("{ty}::from_le_bytes(set[off + {size} * i..off + {size} * (i + 1)].try_into().unwrap())")
+            }
+            None => return None,
+        };
+        let ty = if tensor.dtype == tinyaot_compiler::graph::DType::Bool { "bool" } else { tensor.dtype.rust()? };
+        let _ = writeln!(arrays, "                let x{k}: [{ty}; {n}] = core::array::from_fn(|i| {value});");
+        let _ = writeln!(arrays, "                off += {};", tensor.bytes);
+        args.push(format!("&x{k}"));
+    }
+    Some(format!(
+        r#"        tinyaot::include_model!(pub Model = {path:?}, borrowed_inputs = true, arena_limit = {arena});
+        /// As the in-arena `run`, the inputs passed to `invoke` by reference.
+        #[allow(clippy::all)]
+        pub fn run(input: &[u8]) -> Vec<u8> {{
+            let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
+            let mut model = Model::new(&mut arena);
+            let per: usize = Model::INPUTS.iter().map(|t| t.bytes).sum();
+            let mut out = Vec::new();
+            let mut once = |model: &mut Model<'_>, set: &[u8]| {{
+                let mut off = 0;
+{arrays}                let _ = off;
+                let _ = model.invoke({args});
+                let mut i = 0;
+                while let Some(b) = model.output_bytes(i) {{
+                    out.extend_from_slice(b);
+                    i += 1;
+                }}
+            }};
+            for set in input.chunks(per) {{
+                once(&mut model, set);
+            }}
+            if Model::STATE_SIZE != 0 {{
+                model.reset();
+                once(&mut model, &input[..per]);
+            }}
+            out
+        }}
+"#,
+        args = args.join(", ")
+    ))
 }
 
 fn main() {

@@ -1,7 +1,7 @@
 //! `tinyaot`: the reports `include_model!` prints, from the command line.
 //!
 //! ```text
-//! tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--keep-inputs] [--summary]
+//! tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--keep-inputs] [--borrowed-inputs] [--summary]
 //! tinyaot ops
 //! ```
 
@@ -39,6 +39,9 @@ enum Command {
         /// Keep the inputs intact through `invoke()` (`keep_inputs = true`).
         #[arg(long)]
         keep_inputs: bool,
+        /// Leave the inputs in the caller's memory, out of the arena (`borrowed_inputs = true`).
+        #[arg(long)]
+        borrowed_inputs: bool,
         /// One line: path, arena, lower bound, TFLM's greedy arena.
         #[arg(long)]
         summary: bool,
@@ -58,13 +61,13 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let Command::Plan { model, arena_limit, svg, disjoint, keep_inputs, summary } = cli.command else {
+    let Command::Plan { model, arena_limit, svg, disjoint, keep_inputs, borrowed_inputs, summary } = cli.command else {
         print!("{}", tinyaot_compiler::lowering::registry::support_table());
         return Ok(());
     };
     let path = model.display().to_string();
     let bytes = std::fs::read(&model).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let opts = tinyaot_compiler::Options { in_place: !disjoint, keep_inputs, arena_limit };
+    let opts = tinyaot_compiler::Options { in_place: !disjoint, keep_inputs, arena_limit, borrowed_inputs };
     let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
     if summary {
         println!("{} {} {} {}", path, a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size);

@@ -54,6 +54,8 @@ pub struct Analysis<'a> {
     pub direct_arena: Option<usize>,
     /// With `keep_inputs`: the arena the same kernels need without it.
     pub arena_without_kept_inputs: Option<usize>,
+    /// The graph inputs stay in the caller's memory (`Options::borrowed_inputs`).
+    pub borrowed_inputs: bool,
     /// The chain of window ops run band by band, when the budget needs it.
     pub tiling: Option<tiling::Tiling>,
     /// With a tiled stage: the arena of the best plan without it.
@@ -222,11 +224,26 @@ pub struct Options {
     /// kernels never take more RAM than TFLM would; only an explicit limit
     /// the plan cannot meet is an error.
     pub arena_limit: Option<usize>,
+    /// The graph inputs stay in the caller's memory: `invoke` takes them by
+    /// reference and the ops read them there, so the arena holds none of
+    /// their bytes (a camera frame or an audio buffer is not copied).
+    pub borrowed_inputs: bool,
+}
+
+impl Options {
+    /// Where the graph inputs live.
+    pub fn inputs(&self) -> schedule::Inputs {
+        match (self.borrowed_inputs, self.keep_inputs) {
+            (true, _) => schedule::Inputs::Borrowed,
+            (false, true) => schedule::Inputs::Kept,
+            (false, false) => schedule::Inputs::Reused,
+        }
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { in_place: true, keep_inputs: false, arena_limit: None }
+        Options { in_place: true, keep_inputs: false, arena_limit: None, borrowed_inputs: false }
     }
 }
 
@@ -258,9 +275,10 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let tflm_requests = if graph.folded_operands {
         let (copied, copied_ops) = lower(false)?;
         let own: Vec<usize> = (0..copied.nodes.len()).collect();
-        schedule::schedule(&copied, &copied_ops, &own, &vec![0; copied_ops.len()], false)?.tflm_requests
+        schedule::schedule(&copied, &copied_ops, &own, &vec![0; copied_ops.len()], schedule::Inputs::Reused)?
+            .tflm_requests
     } else {
-        schedule::schedule(&graph, &ops, &orders[0], &vec![0; ops.len()], false)?.tflm_requests
+        schedule::schedule(&graph, &ops, &orders[0], &vec![0; ops.len()], schedule::Inputs::Reused)?.tflm_requests
     };
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
@@ -301,6 +319,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         variants,
         direct_arena,
         arena_without_kept_inputs,
+        borrowed_inputs: opts.borrowed_inputs,
         tiling,
         untiled_arena,
         tiled_floor,

@@ -30,6 +30,12 @@ impl Analysis<'_> {
         for note in self.control_flow_notes() {
             let _ = writeln!(s, "Subgraphs: {note}; the ops columns below count their operators.\n");
         }
+        if self.borrowed_inputs {
+            let _ = writeln!(
+                s,
+                "Inputs are borrowed: `invoke` takes them by reference and reads them in place; they take no arena bytes.\n"
+            );
+        }
         for (role, list) in [("Input", &self.graph.inputs), ("Output", &self.graph.outputs)] {
             for (i, &t) in list.iter().enumerate() {
                 let t = &self.graph.tensors[t];
@@ -103,6 +109,11 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
             "keep_inputs  the inputs stay intact through invoke(): {} bytes of arena over reusing them ({without})",
             a.plan.arena_size.saturating_sub(without)
         );
+    }
+    if a.borrowed_inputs {
+        let bytes: usize = a.graph.inputs.iter().map(|&t| a.graph.tensors[t].bytes).sum();
+        let _ =
+            writeln!(s, "inputs       borrowed: invoke() reads the caller's {bytes} bytes in place (not in the arena)");
     }
     if let Some(t) = &a.tiling {
         let _ = writeln!(s, "tiled        {}", t.describe(&a.graph, &a.order, a.macs()));

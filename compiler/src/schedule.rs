@@ -23,6 +23,17 @@ pub struct Buffer {
     pub life: Lifetime,
 }
 
+/// Where the graph inputs live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inputs {
+    /// In the arena; their bytes are reused once their last reader ran (TFLM's way).
+    Reused,
+    /// In the arena, intact through `invoke()` (`keep_inputs`).
+    Kept,
+    /// In the caller's memory, read there (`borrowed_inputs`): no arena bytes.
+    Borrowed,
+}
+
 /// The arena buffers of a graph.
 #[derive(Clone, Debug)]
 pub struct Schedule {
@@ -34,6 +45,9 @@ pub struct Schedule {
     pub tflm_requests: Vec<Request>,
     /// Output buffers that may overlap their op's dying input buffer.
     pub overlaps: Vec<Overlap>,
+    /// With borrowed inputs: for each tensor that is a graph input (or a
+    /// view of one), the input's index; such tensors have no buffer.
+    pub borrowed: Vec<Option<usize>>,
 }
 
 /// A proven-safe overlap: `output` may start at most `slack` bytes after
@@ -106,15 +120,16 @@ fn tensor_lifetimes(graph: &Graph<'_>, order: &[usize], keep_inputs: bool) -> Ve
 }
 
 /// Builds the buffers for running the nodes in `order`. `ops[i]` is the
-/// lowered form of node `i`, run with kernel variant `choice[i]`; with
-/// `keep_inputs`, the graph inputs' buffers live to the end of `invoke()`.
+/// lowered form of node `i`, run with kernel variant `choice[i]`; `inputs`
+/// says where the graph inputs live.
 pub fn schedule(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     order: &[usize],
     choice: &[usize],
-    keep_inputs: bool,
+    inputs: Inputs,
 ) -> Result<Schedule, Error> {
+    let keep_inputs = inputs == Inputs::Kept;
     let lifetimes = tensor_lifetimes(graph, order, keep_inputs);
     // TFLM's own figure is always for its lifetimes and the model's order.
     let tflm_lifetimes = if keep_inputs { tensor_lifetimes(graph, order, false) } else { lifetimes.clone() };
@@ -183,6 +198,7 @@ pub fn schedule(
     let mut buffer_of: Vec<Option<usize>> = vec![None; n];
     let mut by_root: Vec<Option<usize>> = vec![None; n];
     let mut tflm_requests = Vec::new();
+    let mut borrowed = vec![None; n];
     for t in 0..n {
         if !needs(t) {
             continue;
@@ -190,6 +206,13 @@ pub fn schedule(
         let Some(life) = lifetimes[t] else { continue };
         if let Some(tflm_life) = tflm_lifetimes[t] {
             tflm_requests.push(Request { size: graph.tensors[t].bytes, life: tflm_life, overlap: None });
+        }
+        // A borrowed input and its views stay in the caller's memory.
+        if inputs == Inputs::Borrowed
+            && let Some(k) = graph.inputs.iter().position(|&i| i == root[t])
+        {
+            borrowed[t] = Some(k);
+            continue;
         }
         let r = root[t];
         let b = match by_root[r] {
@@ -261,5 +284,5 @@ pub fn schedule(
             overlaps.push(Overlap { op: pos, output: bo, input: bi, slack: ip.slack });
         }
     }
-    Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps })
+    Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps, borrowed })
 }

@@ -137,9 +137,12 @@ impl Tiling {
     pub fn apply(&self, graph: &Graph<'_>, order: &[usize], schedule: &mut Schedule) -> Option<()> {
         let at = self.positions(order)?;
         let stage = Lifetime { first: at.start + 1, last: at.end };
+        // (A borrowed input has no buffer: it is in the caller's memory.)
         for &t in &self.stage.inputs {
-            let buffer = &mut schedule.buffers[schedule.buffer_of[t]?];
-            buffer.life.last = buffer.life.last.max(stage.last);
+            if let Some(b) = schedule.buffer_of[t] {
+                let buffer = &mut schedule.buffers[b];
+                buffer.life.last = buffer.life.last.max(stage.last);
+            }
         }
         for (j, &t) in self.stage.inside.iter().enumerate() {
             let size = self.band_bytes(graph, j);
@@ -152,8 +155,9 @@ impl Tiling {
         // The stage's output over its one dying input: each band writes its
         // output rows after every op of the band ran, so only the input rows
         // later bands read must be intact.
-        if let [t] = self.stage.inputs[..] {
-            let input = schedule.buffer_of[t]?;
+        if let [t] = self.stage.inputs[..]
+            && let Some(input) = schedule.buffer_of[t]
+        {
             let dying = schedule.buffers[input].life.last == stage.last
                 && !schedule.buffers[input].tensors.iter().any(|u| graph.outputs.contains(u));
             if dying && input != output && schedule.buffers[output].life.first == stage.first {

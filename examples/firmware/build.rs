@@ -125,10 +125,19 @@ fn main() {
         let floor = tinyaot_compiler::analyze_with(&bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
         // `TINYAOT_FW_ARENA_LIMIT=N`: the twin at that budget instead.
         let floor = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
+        // `TINYAOT_FW_BORROWED=1`: a one-int8-input twin also borrows its
+        // input (`borrowed_inputs = true`, read from the flash copy).
+        let one_int8 = tinyaot_compiler::analyze(&bytes).ok().and_then(|a| match a.graph.inputs[..] {
+            [t] if a.graph.tensors[t].dtype == tinyaot_compiler::graph::DType::I8 => Some(a.graph.tensors[t].bytes),
+            _ => None,
+        });
+        let borrowed = one_int8.filter(|_| std::env::var_os("TINYAOT_FW_BORROWED").is_some());
         if let Some(arena) = floor {
-            twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena));
+            twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena, borrowed));
         }
     }
+    let borrowed_twins: Vec<(String, usize)> =
+        twins.iter().filter_map(|(stem, .., borrowed)| Some((stem.clone(), (*borrowed)?))).collect();
     if let Some(o) = &only {
         models.retain(|(stem, ..)| o.split(',').any(|name| name == stem));
     }
@@ -138,14 +147,15 @@ fn main() {
         let m = ident(stem);
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
     }
-    for (stem, path, _, _, arena) in &twins {
+    for (stem, path, _, _, arena, borrowed) in &twins {
         let m = ident(stem);
         let path = path.display().to_string();
-        let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}); }}");
+        let borrow = if borrowed.is_some() { ", borrowed_inputs = true" } else { "" };
+        let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}{borrow}); }}");
     }
     let models: Vec<(String, PathBuf, PathBuf, PathBuf)> = models
         .into_iter()
-        .chain(twins.into_iter().map(|(stem, path, input, output, _)| (stem, path, input, output)))
+        .chain(twins.into_iter().map(|(stem, path, input, output, ..)| (stem, path, input, output)))
         .collect();
     let _ = writeln!(
         s,
@@ -158,11 +168,20 @@ fn main() {
             r#"    if only.is_none_or(|o| o == {stem:?}.as_bytes()) {{
         let mut model = {acquire};
         let outcome = crate::check(&mut model, include_bytes!({input:?}), include_bytes!({output:?}), &{m}::Model::INPUTS, &{m}::Model::OUTPUTS,
-            |m, i, b| m.write_input(i, b), |m| {{ m.invoke(); }}, |m| m.reset(), |m, i| m.output_bytes(i));
+            {write}, {invoke}, |m| m.reset(), |m, i| m.output_bytes(i));
         report({stem:?}, outcome);
     }}"#,
             input = input.display().to_string(),
             output = output.display().to_string(),
+            // A borrowed input is passed to `invoke`: its bytes from flash.
+            write = if borrowed_twins.iter().any(|(s, _)| s == stem) { "|_, _, _| true" } else { "|m, i, b| m.write_input(i, b)" },
+            invoke = match borrowed_twins.iter().find(|(s, _)| s == stem) {
+                Some((_, n)) => format!(
+                    "|m| {{ m.invoke(unsafe {{ &*include_bytes!({:?}).as_ptr().cast::<[i8; {n}]>() }}); }}",
+                    input.display().to_string()
+                ),
+                None => "|m| { m.invoke(); }".to_string(),
+            },
             // One model: its own generated static arena, as a user's firmware
             // has it (the report measures this RAM). All models: turns on one
             // shared arena, so the 16 KB board holds them all.

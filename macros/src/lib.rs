@@ -37,6 +37,11 @@ use tinyaot_compiler::{Site, Target};
 ///   default, as in TFLM, an input's bytes are reused once its last reader
 ///   has run, and the input reads back clobbered after `invoke()`. The plan
 ///   report says what keeping them costs.
+/// - `borrowed_inputs = true` leaves the inputs in your memory: `invoke`
+///   takes them by reference (`model.invoke(&frame)`) and the ops read them
+///   there, so the arena holds none of their bytes (no copy of a camera
+///   frame or an audio buffer; with `arena_limit`, a tiled first stage reads
+///   it band by band).
 ///
 /// See the `tinyaot` crate docs for the generated API.
 #[proc_macro]
@@ -55,6 +60,7 @@ struct Invocation {
     print_plan: bool,
     in_place: bool,
     keep_inputs: bool,
+    borrowed_inputs: bool,
 }
 
 impl Parse for Invocation {
@@ -71,6 +77,7 @@ impl Parse for Invocation {
         let mut print_plan = None;
         let mut in_place = None;
         let mut keep_inputs = None;
+        let mut borrowed_inputs = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -90,11 +97,12 @@ impl Parse for Invocation {
                 "print_plan" => flag(&key, &value, &mut print_plan)?,
                 "in_place" => flag(&key, &value, &mut in_place)?,
                 "keep_inputs" => flag(&key, &value, &mut keep_inputs)?,
+                "borrowed_inputs" => flag(&key, &value, &mut borrowed_inputs)?,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`; expected `arena_limit`, `print_plan`, `in_place` or `keep_inputs`"
+                            "unknown argument `{other}`; expected `arena_limit`, `print_plan`, `in_place`, `keep_inputs` or `borrowed_inputs`"
                         ),
                     ));
                 }
@@ -108,6 +116,7 @@ impl Parse for Invocation {
             print_plan: print_plan.unwrap_or(false),
             in_place: in_place.unwrap_or(true),
             keep_inputs: keep_inputs.unwrap_or(false),
+            borrowed_inputs: borrowed_inputs.unwrap_or(false),
         })
     }
 }
@@ -196,6 +205,7 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         in_place: inv.in_place,
         keep_inputs: inv.keep_inputs,
         arena_limit: inv.arena_limit.as_ref().map(|(_, b)| *b),
+        borrowed_inputs: inv.borrowed_inputs,
     };
     match tinyaot_compiler::compile(&bytes, &target, &opts) {
         Ok(compiled) => {

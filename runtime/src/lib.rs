@@ -32,7 +32,9 @@
 //! - `invoke()`, which returns nothing: everything that can fail failed at
 //!   compile time. As in TFLM, an input's bytes are reused once its last
 //!   reader has run, so write the input before every `invoke()`, or compile
-//!   with `keep_inputs = true` to keep it intact.
+//!   with `keep_inputs = true` to keep it intact. With `borrowed_inputs =
+//!   true`, `invoke(&input, ...)` takes the inputs by reference instead and
+//!   the arena holds none of their bytes (no `input_mut()` then).
 //!
 //! Weights stay in flash as `static`s; quantization constants are folded at
 //! compile time; the device never parses the flatbuffer.
@@ -251,7 +253,9 @@ pub struct TensorInfo {
     pub shape: &'static [usize],
     /// Quantization, if the tensor is quantized.
     pub quant: Option<Quant>,
-    /// Byte offset in the arena.
+    /// Byte offset in the arena (`usize::MAX` for an input of a model
+    /// compiled with `borrowed_inputs = true`: it stays in the caller's
+    /// memory).
     pub offset: usize,
     /// Size in bytes.
     pub bytes: usize,

@@ -33,6 +33,9 @@ pub mod harness {
         /// For a model with a chain of window ops: the model compiled at
         /// the smallest arena a tiled plan reaches, and that plan.
         pub tiled: Option<(Run, tinyaot::MemoryPlan)>,
+        /// The same with `borrowed_inputs = true` (inputs passed to
+        /// `invoke`), at the smallest tiled arena then.
+        pub borrowed: Option<(Run, tinyaot::MemoryPlan)>,
     }
 
     /// Reference pairs beside a model: `NAME[.tag].input.bin` with `NAME[.tag].output.bin`.

@@ -7,6 +7,7 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
     let mut failures = Vec::new();
     let mut ran = 0;
     let mut tiled_runs = 0;
+    let mut borrowed_runs = 0;
     for m in models {
         let vs = vectors(dir, m.name);
         assert!(!vs.is_empty(), "{set}/{}: no reference vectors beside the model", m.name);
@@ -39,6 +40,15 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
                 tiled_note = format!(", {} B tiled", plan.arena_size);
                 tiled_runs += 1;
             }
+            if let Some((run_borrowed, plan)) = m.borrowed {
+                let mut borrowed = run_borrowed(&input);
+                borrowed.truncate(got.len());
+                if got != borrowed {
+                    failures.push(format!("{set}/{} [{tag}]: borrowed-input and in-arena runs differ", m.name));
+                }
+                tiled_note.push_str(&format!(", {} B borrowed inputs + tiled", plan.arena_size));
+                borrowed_runs += 1;
+            }
             match compare(m.outputs, &got, &want) {
                 Ok(exact) => println!(
                     "{set}/{} [{tag}]: {} (arena {} B in place, {} B disjoint{tiled_note})",
@@ -56,7 +66,9 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
         println!("{set}/{name}: not compiled: {why}");
     }
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
-    println!("{set}: {tiled_runs} of the {ran} vectors also ran tiled, with the same bytes");
+    println!(
+        "{set}: {tiled_runs} of the {ran} vectors also ran tiled, {borrowed_runs} with borrowed inputs and tiled, with the same bytes"
+    );
     ran
 }
 

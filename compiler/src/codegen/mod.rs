@@ -34,13 +34,22 @@ pub struct Emit<'g> {
     /// State-memory offset and bytes of the op's own state, if it has one.
     op_state: Option<(usize, usize)>,
     /// Views that replace a tensor's placement while a band of a tiled
-    /// stage is emitted: tensor -> (arena offset, elements).
+    /// stage is emitted: tensor -> (byte offset from the tensor's start,
+    /// elements).
     bands: HashMap<usize, (usize, usize)>,
+    /// With borrowed inputs: tensor -> the graph input (or view of one)
+    /// it is, read through the `input{k}` pointer instead of the arena.
+    borrowed: Vec<Option<usize>>,
 }
 
 impl<'g> Emit<'g> {
     /// A fresh emitter for a planned graph.
-    pub fn new(graph: &'g Graph<'g>, offsets: Vec<Option<usize>>, state_offsets: Vec<Option<usize>>) -> Self {
+    pub fn new(
+        graph: &'g Graph<'g>,
+        offsets: Vec<Option<usize>>,
+        state_offsets: Vec<Option<usize>>,
+        borrowed: Vec<Option<usize>>,
+    ) -> Self {
         Emit {
             graph,
             offsets,
@@ -53,12 +62,13 @@ impl<'g> Emit<'g> {
             scratch: None,
             op_state: None,
             bands: HashMap::new(),
+            borrowed,
         }
     }
 
     /// While a band of a tiled stage is emitted: tensor `t` is the
-    /// `elements` values at arena `offset` (its band buffer, or rows of the
-    /// whole map). [`Emit::end_band`] drops every such view.
+    /// `elements` values `offset` bytes into it (rows of the whole map, or
+    /// of its band buffer). [`Emit::end_band`] drops every such view.
     pub fn band_view(&mut self, t: usize, offset: usize, elements: usize) {
         self.bands.insert(t, (offset, elements));
     }
@@ -200,6 +210,9 @@ impl<'g> Emit<'g> {
     pub fn write(&mut self, t: usize) -> Result<TokenStream, Error> {
         let graph = self.graph;
         let t = &graph.tensors[t];
+        if self.borrowed.get(t.index).copied().flatten().is_some() {
+            return Err(Error::model(format!("internal error: an op writes the borrowed input '{}'", t.name)));
+        }
         let ty = Self::elem_type(t)?;
         let (base, offset, len) = self.placement(t)?;
         // SAFETY (of the emitted block): as for `read`; no other view of
@@ -215,7 +228,8 @@ impl<'g> Emit<'g> {
     pub fn io(&mut self, input: usize, output: usize) -> Result<TokenStream, Error> {
         let graph = self.graph;
         let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
-        if ti.data.is_none() && !ti.is_variable && !to.is_variable {
+        let in_arena = |t: &Tensor<'_>| self.borrowed.get(t.index).copied().flatten().is_none();
+        if ti.data.is_none() && !ti.is_variable && !to.is_variable && in_arena(ti) && in_arena(to) {
             let (_, oi, ni) = self.placement(ti)?;
             let (_, oo, no) = self.placement(to)?;
             let size = to.dtype.size().unwrap_or(1);
@@ -277,6 +291,9 @@ impl<'g> Emit<'g> {
     /// An expression `&mut [u8]` over output (or variable) tensor `t`'s bytes.
     pub fn write_bytes(&mut self, t: usize) -> Result<TokenStream, Error> {
         let tensor = &self.graph.tensors[t];
+        if self.borrowed.get(t).copied().flatten().is_some() {
+            return Err(Error::model(format!("internal error: an op writes the borrowed input '{}'", tensor.name)));
+        }
         let (base, offset, _) = self.placement(tensor)?;
         let len = tensor.bytes;
         // SAFETY (of the emitted block): as for `write`.
@@ -303,8 +320,10 @@ impl<'g> Emit<'g> {
             })?;
             return Ok((format_ident!("state"), offset, t.elements));
         }
-        if let Some(&(offset, elements)) = self.bands.get(&t.index) {
-            return Ok((format_ident!("base"), offset, elements));
+        let band = self.bands.get(&t.index).copied();
+        if let Some(k) = self.borrowed.get(t.index).copied().flatten() {
+            let (offset, elements) = band.unwrap_or((0, t.elements));
+            return Ok((format_ident!("input{}", k), offset, elements));
         }
         let offset = self
             .offsets
@@ -312,7 +331,8 @@ impl<'g> Emit<'g> {
             .copied()
             .flatten()
             .ok_or_else(|| Error::model(format!("internal error: tensor '{}' has no arena placement", t.name)))?;
-        Ok((format_ident!("base"), offset, t.elements))
+        let (within, elements) = band.unwrap_or((0, t.elements));
+        Ok((format_ident!("base"), offset + within, elements))
     }
 }
 
@@ -370,7 +390,7 @@ pub struct Ops {
 /// gave it.
 pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
-    let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone());
+    let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone(), a.schedule.borrowed.clone());
     // Control flow: the operators of a called subgraph carry the chain of
     // (control-flow op, part) they run under (`Node::scopes`); each part is
     // gathered in a frame and, once the op's last part closes, the op's
@@ -427,16 +447,13 @@ fn tiled_stage(
         for (i, (w, op)) in tiling.stage.windows.iter().zip(&band.ops).enumerate() {
             let maps = w.inputs.iter().map(|&t| (t, &op.input_rows)).chain([(w.output, &op.output_rows)]);
             for (t, rows) in maps {
-                let offset = a
-                    .tensor_offset(t)
-                    .ok_or_else(|| Error::model("internal error: a tiled map without an arena placement"))?;
                 let first_row = match tiling.rows_of(b, t) {
                     Rows::Whole => 0,
                     Rows::Band { first } => first,
                 };
                 let row = row_bytes(&a.graph, t);
                 let elem = a.graph.tensors[t].dtype.size().unwrap_or(1);
-                emit.band_view(t, offset + (rows.start - first_row) * row, rows.len() * row / elem);
+                emit.band_view(t, (rows.start - first_row) * row, rows.len() * row / elem);
             }
             let n = tiling.stage.nodes[i];
             emit.set_op(a.variants[n][a.choice[n]].kernel, scratch_of(first + i), a.op_states[n]);

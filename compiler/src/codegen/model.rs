@@ -66,9 +66,18 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
             tensor.dtype.name()
         ))
     })?;
-    let offset = a.tensor_offset(t).ok_or_else(|| {
-        Error::model(format!("graph {role} '{}' is a constant or unused; it has no place in the arena", tensor.name))
-    })?;
+    // A borrowed input is in the caller's memory: no arena offset.
+    let borrowed = role == "input" && a.borrowed_inputs;
+    let offset = match a.tensor_offset(t) {
+        _ if borrowed => usize::MAX,
+        Some(offset) => offset,
+        None => {
+            return Err(Error::model(format!(
+                "graph {role} '{}' is a constant or unused; it has no place in the arena",
+                tensor.name
+            )));
+        }
+    };
     let name = &tensor.name;
     let dtype = dtype_tokens(tensor.dtype);
     let shape = &tensor.shape;
@@ -149,11 +158,19 @@ pub fn emit(
                 ""
             };
             let doc = format!("{doc}{reuse}");
-            accessors.push(quote! {
+            let consts = quote! {
                 #[doc = #doc]
                 pub const #shape_c: [::core::primitive::usize; #rank] = [#(#shape),*];
                 #[doc = "Quantization of this tensor (`None` for float or unquantized tensors)."]
                 pub const #quant_c: ::core::option::Option<::tinyaot::Quant> = #quant;
+            };
+            // A borrowed input is passed to `invoke`: no view of the arena.
+            if role == "input" && a.borrowed_inputs {
+                accessors.push(consts);
+                continue;
+            }
+            accessors.push(quote! {
+                #consts
                 #[doc = #doc]
                 #[inline]
                 pub fn #get(&self) -> &[#ty; #n] {
@@ -177,7 +194,8 @@ pub fn emit(
     let n_out = outputs.len();
     // A bool input's bytes are handed out only as `bool`s (a raw byte
     // could be written as 2); `write_input` stores any byte as 0 or 1.
-    let in_ranges: Vec<TokenStream> = inputs
+    let arena_inputs: &[Io] = if a.borrowed_inputs { &[] } else { &inputs };
+    let in_ranges: Vec<TokenStream> = arena_inputs
         .iter()
         .enumerate()
         .filter(|(_, io)| io.ty != "bool")
@@ -186,7 +204,7 @@ pub fn emit(
             quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
         })
         .collect();
-    let in_writes: Vec<TokenStream> = inputs
+    let in_writes: Vec<TokenStream> = arena_inputs
         .iter()
         .enumerate()
         .map(|(i, io)| {
@@ -209,7 +227,7 @@ pub fn emit(
         .collect();
     // Bool inputs and outputs start as `false` whatever the arena held
     // (another model's bytes, with `new_in`); kernels write only 0 or 1.
-    let bool_clears: Vec<TokenStream> = inputs
+    let bool_clears: Vec<TokenStream> = arena_inputs
         .iter()
         .chain(&outputs)
         .filter(|io| io.ty == "bool")
@@ -276,10 +294,40 @@ pub fn emit(
     // user may deny are allowed on generated items only.
     let usize_ty = quote!(::core::primitive::usize);
     // The call of the generated `run`, as both forms of `invoke` make it.
+    // Borrowed inputs: `invoke` takes each by reference (`input`,
+    // `input1`, ...) and `run` reads it through a pointer.
+    let (input_params, input_args, input_ptrs) = if a.borrowed_inputs {
+        let names: Vec<Ident> = (0..inputs.len())
+            .map(|i| if i == 0 { format_ident!("input") } else { format_ident!("input{}", i) })
+            .collect();
+        let params: Vec<TokenStream> = names
+            .iter()
+            .zip(&inputs)
+            .map(|(name, io)| {
+                let ty = format_ident!("{}", io.ty);
+                let n = io.elements;
+                quote!(#name: &[::core::primitive::#ty; #n])
+            })
+            .collect();
+        let args: Vec<TokenStream> =
+            names.iter().map(|name| quote!(#name.as_ptr().cast::<::core::primitive::u8>().cast_mut())).collect();
+        let ptrs: Vec<TokenStream> = (0..inputs.len())
+            .map(|k| {
+                let p = format_ident!("input{}", k);
+                quote!(#p: *mut u8)
+            })
+            .collect();
+        (params, args, ptrs)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+    let input_ptr_names: Vec<Ident> = (0..input_ptrs.len()).map(|k| format_ident!("input{}", k)).collect();
     let run = quote! {
         // SAFETY: `self.arena` and `self.state` are exclusive borrows of
-        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type.
-        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr()) }
+        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
+        // borrowed input is a shared borrow of its whole array, which the ops
+        // only read.
+        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*) }
     };
     // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
     let invoke = if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
@@ -290,7 +338,7 @@ pub fn emit(
             /// few invokes (TFLM's `kTfLiteAbort` otherwise); on
             /// `Invoked::Stopped` the outputs are not this invoke's.
             #[inline]
-            pub fn invoke(&mut self) -> ::tinyaot::Invoked {
+            pub fn invoke(&mut self #(, #input_params)*) -> ::tinyaot::Invoked {
                 if #run { ::tinyaot::Invoked::Completed } else { ::tinyaot::Invoked::Stopped }
             }
         }
@@ -298,13 +346,28 @@ pub fn emit(
         quote! {
             /// Runs the model: reads the inputs, writes the outputs.
             #[inline]
-            pub fn invoke(&mut self) {
+            pub fn invoke(&mut self #(, #input_params)*) {
                 #run;
             }
         }
     };
     let u8_ty = quote!(::core::primitive::u8);
     let option = quote!(::core::option::Option);
+    // Borrowed inputs are passed to `invoke`: nothing to write.
+    let write_input_body = if in_writes.is_empty() {
+        quote! {
+            let _ = (i, bytes);
+            false
+        }
+    } else {
+        quote! {
+            match i {
+                #(#in_writes)*
+                _ => return false,
+            }
+            true
+        }
+    };
     Ok(quote! {
         #[doc = #doc]
         #[allow(dead_code)]
@@ -343,8 +406,8 @@ pub fn emit(
             /// `base` points to a live, exclusively borrowed, 16-aligned arena
             /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
             #[inline(never)]
-            pub unsafe fn run(base: *mut u8, state: *mut u8) -> bool {
-                let _ = (base, state);
+            pub unsafe fn run(base: *mut u8, state: *mut u8 #(, #input_ptrs)*) -> bool {
+                let _ = (base, state #(, #input_ptr_names)*);
                 #(#ops)*
                 true
             }
@@ -444,11 +507,7 @@ pub fn emit(
             /// any nonzero byte of a bool input as `true`. `false` if `i` is
             /// out of range or `bytes` is not the input's size.
             pub fn write_input(&mut self, i: #usize_ty, bytes: &[#u8_ty]) -> ::core::primitive::bool {
-                match i {
-                    #(#in_writes)*
-                    _ => return false,
-                }
-                true
+                #write_input_body
             }
 
             /// Bytes of graph output `i` (`None` if out of range).

@@ -37,7 +37,7 @@ pub fn plan_orders(
 ) -> Result<Planned, Error> {
     let mut scheduled = Vec::new();
     for order in orders {
-        let mut s = schedule::schedule(graph, ops, order, choice, opts.keep_inputs)?;
+        let mut s = schedule::schedule(graph, ops, order, choice, opts.inputs())?;
         if let Some(t) = tiling
             && t.apply(graph, order, &mut s).is_none()
         {
@@ -87,6 +87,9 @@ pub struct Choice {
 /// Most tilings fully planned (after the lower-bound filter) per model.
 const MAX_TILED_PLANS: usize = 48;
 
+/// Tilings with the lowest bounds planned for the smallest tiled arena.
+const FLOOR_PLANS: usize = 16;
+
 /// Fitting tilings compared by estimated cost before one is taken.
 const TILINGS_COMPARED: usize = 8;
 
@@ -116,25 +119,39 @@ fn fit(
                 .filter(|&pos| choice[planned.order[pos]] != 0)
                 .map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos))
         };
-        let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else { break };
+        let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else {
+            // Nothing left to give at the peak: the scratch-free kernels
+            // everywhere, if that is smaller.
+            let direct = vec![0; ops.len()];
+            if choice != direct {
+                let plain = plan_orders(graph, ops, orders, &direct, opts, tiling)?;
+                if plain.plan.arena_size < planned.plan.arena_size {
+                    (choice, planned) = (direct, plain);
+                }
+            }
+            break;
+        };
         choice[planned.order[pos]] = 0;
         planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
     }
     Ok((choice, planned))
 }
 
-/// The lower bound of a tiled schedule with scratch-free kernels, on the
-/// first order that runs the stage contiguously (`bases`: each order's
-/// schedule with those kernels, made once).
+/// The lowest bound of a tiled schedule with scratch-free kernels over the
+/// orders that run the stage contiguously (`bases`: each order's schedule
+/// with those kernels, made once).
 fn tiled_bound(graph: &Graph<'_>, bases: &[(&Vec<usize>, Schedule)], tiling: &Tiling, opts: &Options) -> Option<usize> {
-    bases.iter().find_map(|(order, base)| {
-        let mut s = base.clone();
-        tiling.apply(graph, order, &mut s)?;
-        if !opts.in_place {
-            s.overlaps.clear();
-        }
-        Some(super::lower_bound(&s.requests()).0)
-    })
+    bases
+        .iter()
+        .filter_map(|(order, base)| {
+            let mut s = base.clone();
+            tiling.apply(graph, order, &mut s)?;
+            if !opts.in_place {
+                s.overlaps.clear();
+            }
+            Some(super::lower_bound(&s.requests()).0)
+        })
+        .min()
 }
 
 /// Chooses kernels, op order and, over an explicit `arena_limit` the plain
@@ -153,7 +170,7 @@ pub fn choose(
         let direct = vec![0; ops.len()];
         let mut bases = Vec::new();
         for order in orders {
-            bases.push((order, schedule::schedule(graph, ops, order, &direct, opts.keep_inputs)?));
+            bases.push((order, schedule::schedule(graph, ops, order, &direct, opts.inputs())?));
         }
         let mut bounded = Vec::new();
         for t in tiling::candidates(graph, ops, &orders[0]) {
@@ -170,7 +187,12 @@ pub fn choose(
         };
         let mut best: Option<(u64, Vec<usize>, Planned, &Tiling)> = None;
         let mut fitting = 0;
-        for (_, t) in bounded.iter().filter(|(bound, _)| *bound <= budget).take(MAX_TILED_PLANS) {
+        // Then the lowest bounds, as the smallest tiled arena is measured
+        // (a budget near it may fit only those).
+        let mut lowest: Vec<&(usize, Tiling)> = bounded.iter().filter(|(bound, _)| *bound <= budget).collect();
+        lowest.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
+        let by_cost = bounded.iter().filter(|(bound, _)| *bound <= budget).take(MAX_TILED_PLANS);
+        for (_, t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
             let (c, p) = fit(graph, ops, orders, variants, budget, opts, Some(t))?;
             if p.plan.arena_size <= budget {
                 let cost = estimate(&c, t);
@@ -191,7 +213,7 @@ pub fn choose(
             // The smallest budget tiling reaches: plan the lowest bounds.
             bounded.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
             let direct = vec![0; ops.len()];
-            for (_, t) in bounded.into_iter().take(16) {
+            for (_, t) in bounded.into_iter().take(FLOOR_PLANS) {
                 let arena = plan_orders(graph, ops, orders, &direct, opts, Some(&t))?.plan.arena_size;
                 if tiled_floor.as_ref().is_none_or(|(best, _)| arena < *best) {
                     tiled_floor = Some((arena, t));
@@ -207,7 +229,7 @@ pub fn choose(
         None
     };
     // What keeping the inputs costs: the same kernels without it.
-    let arena_without_kept_inputs = if opts.keep_inputs {
+    let arena_without_kept_inputs = if opts.inputs() == schedule::Inputs::Kept {
         let free = Options { keep_inputs: false, ..*opts };
         Some(plan_orders(graph, ops, orders, &choice, &free, tiling.as_ref())?.plan.arena_size)
     } else {
