@@ -39,43 +39,16 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                 if let Some(arena) = tiled {
                     variants.push(("_tiled", format!("arena_limit = {arena}")));
                 }
+                let run = run_fn(
+                    "                for (i, t) in Model::INPUTS.iter().enumerate() {\n                    assert!(model.write_input(i, &set[off..off + t.bytes]));\n                    off += t.bytes;\n                }\n",
+                    "model.invoke();",
+                );
                 for (suffix, args) in variants {
                     let _ = writeln!(
                         out,
                         r#"    pub mod {m}{suffix} {{
         tinyaot::include_model!(pub Model = {path:?}, {args});
-        /// Runs one `invoke()` per set of inputs in `input` (several for a
-        /// stateful model: the state carries over), then, for a stateful
-        /// model, `reset()` and the first set again; returns all outputs.
-        pub fn run(input: &[u8]) -> Vec<u8> {{
-            let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
-            let mut model = Model::new(&mut arena);
-            let per: usize = Model::INPUTS.iter().map(|t| t.bytes).sum();
-            assert!(per > 0 && input.len().is_multiple_of(per), "input file is not a whole number of input sets");
-            let mut out = Vec::new();
-            let mut once = |model: &mut Model<'_>, set: &[u8]| {{
-                let mut off = 0;
-                for (i, t) in Model::INPUTS.iter().enumerate() {{
-                    assert!(model.write_input(i, &set[off..off + t.bytes]));
-                    off += t.bytes;
-                }}
-                model.invoke();
-                let mut i = 0;
-                while let Some(b) = model.output_bytes(i) {{
-                    out.extend_from_slice(b);
-                    i += 1;
-                }}
-            }};
-            for set in input.chunks(per) {{
-                once(&mut model, set);
-            }}
-            if Model::STATE_SIZE != 0 {{
-                model.reset();
-                once(&mut model, &input[..per]);
-            }}
-            out
-        }}
-        /// Loads `input`, then returns a closure that runs one `invoke()`
+{run}        /// Loads `input`, then returns a closure that runs one `invoke()`
         /// (for benchmarks: the arena is set up once).
         pub fn invoker(input: &[u8]) -> impl FnMut() + use<> {{
             let arena: &'static mut tinyaot::Arena<{{ Model::ARENA_SIZE }}> = Box::leak(Box::new(tinyaot::Arena::new()));
@@ -157,19 +130,31 @@ fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
         let _ = writeln!(arrays, "                off += {};", tensor.bytes);
         args.push(format!("&x{k}"));
     }
+    let run = run_fn(&arrays, &format!("let _ = model.invoke({});", args.join(", ")));
     Some(format!(
-        r#"        tinyaot::include_model!(pub Model = {path:?}, borrowed_inputs = true, arena_limit = {arena});
-        /// As the in-arena `run`, the inputs passed to `invoke` by reference.
-        #[allow(clippy::all)]
+        "        tinyaot::include_model!(pub Model = {path:?}, borrowed_inputs = true, arena_limit = {arena});\n        #[allow(clippy::all)]\n{run}"
+    ))
+}
+
+/// A generated `run`: one `invoke()` per set of inputs in `input` (several
+/// for a stateful model: the state carries over), then, for a stateful
+/// model, `reset()` and the first set again; returns all outputs. `load`
+/// takes a set's inputs from `set` at `off`, `invoke` runs the model.
+fn run_fn(load: &str, invoke: &str) -> String {
+    format!(
+        r#"        /// Runs one `invoke()` per set of inputs in `input` (several for a
+        /// stateful model: the state carries over), then, for a stateful
+        /// model, `reset()` and the first set again; returns all outputs.
         pub fn run(input: &[u8]) -> Vec<u8> {{
             let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
             let mut model = Model::new(&mut arena);
             let per: usize = Model::INPUTS.iter().map(|t| t.bytes).sum();
+            assert!(per > 0 && input.len().is_multiple_of(per), "input file is not a whole number of input sets");
             let mut out = Vec::new();
             let mut once = |model: &mut Model<'_>, set: &[u8]| {{
                 let mut off = 0;
-{arrays}                let _ = off;
-                let _ = model.invoke({args});
+{load}                let _ = off;
+                {invoke}
                 let mut i = 0;
                 while let Some(b) = model.output_bytes(i) {{
                     out.extend_from_slice(b);
@@ -185,9 +170,8 @@ fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
             }}
             out
         }}
-"#,
-        args = args.join(", ")
-    ))
+"#
+    )
 }
 
 fn main() {
