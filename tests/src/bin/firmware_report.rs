@@ -35,6 +35,25 @@ fn model_path(name: &str) -> Option<PathBuf> {
     [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
 }
 
+/// The options the firmware compiled model `name` with: a tiled twin at
+/// `TINYAOT_FW_ARENA_LIMIT` or else its smallest tiled arena, borrowing its
+/// input with `TINYAOT_FW_BORROWED` (as `examples/firmware/build.rs` does).
+fn options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
+    let plain = tinyaot_compiler::Options::default();
+    if !name.ends_with("_tiled") {
+        return plain;
+    }
+    let one_int8 = tinyaot_compiler::analyze(bytes).is_ok_and(|a| match a.graph.inputs[..] {
+        [t] => a.graph.tensors[t].dtype == tinyaot_compiler::graph::DType::I8,
+        _ => false,
+    });
+    let borrowed_inputs = one_int8 && std::env::var_os("TINYAOT_FW_BORROWED").is_some();
+    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..plain };
+    let floor = tinyaot_compiler::analyze_with(bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
+    let limit = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
+    tinyaot_compiler::Options { arena_limit: limit, borrowed_inputs, ..plain }
+}
+
 fn main() -> Result<(), String> {
     if let Some(why) = missing_toolchain() {
         return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
@@ -73,8 +92,7 @@ fn main() -> Result<(), String> {
             let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
             let target =
                 tinyaot_compiler::Target { vis: Default::default(), name: proc_macro2_ident(), track_path: None };
-            let c = tinyaot_compiler::compile(&bytes, &target, &tinyaot_compiler::Options::default())
-                .map_err(|e| e.message)?;
+            let c = tinyaot_compiler::compile(&bytes, &target, &options(m, &bytes)).map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
             let per_mac = |n: u64| if c.macs > 0 { format!("{:.2}", n as f64 / c.macs as f64) } else { "-".into() };
