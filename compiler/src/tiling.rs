@@ -78,6 +78,10 @@ pub struct Tiling {
     pub extra_rows: Vec<usize>,
 }
 
+/// Most ops in one stage (the search stays small on deep models; the
+/// high-resolution stages worth tiling are a handful of blocks).
+const MAX_STAGE_OPS: usize = 32;
+
 /// Estimated instructions of one kernel call beyond its loops (arguments,
 /// prologue), charged per op per band.
 const CALL_COST: u64 = 100;
@@ -292,7 +296,7 @@ pub fn stages(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> 
         if windows[start].is_none() {
             continue;
         }
-        for end in start + 2..=order.len() {
+        for end in start + 2..=order.len().min(start + MAX_STAGE_OPS) {
             if windows[end - 1].is_none() {
                 break;
             }
@@ -400,11 +404,23 @@ fn band_heights(height: usize) -> Vec<usize> {
     heights
 }
 
-/// Every tiling the planner may consider: each stage in bands of each
-/// height of `band_heights`, fewest recomputed multiply-accumulates first.
-pub fn candidates(graph: &Graph<'_>, ops: &[Box<dyn Operator>], order: &[usize]) -> Vec<Tiling> {
+/// Every tiling the planner may consider: each stage that runs the op at
+/// execution position `covering` (the peak; `None`: no op can help) in bands
+/// of each height of `band_heights`, fewest recomputed multiply-accumulates
+/// first.
+pub fn candidates(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    order: &[usize],
+    covering: Option<usize>,
+) -> Vec<Tiling> {
+    let Some(covering) = covering else { return Vec::new() };
     let mut all = Vec::new();
     for stage in stages(graph, ops, order) {
+        let first = order.iter().position(|&n| n == stage.nodes[0]).unwrap_or(usize::MAX);
+        if !(first..first.saturating_add(stage.nodes.len())).contains(&covering) {
+            continue;
+        }
         let height = stage.windows[stage.windows.len() - 1].geo.output[1];
         for band_rows in band_heights(height) {
             all.extend(tile(&stage, ops, band_rows));

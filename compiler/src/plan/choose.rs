@@ -137,19 +137,45 @@ fn fit(
     Ok((choice, planned))
 }
 
+/// One order's schedule with scratch-free kernels, made once for the
+/// tiling search, and its bound at every time step.
+struct Base<'o> {
+    order: &'o [usize],
+    schedule: Schedule,
+    steps: Vec<usize>,
+}
+
+impl<'o> Base<'o> {
+    fn new(order: &'o [usize], mut schedule: Schedule, opts: &Options) -> Base<'o> {
+        if !opts.in_place {
+            schedule.overlaps.clear();
+        }
+        let reqs = schedule.requests();
+        let horizon = reqs.iter().map(|r| r.life.last).max().unwrap_or(0);
+        let steps = (0..=horizon).map(|t| super::lower_bound_at(&reqs, t)).collect();
+        Base { order, schedule, steps }
+    }
+}
+
 /// The lowest bound of a tiled schedule with scratch-free kernels over the
-/// orders that run the stage contiguously (`bases`: each order's schedule
-/// with those kernels, made once).
-fn tiled_bound(graph: &Graph<'_>, bases: &[(&Vec<usize>, Schedule)], tiling: &Tiling, opts: &Options) -> Option<usize> {
+/// orders that run the stage contiguously. Tiling changes only the stage's
+/// own time steps, so only those are counted again.
+fn tiled_bound(graph: &Graph<'_>, bases: &[Base<'_>], tiling: &Tiling, opts: &Options) -> Option<usize> {
     bases
         .iter()
-        .filter_map(|(order, base)| {
-            let mut s = base.clone();
-            tiling.apply(graph, order, &mut s)?;
+        .filter_map(|b| {
+            let at = tiling.positions(b.order)?;
+            let mut s = b.schedule.clone();
+            tiling.apply(graph, b.order, &mut s)?;
             if !opts.in_place {
                 s.overlaps.clear();
             }
-            Some(super::lower_bound(&s.requests()).0)
+            let reqs = s.requests();
+            let stage = at.start + 1..=at.end;
+            let inside = stage.clone().map(|t| super::lower_bound_at(&reqs, t)).max().unwrap_or(0);
+            let outside =
+                b.steps.iter().enumerate().filter(|(t, _)| !stage.contains(t)).map(|(_, &v)| v).max().unwrap_or(0);
+            Some(inside.max(outside))
         })
         .min()
 }
@@ -170,10 +196,12 @@ pub fn choose(
         let direct = vec![0; ops.len()];
         let mut bases = Vec::new();
         for order in orders {
-            bases.push((order, schedule::schedule(graph, ops, order, &direct, opts.inputs())?));
+            bases.push(Base::new(order, schedule::schedule(graph, ops, order, &direct, opts.inputs())?, opts));
         }
+        // A stage that leaves the peak out leaves the peak as it is.
+        let peak = bases[0].steps.iter().enumerate().max_by_key(|&(t, &v)| (v, std::cmp::Reverse(t))).map(|(t, _)| t);
         let mut bounded = Vec::new();
-        for t in tiling::candidates(graph, ops, &orders[0]) {
+        for t in tiling::candidates(graph, ops, &orders[0], peak.and_then(|t| t.checked_sub(1))) {
             if let Some(bound) = tiled_bound(graph, &bases, &t, opts) {
                 bounded.push((bound, t));
             }
