@@ -125,6 +125,11 @@ impl<T: Copy> Io<T> for InPlace<'_, T> {
     fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[T], &mut [T]) {
         let (i, o) =
             (self.input + input.start..self.input + input.end, self.output + output.start..self.output + output.end);
+        // A window wholly in the padding reads nothing, wherever its empty
+        // range would start (the plan's slack does not count it).
+        if i.is_empty() {
+            return (&[], &mut self.buf[o]);
+        }
         if o.end <= i.start {
             let (head, tail) = self.buf.split_at_mut(i.start);
             (&tail[..i.end - i.start], &mut head[o])
