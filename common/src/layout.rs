@@ -66,6 +66,60 @@ pub fn pack_depthwise(filter: &[i8], taps: usize, channels: usize) -> impl Itera
     })
 }
 
+/// int4 weight rows (values -8..=7) for `dot_int4::Int4Rows`, half a
+/// byte per weight: rows in pairs (a last odd row alone), and for each
+/// group of 8 values of a row one word, whose byte `j` holds value `j` in
+/// its low nibble and value `4 + j` in its high one (zeros past `depth`).
+/// Masked, a word's high nibbles line up with the 16-bit lanes `SXTB16`
+/// makes of the group's second input word, its low ones (shifted up)
+/// with the first's: two `SMLAD`s per half.
+pub fn pack_rows_int4(rows: &[i8], channels: usize, depth: usize) -> impl Iterator<Item = u32> + '_ {
+    let groups = depth.div_ceil(8);
+    let value = move |r: usize, k: usize| if k < depth { (rows[r * depth + k] as u8 & 0x0f) as u32 } else { 0 };
+    let word = move |r: usize, g: usize| -> u32 {
+        (0..4).map(|j| (value(r, 8 * g + j) | (value(r, 8 * g + 4 + j) << 4)) << (8 * j)).sum()
+    };
+    (0..channels.div_ceil(2)).flat_map(move |p| {
+        let n = (channels - 2 * p).min(2);
+        (0..groups).flat_map(move |g| (0..n).map(move |i| word(2 * p + i, g)))
+    })
+}
+
+/// Value `k` (of 8) of a word of [`pack_rows_int4`], sign-extended.
+#[inline(always)]
+pub fn int4_row_value(word: u32, k: usize) -> i32 {
+    let byte = (word >> (8 * (k % 4))) as u8;
+    (if k < 4 { ((byte << 4) as i8) >> 4 } else { (byte as i8) >> 4 }) as i32
+}
+
+/// `pack_depthwise` for int4 filters (values -8..=7), a quarter of its
+/// flash: per group of 4 channels, per pair of taps `(2p, 2p + 1)` one
+/// word, byte `k` for channel `4g + k`, tap `2p` in its high nibble and
+/// tap `2p + 1` in its low one (zero past the last tap or channel).
+/// `depthwise::depthwise_m1_s8` reads it with `INT4`: a tap's four
+/// weights are one mask (and one shift) away from 16-bit lanes.
+pub fn pack_depthwise_int4(filter: &[i8], taps: usize, channels: usize) -> impl Iterator<Item = u32> + '_ {
+    let groups = channels.div_ceil(4);
+    let value = move |t: usize, c: usize| {
+        if c < channels && t < taps { (filter[t * channels + c] as u8 & 0x0f) as u32 } else { 0 }
+    };
+    (0..groups).flat_map(move |g| {
+        (0..taps.div_ceil(2)).map(move |p| {
+            (0..4).map(|k| ((value(2 * p, 4 * g + k) << 4) | value(2 * p + 1, 4 * g + k)) << (8 * k)).sum()
+        })
+    })
+}
+
+/// The 16-bit lanes `pack_depthwise` holds for one tap, from a word of
+/// [`pack_depthwise_int4`]: the first tap of its pair (`second` false,
+/// the high nibbles) or the second.
+#[inline(always)]
+pub fn int4_tap_lanes(word: u32, second: bool) -> (u32, u32) {
+    let b = word.to_le_bytes();
+    let v = |k: usize| (if second { ((b[k] << 4) as i8) >> 4 } else { (b[k] as i8) >> 4 }) as i16 as u16 as u32;
+    (v(0) | (v(2) << 16), v(1) | (v(3) << 16))
+}
+
 /// Halfwords per channel row of the widened input rows that
 /// `depthwise::depthwise_rows_s8` reads (its scratch holds `kh * channels`
 /// of them): every column an output's window reads, each window read as

@@ -289,12 +289,12 @@ fn in_place_matches_separate() {
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let q = identity(-128, 127);
     let mut want = [0i8; 60];
-    depthwise::<i32, _, 1, 5, 4, 3, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, None, &win, &q);
+    depthwise::<i32, _, 1, 5, 4, 3, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), filter.as_slice(), None, &win, &q);
     let mut buf = [0i8; 78];
     buf[18..].copy_from_slice(&input);
     depthwise::<i32, _, 1, 5, 4, 3, 5, 4, 1, 3, 3, _>(
         InPlace { buf: &mut buf, input: 18, output: 0 },
-        &filter,
+        filter.as_slice(),
         None,
         &win,
         &q,
@@ -344,7 +344,13 @@ fn im2col_matches_direct_conv() {
         let q =
             Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
         let mut want = [0i8; 3 * 4 * 2];
-        conv2d::<i32, _, 1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+        conv2d::<i32, _, 1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(
+            sep(&input, &mut want),
+            filter.as_slice(),
+            Some(&bias),
+            &win,
+            &q,
+        );
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
         // Weight rows as bytes, and widened at compile time (small layers);
         // requantization fused where it can be, and not.
@@ -597,49 +603,111 @@ fn fast_rescale_equals_multiply_by_quantized_multiplier() {
 /// The fast depthwise kernel (packed 16-bit weights, input offset folded
 /// into the bias over every tap, a zero-point row for taps outside)
 /// gives the direct kernel's bytes: padding, stride, dilation, a channel
-/// count that is not a multiple of 4, both rescale forms.
+/// count that is not a multiple of 4, both rescale forms; and so do its
+/// int4 layout and the direct kernel reading int4 nibbles.
 #[test]
 fn depthwise_m1_matches_direct() {
     use tinyaot::__private::kernels::depthwise::depthwise_m1_s8;
-    use tinyaot::__private::kernels::layout::pack_depthwise;
+    use tinyaot::__private::kernels::dot_int4::Int4Filter;
+    use tinyaot::__private::kernels::layout::{pack_depthwise, pack_depthwise_int4};
     const C: usize = 6;
     let input: Vec<i8> = (0..5 * 4 * C).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
-    let filter: Vec<i8> = (0..9 * C).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
-    let bias: Vec<i32> = (0..C as i32).map(|c| c * 300 - 700).collect();
-    let mult: Vec<i32> = (0..C as i32).map(|c| 1_100_000_000 + c * 37_000_000).collect();
-    let shift: Vec<i32> = (0..C as i32).map(|c| -7 - c % 3).collect();
-    let folded: Vec<i32> =
-        (0..C).map(|c| bias[c] + 37 * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
-    let packed: Vec<u32> = pack_depthwise(&filter, 9, C).collect();
-    let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
-    let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
-    for (act_min, scales) in range_cases(&any, &down, -100) {
-        let q =
-            Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min, act_max: 127 };
-        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
-        // SAME padding, stride 1.
-        let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
-        // Requantization fused where it can be, and not.
-        let fusable = fused_scales(&r).is_some();
-        let (mut want, mut got) = ([0i8; 5 * 4 * C], [0i8; 5 * 4 * C]);
-        depthwise::<i32, _, 1, 5, 4, C, 5, 4, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
-        depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
-        assert_eq!(got, want);
-        if fusable {
-            got.fill(0);
-            depthwise_m1_s8::<1, 5, 4, C, 5, 4, 3, 3, true, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
-            assert_eq!(got, want);
+    for int4 in [false, true] {
+        let filter: Vec<i8> = (0..9 * C)
+            .map(|i| if int4 { ((i * 29 + 5) % 16) as i8 - 8 } else { ((i * 29 + 5) % 255) as u8 as i8 })
+            .collect();
+        let nibbles: Vec<u8> = filter.chunks(2).map(|p| (p[0] as u8 & 15) | ((p[1] as u8 & 15) << 4)).collect();
+        let bias: Vec<i32> = (0..C as i32).map(|c| c * 300 - 700).collect();
+        let mult: Vec<i32> = (0..C as i32).map(|c| 1_100_000_000 + c * 37_000_000).collect();
+        let shift: Vec<i32> = (0..C as i32).map(|c| -7 - c % 3 + 4 * i32::from(int4)).collect();
+        let folded: Vec<i32> =
+            (0..C).map(|c| bias[c] + 37 * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
+        let packed: Vec<u32> =
+            if int4 { pack_depthwise_int4(&filter, 9, C).collect() } else { pack_depthwise(&filter, 9, C).collect() };
+        let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
+        let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
+        // The fast kernel (both requantization paths where the second
+        // exists) and, for int4, the direct kernel over the nibbles.
+        macro_rules! check {
+            ($oh:literal, $ow:literal, $win:expr, $q:expr, $r:expr, $fusable:expr) => {{
+                let (mut want, mut got) = ([0i8; $oh * $ow * C], [0i8; $oh * $ow * C]);
+                depthwise::<i32, _, 1, 5, 4, C, $oh, $ow, 1, 3, 3, _>(
+                    sep(&input, &mut want),
+                    filter.as_slice(),
+                    Some(&bias),
+                    $win,
+                    $q,
+                );
+                if int4 {
+                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, false, true, _>(
+                        sep(&input, &mut got),
+                        &packed,
+                        &folded,
+                        $win,
+                        $r,
+                    );
+                } else {
+                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, false, false, _>(
+                        sep(&input, &mut got),
+                        &packed,
+                        &folded,
+                        $win,
+                        $r,
+                    );
+                }
+                assert_eq!(got, want);
+                if $fusable {
+                    got.fill(0);
+                    if int4 {
+                        depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, true, true, _>(
+                            sep(&input, &mut got),
+                            &packed,
+                            &folded,
+                            $win,
+                            $r,
+                        );
+                    } else {
+                        depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, true, false, _>(
+                            sep(&input, &mut got),
+                            &packed,
+                            &folded,
+                            $win,
+                            $r,
+                        );
+                    }
+                    assert_eq!(got, want);
+                }
+                if int4 {
+                    got.fill(0);
+                    let nibbles = Int4Filter { nibbles: &nibbles };
+                    depthwise::<i32, _, 1, 5, 4, C, $oh, $ow, 1, 3, 3, _>(
+                        sep(&input, &mut got),
+                        nibbles,
+                        Some(&bias),
+                        $win,
+                        $q,
+                    );
+                    assert_eq!(got, want);
+                }
+            }};
         }
-        // Stride 2 and dilation 2 with padding.
-        let win = Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT };
-        let (mut want, mut got) = ([0i8; 3 * 3 * C], [0i8; 3 * 3 * C]);
-        depthwise::<i32, _, 1, 5, 4, C, 3, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
-        depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, false, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
-        assert_eq!(got, want);
-        if fusable {
-            got.fill(0);
-            depthwise_m1_s8::<1, 5, 4, C, 3, 3, 3, 3, true, _>(sep(&input, &mut got), &packed, &folded, &win, &r);
-            assert_eq!(got, want);
+        for (act_min, scales) in range_cases(&any, &down, -100) {
+            let q = Requant {
+                input_offset: 37,
+                output_offset: -5,
+                multiplier: &mult,
+                shift: &shift,
+                act_min,
+                act_max: 127,
+            };
+            let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
+            // Requantization fused where it can be, and not.
+            let fusable = fused_scales(&r).is_some();
+            // SAME padding, stride 1.
+            check!(5, 4, &Window { pad_top: 1, pad_left: 1, ..UNIT }, &q, &r, fusable);
+            // Stride 2 and dilation 2 with padding.
+            let win = Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT };
+            check!(3, 3, &win, &q, &r, fusable);
         }
     }
 }
@@ -662,7 +730,13 @@ fn float_fast_paths_match_reference_order() {
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let (mut want, mut got) = (vec![0.0f32; 5 * 4 * OC], vec![0.0f32; 5 * 4 * OC]);
     let q = F32Range { min: -1.0, max: 1.0 };
-    conv2d::<f32, _, 1, 5, 4, IC, 5, 4, OC, 3, 3, IC, _>(sep(&input, &mut want), &filter, Some(&bias), &win, &q);
+    conv2d::<f32, _, 1, 5, 4, IC, 5, 4, OC, 3, 3, IC, _>(
+        sep(&input, &mut want),
+        filter.as_slice(),
+        Some(&bias),
+        &win,
+        &q,
+    );
     let packed: Vec<f32> = pack_f32_oc(&filter, OC, 9, IC).collect();
     conv2d_f32_oc::<1, 5, 4, IC, 5, 4, OC, 3, 3, _>(sep(&input, &mut got), &packed, Some(&bias), &win, -1.0, 1.0);
     assert_eq!(bits(&got), bits(&want));
@@ -676,11 +750,23 @@ fn float_fast_paths_match_reference_order() {
     let win = Window { pad_top: 1, pad_left: 0, stride_w: 2, ..UNIT };
     let (mut want, mut got) = (vec![0.0f32; 5 * 2 * C], vec![0.0f32; 5 * 2 * C]);
     let all = F32Range { min: f32::MIN, max: f32::MAX };
-    conv2d::<f32, _, 1, 5, 4, C, 5, 2, C, 3, 3, 1, _>(sep(&input, &mut want), &grouped, Some(&bias), &win, &all);
+    conv2d::<f32, _, 1, 5, 4, C, 5, 2, C, 3, 3, 1, _>(
+        sep(&input, &mut want),
+        grouped.as_slice(),
+        Some(&bias),
+        &win,
+        &all,
+    );
     depthwise_m1_f32::<1, 5, 4, C, 5, 2, 3, 3, _>(sep(&input, &mut got), &dw, Some(&bias), &win, f32::MIN, f32::MAX);
     // The general depthwise kernel gives the same bits.
     let mut general = vec![0.0f32; 5 * 2 * C];
-    depthwise::<f32, _, 1, 5, 4, C, 5, 2, 1, 3, 3, _>(sep(&input, &mut general), &dw, Some(&bias), &win, &all);
+    depthwise::<f32, _, 1, 5, 4, C, 5, 2, 1, 3, 3, _>(
+        sep(&input, &mut general),
+        dw.as_slice(),
+        Some(&bias),
+        &win,
+        &all,
+    );
     assert_eq!(bits(&general), bits(&want));
     assert_eq!(bits(&got), bits(&want));
 }
@@ -732,9 +818,10 @@ fn fused_kernels_in_place_match_separate() {
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let mut want = vec![0i8; PIXELS * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
-    depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, _>(io, &packed, &bias, &win, &r);
-    let got =
-        in_place((5 + 2) * C, &|io| depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, _>(io, &packed, &bias, &win, &r));
+    depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, false, _>(io, &packed, &bias, &win, &r);
+    let got = in_place((5 + 2) * C, &|io| {
+        depthwise_m1_s8::<1, 4, 5, C, 4, 5, 3, 3, true, false, _>(io, &packed, &bias, &win, &r)
+    });
     assert_eq!(got, want);
 }
 
@@ -770,7 +857,7 @@ fn depthwise_rows_matches_direct() {
         let stream: Vec<u32> = pack_depthwise_rows(&filter, &folded, &down, (KH, KW), C).collect();
         let mut want = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut want[..] };
-        depthwise::<i32, _, 2, IH, IW, C, OH, OW, 1, KH, KW, _>(io, &filter, Some(&bias), &win, &q);
+        depthwise::<i32, _, 2, IH, IW, C, OH, OW, 1, KH, KW, _>(io, filter.as_slice(), Some(&bias), &win, &q);
         let mut ring = vec![0i16; KH * C * RW];
         let mut got = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut got[..] };

@@ -843,6 +843,78 @@ def lut_compressed(seed, levels=16):
     return bytes(compress(bytes(data), specs))
 
 
+def int4_net(s):
+    """The layers whose int4 filters TFLM takes, in each kernel tinyaot has
+    for them: a 3x3 and a 1x1 convolution (blocked dot products), a grouped
+    one (the direct kernel), depthwise 3x3 and 5x3 with multiplier 1 (the
+    fast depthwise kernel; 6 channels: a partial group of 4) and 2 (the
+    direct one), a dense layer; the last convolution's map is an output
+    too."""
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((12, 10, 3), batch_size=1)
+    x = L.Conv2D(6, 3, padding='same', activation='relu', **s)(x)
+    x = L.DepthwiseConv2D(3, padding='same', activation='relu', **d)(x)
+    x = L.DepthwiseConv2D((5, 3), strides=(2, 1), padding='same', **d)(x)
+    x = L.DepthwiseConv2D(3, depth_multiplier=2, padding='valid', activation='relu', **d)(x)
+    x = L.Conv2D(8, 1, groups=4, **s)(x)
+    features = L.Conv2D(10, 1, **s)(x)
+    x = L.AveragePooling2D((4, 8))(features)
+    x = L.Flatten()(x)
+    return tf.keras.Model(i, [L.Dense(5, **s)(x), features])
+
+
+def int4_weights(data):
+    """Every int8 filter of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+    requantized to int4 (-7..=7 per channel, the scales widened to match)
+    and stored as TFLite's packed INT4 (two per byte, low nibble first)."""
+    m = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(data, 0))
+    sg = m.subgraphs[0]
+    for op in sg.operators:
+        code = m.operatorCodes[op.opcodeIndex]
+        if max(code.builtinCode, code.deprecatedBuiltinCode) not in (3, 4, 9):
+            continue
+        t = sg.tensors[op.inputs[1]]
+        buf = m.buffers[t.buffer]
+        if t.type != schema_fb.TensorType.INT8 or buf.data is None or len(buf.data) == 0:
+            continue
+        q = t.quantization
+        axis = q.quantizedDimension if len(q.scale) > 1 else None
+        w = np.array(buf.data, dtype=np.uint8).view(np.int8).reshape(t.shape).astype(np.int32)
+        moved = np.moveaxis(w, axis, 0) if axis is not None else w.reshape(1, -1)
+        scales = list(q.scale)
+        if max(code.builtinCode, code.deprecatedBuiltinCode) == 9 and axis is not None:
+            # TFLM takes int4 FULLY_CONNECTED weights with one scale only.
+            real = moved * np.array(scales)[:, None]
+            moved, scales, axis = np.round(real / max(scales)).astype(np.int32).reshape(1, -1), [max(scales)], None
+            q.zeroPoint = [0]
+            w = moved.reshape(w.shape)
+        for c in range(moved.shape[0]):
+            peak = max(1, int(np.abs(moved[c]).max()))
+            moved[c] = np.clip(np.round(moved[c] * 7.0 / peak), -8, 7)
+            scales[c] = scales[c] * peak / 7.0
+        w = np.moveaxis(moved, 0, axis) if axis is not None else moved.reshape(w.shape)
+        old_scales = np.array(q.scale, dtype=np.float64)
+        q.scale = scales
+        flat = (w.reshape(-1).astype(np.int8).view(np.uint8) & 0x0F).astype(np.uint8)
+        if len(flat) % 2:
+            flat = np.append(flat, np.uint8(0))
+        buf.data = list((flat[0::2] | (flat[1::2] << 4)).astype(np.uint8))
+        t.type = schema_fb.TensorType.INT4
+        if len(op.inputs) > 2 and op.inputs[2] >= 0:
+            bias_q = sg.tensors[op.inputs[2]].quantization
+            in_scale = sg.tensors[op.inputs[0]].quantization.scale[0]
+            if bias_q is not None:
+                # The same real bias on the new scales.
+                bias_buf = m.buffers[sg.tensors[op.inputs[2]].buffer]
+                b = np.array(bias_buf.data, dtype=np.uint8).view(np.int32).astype(np.float64)
+                real = b * in_scale * (old_scales if len(old_scales) == len(b) else old_scales[0])
+                new_scale = in_scale * np.array(scales)
+                bias_buf.data = list(np.round(real / new_scale).astype(np.int32).view(np.uint8))
+                bias_q.scale = [in_scale * s for s in scales]
+                bias_q.zeroPoint = [0] * len(scales)
+    return pack(m)
+
+
 def write_model(name, data, inp, out):
     """`NAME.tflite`, `NAME.input.bin` and `NAME.output.bin` in `OUT`."""
     for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
@@ -942,6 +1014,11 @@ def main():
         inp, out = reference(data, 120)
         write_model('lut_compressed_int8', data, inp, out)
         print('%-24s %6d bytes (TFLM compression: LUT, 4-bit)' % ('lut_compressed_int8', len(data)))
+    if not only or 'int4' in only:
+        data = int4_weights(convert(int4_net(seeded(130)), 130, True))
+        inp, out = reference(data, 130)
+        write_model('int4_weights_int8', data, inp, out)
+        print('%-24s %6d bytes (int4 filters)' % ('int4_weights_int8', len(data)))
     if not only or 'requantize' in only:
         data = requantize_model(0)
         inp, out = reference(data, 99)

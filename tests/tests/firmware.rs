@@ -46,10 +46,16 @@ fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
             failures.push(format!("{}: the tiled ds_cnn_kws_int8 did not run", t.core));
         }
         // The small board must still run the models that fit it, the
-        // multi-subgraph ones (which its flash budget above leaves out) and
-        // a tiled plan.
+        // multi-subgraph ones (which its flash budget above leaves out), a
+        // tiled plan and the int4 kernels.
         if t.triple.starts_with("thumbv6m") {
-            let subgraphs = ["streaming_kws_int8", "control_if_int8", "control_while_int8", "ds_cnn_kws_int8_tiled"];
+            let subgraphs = [
+                "streaming_kws_int8",
+                "control_if_int8",
+                "control_while_int8",
+                "ds_cnn_kws_int8_tiled",
+                "int4_weights_int8",
+            ];
             let elf = build(t, Some(&subgraphs.join(",")), &target_dir).unwrap_or_else(|e| panic!("{e}"));
             let several = run(t, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
             print!("{} ({}), multi-subgraph models:\n{}", t.core, t.machine, several.stdout);

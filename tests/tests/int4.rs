@@ -1,7 +1,9 @@
-//! int4 weights stay packed in flash where a kernel reads the nibbles
-//! (FULLY_CONNECTED, the im2col CONV_2D): an int4 model takes about half
+//! int4 weights stay packed in flash: every kernel that reads int4
+//! filters reads the nibbles (FULLY_CONNECTED, CONV_2D im2col and direct,
+//! DEPTHWISE_CONV_2D fast and direct), so an int4 layer takes at most half
 //! the weight flash of its int8 twin. (Their outputs are compared with
-//! TFLM's in the differential suite, `INT4_WEIGHTS`.)
+//! TFLM's in the differential suite, `INT4_WEIGHTS`, and in the reference
+//! model `int4_weights_int8`.)
 
 use tinyaot_tests::writer::{ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef};
 
@@ -20,6 +22,50 @@ fn weight_bytes_of(n: usize, int4: bool) -> Vec<u8> {
 
 /// CONV_2D 3x3 VALID over [1, 8, 8, ic] to `oc` channels, int8 or int4 filter.
 fn conv(ic: usize, oc: usize, int4: bool) -> Vec<u8> {
+    grouped_conv(ic, oc, 1, int4)
+}
+
+/// DEPTHWISE_CONV_2D 3x3 VALID over [1, 8, 8, c], depth multiplier
+/// `multiplier`, int8 or int4 filter.
+fn depthwise(c: usize, multiplier: usize, int4: bool) -> Vec<u8> {
+    const INT8: i8 = 9;
+    const INT32: i8 = 2;
+    const INT4: i8 = 17;
+    let oc = c * multiplier;
+    let bias: Vec<u8> = (0..oc as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
+    let (c, o) = (c as i32, oc as i32);
+    let sub = SubgraphDef {
+        tensors: vec![
+            TensorDef::new("input", &[1, 8, 8, c], INT8, QuantDef::per_tensor(0.05, 3)),
+            TensorDef::constant(
+                "filter",
+                &[1, 3, 3, o],
+                if int4 { INT4 } else { INT8 },
+                1,
+                QuantDef::per_tensor(0.02, 0),
+            ),
+            TensorDef::constant("bias", &[o], INT32, 2, QuantDef::per_tensor(0.001, 0)),
+            TensorDef::new("output", &[1, 6, 6, o], INT8, QuantDef::per_tensor(0.1, -5)),
+        ],
+        inputs: vec![0],
+        outputs: vec![3],
+        ops: vec![OpDef {
+            opcode: 0,
+            inputs: vec![0, 1, 2],
+            outputs: vec![3],
+            options: Some((
+                2,
+                vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1)), (3, Scalar::I32(multiplier as i32))],
+            )),
+            custom_options: None,
+        }],
+    };
+    ModelDef::new(&[4], sub, vec![weight_bytes_of(oc * 9, int4), bias]).to_bytes()
+}
+
+/// CONV_2D 3x3 VALID over [1, 8, 8, ic] to `oc` channels in `groups`
+/// filter groups, int8 or int4 filter.
+fn grouped_conv(ic: usize, oc: usize, groups: usize, int4: bool) -> Vec<u8> {
     const INT8: i8 = 9;
     const INT32: i8 = 2;
     const INT4: i8 = 17;
@@ -30,7 +76,7 @@ fn conv(ic: usize, oc: usize, int4: bool) -> Vec<u8> {
             TensorDef::new("input", &[1, 8, 8, c], INT8, QuantDef::per_tensor(0.05, 3)),
             TensorDef::constant(
                 "filter",
-                &[o, 3, 3, c],
+                &[o, 3, 3, c / groups as i32],
                 if int4 { INT4 } else { INT8 },
                 1,
                 QuantDef::per_tensor(0.02, 0),
@@ -48,7 +94,7 @@ fn conv(ic: usize, oc: usize, int4: bool) -> Vec<u8> {
             custom_options: None,
         }],
     };
-    ModelDef::new(&[3], sub, vec![weight_bytes_of(oc * 9 * ic, int4), bias]).to_bytes()
+    ModelDef::new(&[3], sub, vec![weight_bytes_of(oc * 9 * ic / groups, int4), bias]).to_bytes()
 }
 
 /// FULLY_CONNECTED [1, depth] x [units, depth] with int8 or int4 weights.
@@ -73,13 +119,40 @@ fn fc(depth: usize, units: usize, int4: bool) -> Vec<u8> {
     ModelDef::new(&[9], sub, vec![weights, bias]).to_bytes()
 }
 
-fn weight_bytes(model: &[u8]) -> usize {
+fn compiled(model: &[u8]) -> tinyaot_compiler::Compiled {
     let target = tinyaot_compiler::Target {
         vis: Default::default(),
         name: tinyaot_compiler::codegen::Ident::new("M", tinyaot_compiler::codegen::Span::call_site()),
         track_path: None,
     };
-    tinyaot_compiler::compile(model, &target, &tinyaot_compiler::Options::default()).expect("compiles").weight_bytes
+    tinyaot_compiler::compile(model, &target, &tinyaot_compiler::Options::default()).expect("compiles")
+}
+
+fn weight_bytes(model: &[u8]) -> usize {
+    compiled(model).weight_bytes
+}
+
+#[test]
+fn int4_depthwise_takes_at_most_half_the_weight_flash() {
+    // Multiplier 1: the fast kernel's layouts (16-bit pairs for int8,
+    // nibbles for int4); multiplier 2: the direct kernel.
+    for (c, multiplier, kernel) in [(8, 1, "depthwise_m1_s8"), (6, 1, "depthwise_m1_s8"), (5, 2, "Int4Filter")] {
+        let (w8, int4) = (weight_bytes(&depthwise(c, multiplier, false)), compiled(&depthwise(c, multiplier, true)));
+        let w4 = int4.weight_bytes;
+        let oc = c * multiplier;
+        println!("DEPTHWISE_CONV_2D 3x3 {c} x{multiplier}: int8 weights {w8} B of flash, int4 {w4} B");
+        assert!(w8 - w4 >= 9 * oc / 2, "int4 {w4} B saves less than half the int8 filter's {} B", 9 * oc);
+        assert!(int4.tokens.to_string().contains(kernel), "the int4 layer does not run {kernel}");
+    }
+}
+
+#[test]
+fn int4_grouped_conv_reads_nibbles() {
+    let (w8, int4) = (weight_bytes(&grouped_conv(6, 4, 2, false)), compiled(&grouped_conv(6, 4, 2, true)));
+    let w4 = int4.weight_bytes;
+    println!("CONV_2D 3x3 6 -> 4 in 2 groups: int8 weights {w8} B of flash, int4 {w4} B");
+    assert!(w8 - w4 >= 4 * 9 * 3 / 2, "int4 {w4} B saves less than half the int8 filter");
+    assert!(int4.tokens.to_string().contains("Int4Filter"), "the grouped int4 layer does not read nibbles");
 }
 
 #[test]

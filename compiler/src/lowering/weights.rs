@@ -24,10 +24,11 @@ pub struct PackedRows {
     pub bytes: Vec<u8>,
     /// `layout::pack_rows_widened` as little-endian words, for small layers.
     pub widened: Option<Vec<u8>>,
-    /// Weights the model stores as int4: the rows as nibbles (two values
-    /// per byte, low first, row after row) and the row length, read by
-    /// `kernels::dot_int4::Int4Rows` (half the flash); `bytes` then unused.
-    pub int4: Option<(Vec<u8>, usize)>,
+    /// Weights the model stores as int4: the rows as
+    /// `layout::pack_rows_int4` words (little-endian bytes), the row length
+    /// and the row count, read by `kernels::dot_int4::Int4Rows` (half the
+    /// flash); `bytes` then unused.
+    pub int4: Option<(Vec<u8>, usize, usize)>,
 }
 
 impl PackedRows {
@@ -45,14 +46,10 @@ impl PackedRows {
     }
 
     /// `channels` rows of `depth` int4 values (given unpacked, as int8), kept
-    /// packed two per byte.
+    /// at half a byte each (`layout::pack_rows_int4`).
     pub fn int4(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
-        let rows = &rows[..channels * depth];
-        let mut nibbles = vec![0u8; rows.len().div_ceil(2)];
-        for (k, &v) in rows.iter().enumerate() {
-            nibbles[k / 2] |= (v as u8 & 0x0f) << (4 * (k % 2));
-        }
-        PackedRows { bytes: Vec::new(), widened: None, int4: Some((nibbles, depth)) }
+        let words = crate::layout::pack_rows_int4(rows, channels, depth).flat_map(u32::to_le_bytes).collect();
+        PackedRows { bytes: Vec::new(), widened: None, int4: Some((words, depth, channels)) }
     }
 
     /// Rows for the model's weights: int4 ones (`int4`) kept packed, else
@@ -63,9 +60,11 @@ impl PackedRows {
 
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
-        if let Some((nibbles, depth)) = &self.int4 {
-            let nibbles = cx.bytes(nibbles);
-            return quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Rows { nibbles: &#nibbles.0, depth: #depth });
+        if let Some((words, depth, rows)) = &self.int4 {
+            let words = cx.bytes(words);
+            return quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Rows {
+                words: #words.cast::<u32>(), depth: #depth, rows: #rows
+            });
         }
         match &self.widened {
             None => {
@@ -86,4 +85,22 @@ impl PackedRows {
             }
         }
     }
+}
+
+/// int4 values (as int8 bytes) packed two per byte, low nibble first: the
+/// model's own packing.
+fn nibbles(values: impl ExactSizeIterator<Item = u8>) -> Vec<u8> {
+    let mut nibbles = vec![0u8; values.len().div_ceil(2)];
+    for (k, v) in values.enumerate() {
+        nibbles[k / 2] |= (v & 0x0f) << (4 * (k % 2));
+    }
+    nibbles
+}
+
+/// An int4 filter (`values`: the model's, unpacked to int8 bytes) for the
+/// direct kernels, kept at half a byte per weight:
+/// `kernels::dot_int4::Int4Filter`.
+pub fn int4_filter(cx: &mut Emit<'_>, values: &[u8]) -> TokenStream {
+    let nibbles = cx.bytes(&nibbles(values.iter().copied()));
+    quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Filter { nibbles: &#nibbles.0 })
 }

@@ -45,7 +45,7 @@ struct Conv2d {
     folded_bias: Option<Vec<i32>>,
     /// The filter bytes, for the im2col kernel's repacking.
     weights: Option<Vec<i8>>,
-    /// The model stores the filter as int4: the im2col kernel keeps it so.
+    /// The model stores the filter as int4: the kernels keep it so.
     int4: bool,
 }
 
@@ -129,7 +129,11 @@ impl Operator for Conv2d {
         let io = cx.io(self.input, self.output)?;
         // Emitted only by the kernels that read the filter as the model has
         // it (the repacked ones carry their own copy).
-        let filter = |cx: &mut Emit<'_>| cx.read(self.filter);
+        // An int4 one stays packed.
+        let filter = |cx: &mut Emit<'_>| match cx.tensor_data(self.filter) {
+            Some(values) if self.int4 => Ok(crate::lowering::weights::int4_filter(cx, values)),
+            _ => cx.read(self.filter),
+        };
         // The folded kernels carry the bias inside their own table.
         let bias = if cx.kernel() == Kernel::Im2col { quote!(None) } else { cx.read_opt(self.bias)? };
         let win = geo.window();

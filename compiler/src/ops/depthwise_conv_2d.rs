@@ -5,7 +5,7 @@
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
-use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_rows};
+use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_int4, pack_depthwise_rows};
 use crate::lowering::context::OpCx;
 use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
@@ -28,6 +28,9 @@ struct DepthwiseConv2d {
     arith: Arith<Requant>,
     /// int8 with a constant filter: its bytes, for the repacked kernels.
     weights: Option<Vec<i8>>,
+    /// The model stores the filter as int4: the kernels keep it so (no
+    /// widened-rows variant, whose 16-bit taps would be 4 times the flash).
+    int4: bool,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -80,6 +83,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             (Arith::Int8(_), Some(w), true) => Some(w.iter().map(|&b| b as i8).collect()),
             _ => None,
         },
+        int4: filter.int4,
         arith,
     }))
 }
@@ -123,7 +127,7 @@ impl Operator for DepthwiseConv2d {
                 let taps = kh * kw;
                 let rows: Vec<i8> =
                     (0..oc).flat_map(|c| (0..taps).map(move |t| (t, c))).map(|(t, c)| weights[t * oc + c]).collect();
-                let packed = PackedRows::new(&rows, oc, taps).emit(cx);
+                let packed = PackedRows::of(&rows, oc, taps, self.int4).emit(cx);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
                 let fuse = q.fused();
@@ -155,19 +159,26 @@ impl Operator for DepthwiseConv2d {
                     #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
             if m == 1 {
-                let words: Vec<u8> = pack_depthwise(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect();
+                let int4 = self.int4;
+                let words: Vec<u8> = if int4 {
+                    pack_depthwise_int4(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect()
+                } else {
+                    pack_depthwise(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect()
+                };
                 let packed = cx.bytes(&words);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
-                return Ok(
-                    quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_s8::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, _>(
-                    #io, #packed.cast::<u32>(), #folded, #win, #q);),
-                );
+                return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_s8::<
+                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, #int4, _>(
+                    #io, #packed.cast::<u32>(), #folded, #win, #q);));
             }
         }
-        let filter = cx.read(self.filter)?;
+        let filter = match cx.tensor_data(self.filter) {
+            Some(values) if self.int4 => crate::lowering::weights::int4_filter(cx, values),
+            _ => cx.read(self.filter)?,
+        };
         let bias = cx.read_opt(self.bias)?;
         Ok(match &self.arith {
             Arith::Float(lo, hi) if m == 1 => {
@@ -210,7 +221,8 @@ impl Operator for DepthwiseConv2d {
         let rw = row_width(&self.geo);
         let fast = crate::layout::rows_fast(kh, kw, self.geo.stride[1], rw, oc);
         let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
-        if self.weights.is_some() && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused {
+        if self.weights.is_some() && !self.int4 && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused
+        {
             // Each input value widened once (about 3 instructions), then
             // about 1.2 per multiply-accumulate and 8 per output.
             let [_, ih, iw, _] = self.geo.input;

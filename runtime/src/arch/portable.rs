@@ -87,6 +87,26 @@ pub(crate) fn taps4<const C: usize, const KW: usize, const KH: usize>(
     acc
 }
 
+/// `taps4` over int4 weights (`layout::pack_depthwise_int4`: one word
+/// per pair of taps).
+#[inline(always)]
+pub(crate) fn taps4_int4<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    c0: usize,
+    weights: &[u32],
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let weights = &weights[..(KH * KW).div_ceil(2)];
+    assert!(c0 + 4 <= C);
+    for (t, row) in rows.iter().flatten().enumerate() {
+        let x = &row[c0..c0 + 4];
+        let x = u32::from_le_bytes([x[0] as u8, x[1] as u8, x[2] as u8, x[3] as u8]);
+        let (w02, w13) = crate::kernels::layout::int4_tap_lanes(weights[t / 2], t % 2 == 1);
+        acc = crate::arch::mac4(acc, x, w02, w13);
+    }
+    acc
+}
+
 /// One output row of the row-streaming depthwise kernel, every channel,
 /// requantized, in one loop where a target has one (see `dsp`), for the
 /// shapes of `layout::rows_fast` (the caller checks); `false`: not done,
@@ -142,6 +162,22 @@ pub(crate) fn dot_groups_widened<const R: usize>(x: &[i8], block: &[u32], mut ac
                 + xg[1] as i32 * w[2] as i32
                 + xg[3] as i32 * w[3] as i32;
             *a = a.wrapping_add(s);
+        }
+    }
+    acc
+}
+
+/// `R` (1 or 2) int4 rows (`layout::pack_rows_int4`, the words of one
+/// pair or single row, interleaved) against the first `8 * groups` values
+/// of `x`: the sums.
+#[inline(always)]
+pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usize) -> [i32; R] {
+    let mut acc = [0i32; R];
+    for (xg, wg) in x[..8 * groups].chunks_exact(8).zip(words[..R * groups].chunks_exact(R)) {
+        for (a, &word) in acc.iter_mut().zip(wg) {
+            for (k, &xv) in xg.iter().enumerate() {
+                *a = a.wrapping_add(xv as i32 * crate::kernels::layout::int4_row_value(word, k));
+            }
         }
     }
     acc

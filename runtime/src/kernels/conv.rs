@@ -2,7 +2,7 @@
 //! filter's input depth `KC` divides the input depth `IC`.
 
 pub use super::layout::pack_rows;
-use super::{Arithmetic, Io, Rescale};
+use super::{Arithmetic, Filter, Io, Rescale};
 use crate::arch;
 
 /// Geometry of a 2-D window op: strides, dilations and the top/left padding.
@@ -88,6 +88,8 @@ pub struct Pixel {
 /// Convolution in any [`Arithmetic`] (int8, 16x8, float32: TFLite
 /// `reference_integer_ops::ConvPerChannel` and `reference_ops::Conv`, the
 /// same summation order), grouped when the filter depth `KC` divides `IC`.
+/// `filter`: the model's values, or its int4 nibbles
+/// (`dot_int4::Int4Filter`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d<
@@ -106,12 +108,11 @@ pub fn conv2d<
     IO: Io<Q::Input, Q::Output>,
 >(
     mut io: IO,
-    filter: &[Q::Weight],
+    filter: impl Filter<Q::Weight>,
     bias: Option<&[Acc]>,
     win: &Window,
     q: &Q,
 ) {
-    let filter = &filter[..OC * KH * KW * KC];
     let filters_per_group = OC / (IC / KC);
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * OC;
@@ -124,15 +125,15 @@ pub fn conv2d<
                     let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                     let in_base = ((b * IH + iy) * IW + ix) * IC + group * KC;
                     let f_base = ((oc * KH + ky) * KW + kx) * KC;
-                    let fs = &filter[f_base..f_base + KC];
+                    let fs = filter.run(f_base, KC);
                     if core::mem::size_of::<Acc>() > 4 {
                         // 64-bit sums: a loop the compiler keeps rolled
                         // (a run of them unrolls into 1-2 KB of flash).
-                        for (c, &f) in fs.iter().enumerate() {
+                        for (c, f) in fs.enumerate() {
                             acc = q.mac(acc, f, io.get(in_base + c));
                         }
                     } else {
-                        for (&i, &f) in io.run(in_base, KC).iter().zip(fs) {
+                        for (&i, f) in io.run(in_base, KC).iter().zip(fs) {
                             acc = q.mac(acc, f, i);
                         }
                     }

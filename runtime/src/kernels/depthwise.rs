@@ -1,7 +1,7 @@
 //! DEPTHWISE_CONV_2D, NHWC input, 1HW(IC*M) filter, depth multiplier `M`.
 
 use super::conv::{Pending, Pixel, Window};
-use super::{Arithmetic, Io, Rescale, finish_f32};
+use super::{Arithmetic, Filter, Io, Rescale, finish_f32};
 use crate::arch;
 
 /// Output channels accumulated together (a stack block of i32).
@@ -12,7 +12,8 @@ const BLOCK: usize = 32;
 /// `reference_ops::DepthwiseConv`). Channels are accumulated in blocks
 /// across each window (32-bit sums), so the inner loop walks contiguous
 /// channels of the input and filter; each channel still sums its taps in
-/// TFLite's order.
+/// TFLite's order. `filter`: the model's values, or its int4 nibbles
+/// (`dot_int4::Int4Filter`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn depthwise<
@@ -30,13 +31,12 @@ pub fn depthwise<
     IO: Io<Q::Input, Q::Output>,
 >(
     mut io: IO,
-    filter: &[Q::Weight],
+    filter: impl Filter<Q::Weight>,
     bias: Option<&[Acc]>,
     win: &Window,
     q: &Q,
 ) {
     let oc_total = IC * M;
-    let filter = &filter[..KH * KW * oc_total];
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let out_base = index * oc_total;
         if core::mem::size_of::<Acc>() > 4 {
@@ -49,7 +49,7 @@ pub fn depthwise<
                     for kx in xs.clone() {
                         let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                         let x = io.get(((b * IH + iy) * IW + ix) * IC + oc / M);
-                        acc = q.mac(acc, filter[(ky * KW + kx) * oc_total + oc], x);
+                        acc = q.mac(acc, filter.at((ky * KW + kx) * oc_total + oc), x);
                     }
                 }
                 io.put(out_base + oc, q.output(acc, bias, oc));
@@ -65,8 +65,8 @@ pub fn depthwise<
                 for kx in xs.clone() {
                     let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                     let in_base = ((b * IH + iy) * IW + ix) * IC;
-                    let taps = &filter[(ky * KW + kx) * oc_total + c0..][..len];
-                    for (k, (a, &f)) in acc[..len].iter_mut().zip(taps).enumerate() {
+                    let taps = filter.run((ky * KW + kx) * oc_total + c0, len);
+                    for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
                         *a = q.mac(*a, f, io.get(in_base + (c0 + k) / M));
                     }
                 }
@@ -87,7 +87,9 @@ pub fn depthwise<
 /// w`, which that folded term cancels, so every tap is handled alike and
 /// the sums equal TFLite's (which skips outside taps) exactly. Per group
 /// of 4 channels and tap: one input word, two `SXTB16` and four 16-bit
-/// multiply-accumulates (`SMLABB`/`SMLATT` on DSP cores).
+/// multiply-accumulates (`SMLABB`/`SMLATT` on DSP cores). With `INT4`,
+/// `packed` is `layout::pack_depthwise_int4` (int4 filters kept at half
+/// a byte per weight, a word per group and pair of taps), same sums.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn depthwise_m1_s8<
@@ -100,6 +102,7 @@ pub fn depthwise_m1_s8<
     const KH: usize,
     const KW: usize,
     const FUSE: bool,
+    const INT4: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -109,7 +112,9 @@ pub fn depthwise_m1_s8<
     q: &Rescale<'_>,
 ) {
     let taps = KH * KW;
-    let packed = &packed[..C.div_ceil(4) * taps * 2];
+    // Words per group of 4 channels.
+    let group = if INT4 { taps.div_ceil(2) } else { 2 * taps };
+    let packed = &packed[..C.div_ceil(4) * group];
     // Opaque, so the biases are loaded (two to four per instruction)
     // rather than rebuilt from the constant array as immediates (two
     // instructions each).
@@ -128,7 +133,7 @@ pub fn depthwise_m1_s8<
     let (row_step, tap_step) = (win.dilation_h * IW * C, win.dilation_w * C);
     // Whole groups of 4 channels, then a partial one.
     let full = C / 4 * 4;
-    let (whole, part) = packed.split_at(C / 4 * taps * 2);
+    let (whole, part) = packed.split_at(C / 4 * group);
     // Beyond 4 groups their count is made opaque to the optimizer: known,
     // it unrolls the group loop, a copy of the unrolled taps per group (6
     // KB of flash for 64 channels, for 4 instructions per group).
@@ -138,14 +143,24 @@ pub fn depthwise_m1_s8<
     let partial = |rows: &[[&[i8; C]; KW]; KH]| {
         let mut acc = [0i32; 4];
         acc[..C - full].copy_from_slice(&bias[full..]);
-        for (row, w) in rows.iter().flatten().zip(part.chunks_exact(2)) {
+        for (t, row) in rows.iter().flatten().enumerate() {
             let mut v = [zp as u8; 4];
             for (k, &x) in row[full..].iter().enumerate() {
                 v[k] = x as u8;
             }
-            acc = arch::mac4(acc, u32::from_le_bytes(v), w[0], w[1]);
+            let (w02, w13) = if INT4 {
+                super::layout::int4_tap_lanes(part[t / 2], t % 2 == 1)
+            } else {
+                (part[2 * t], part[2 * t + 1])
+            };
+            acc = arch::mac4(acc, u32::from_le_bytes(v), w02, w13);
         }
         acc
+    };
+    // A group's sums over every tap.
+    let taps4 = |rows: &[[&[i8; C]; KW]; KH], c0: usize, weights: &[u32], bias: &[i32]| {
+        let bias = [bias[0], bias[1], bias[2], bias[3]];
+        if INT4 { arch::taps4_int4(rows, c0, weights, bias) } else { arch::taps4(rows, c0, weights, bias) }
     };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         // The taps inside the image span one run of the input, from the
@@ -167,9 +182,9 @@ pub fn depthwise_m1_s8<
             // it reads, in place too).
             let (input, out) = io.split(span, index * C..(index + 1) * C);
             let rows = tap_table::<C, KW, KH>(input, &zp_row, (&ys, &xs), steps);
-            let groups = whole.chunks_exact(taps * 2).zip(bias[..full].chunks_exact(4));
+            let groups = whole.chunks_exact(group).zip(bias[..full].chunks_exact(4));
             for (g, ((weights, b4), out)) in groups.zip(out[..full].chunks_exact_mut(4)).enumerate() {
-                let sums = arch::taps4(&rows, 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]);
+                let sums = taps4(&rows, 4 * g, weights, b4);
                 arch::requantize_block(&sums, &scales[4 * g..], out);
             }
             if full < C {
@@ -186,10 +201,10 @@ pub fn depthwise_m1_s8<
                 let rows = tap_table::<C, KW, KH>(io.run(span.start, span.len()), &zp_row, (&ys, &xs), steps);
                 let (g0, groups) = (c_chunk / 4, n.div_ceil(4).min((full - c_chunk.min(full)) / 4));
                 let sums = acc_buf[at..at + 4 * groups].chunks_exact_mut(4);
-                let chunk = whole[g0 * taps * 2..(g0 + groups) * taps * 2].chunks_exact(taps * 2);
+                let chunk = whole[g0 * group..(g0 + groups) * group].chunks_exact(group);
                 for (g, ((weights, b4), out)) in chunk.zip(bias[c_chunk..].chunks_exact(4)).zip(sums).enumerate() {
                     // A fixed-length copy: registers, not a `memcpy` call.
-                    out.copy_from_slice(&arch::taps4(&rows, c_chunk + 4 * g, weights, [b4[0], b4[1], b4[2], b4[3]]));
+                    out.copy_from_slice(&taps4(&rows, c_chunk + 4 * g, weights, b4));
                 }
                 if full < c_chunk + n {
                     acc_buf[at + full - c_chunk..at + n].copy_from_slice(&partial(&rows)[..C - full]);

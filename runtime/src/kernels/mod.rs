@@ -55,6 +55,39 @@ pub trait Io<I: Copy, O: Copy = I> {
 
 use core::ops::Range;
 
+/// A filter as the direct convolution kernels read it, run by run: the
+/// model's values (a slice) or int4 nibbles (`dot_int4::Int4Filter`).
+pub trait Filter<W>: Copy {
+    /// `len` values from `start`.
+    fn run(self, start: usize, len: usize) -> impl Iterator<Item = W>;
+    /// Value `i`.
+    fn at(self, i: usize) -> W;
+}
+
+impl<W: Copy> Filter<W> for &[W] {
+    #[inline(always)]
+    fn run(self, start: usize, len: usize) -> impl Iterator<Item = W> {
+        self[start..start + len].iter().copied()
+    }
+
+    #[inline(always)]
+    fn at(self, i: usize) -> W {
+        self[i]
+    }
+}
+
+impl<W: Copy, const N: usize> Filter<W> for &[W; N] {
+    #[inline(always)]
+    fn run(self, start: usize, len: usize) -> impl Iterator<Item = W> {
+        self[start..start + len].iter().copied()
+    }
+
+    #[inline(always)]
+    fn at(self, i: usize) -> W {
+        self[i]
+    }
+}
+
 /// Input and output in disjoint buffers.
 pub struct Separate<'a, I, O = I> {
     /// The input.

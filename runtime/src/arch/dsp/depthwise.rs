@@ -241,6 +241,86 @@ pub(crate) fn taps4<const C: usize, const KW: usize, const KH: usize>(
     [a0, a1, a2, a3]
 }
 
+/// `portable::taps4_int4`: per tap two `LDR` (table, input), half an
+/// `LDR` of weights, one or two instructions to mask a tap's nibbles into
+/// the high halves of its bytes, four `SXTB16` and four multiply-
+/// accumulates. The masked weights are 16 times the values, so the
+/// products sum to 16 times the group's sums, scaled back (exactly) at
+/// the end: the bias is added after, as `portable` adds it first.
+#[inline(always)]
+pub(crate) fn taps4_int4<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    c0: usize,
+    weights: &[u32],
+    bias: [i32; 4],
+) -> [i32; 4] {
+    let weights = &weights[..(KH * KW).div_ceil(2)];
+    assert!(c0 + 4 <= C);
+    // 16 times a sum of at most 2^13 taps of |x * w| <= 1024 fits an i32.
+    const { assert!(KH * KW <= 1 << 13) };
+    if KH * KW == 0 {
+        return bias;
+    }
+    let [mut a0, mut a1, mut a2, mut a3] = [0i32; 4];
+    // SAFETY: `rows` is KH * KW thin pointers (references to arrays),
+    // each to C >= c0 + 4 readable bytes (the assert), whose word at c0
+    // is read unaligned (ARMv7-M's `LDR` allows it); `weights` holds
+    // (KH * KW).div_ceil(2) words (the slicing above), read by `LDR` at
+    // 4-byte alignment (a `u32` slice). Nothing is written to memory;
+    // register arithmetic of the DSP extension otherwise.
+    unsafe {
+        core::arch::asm!(
+            ".macro tinyaot_int4_tap",
+            "ldr {p}, [{tbl}], #4",
+            "ldr {x}, [{p}, {c0}]",
+            "sxtb16 {w13}, {w02}, ror #8",
+            "sxtb16 {w02}, {w02}",
+            "sxtb16 {p}, {x}",
+            "sxtb16 {x}, {x}, ror #8",
+            "smlabb {a0}, {p}, {w02}, {a0}",
+            "smlabb {a1}, {x}, {w13}, {a1}",
+            "smlatt {a2}, {p}, {w02}, {a2}",
+            "smlatt {a3}, {x}, {w13}, {a3}",
+            ".endm",
+            ".rept {pairs}",
+            "ldr {word}, [{w}], #4",
+            "and {w02}, {word}, #0xF0F0F0F0",
+            "tinyaot_int4_tap",
+            "lsl {w02}, {word}, #4",
+            "and {w02}, {w02}, #0xF0F0F0F0",
+            "tinyaot_int4_tap",
+            ".endr",
+            ".if {odd}",
+            "ldr {word}, [{w}], #4",
+            "and {w02}, {word}, #0xF0F0F0F0",
+            "tinyaot_int4_tap",
+            ".endif",
+            ".purgem tinyaot_int4_tap",
+            pairs = const KH * KW / 2,
+            odd = const KH * KW % 2,
+            tbl = inout(reg) rows.as_ptr() as *const *const i8 => _,
+            w = inout(reg) weights.as_ptr() => _,
+            c0 = in(reg) c0,
+            p = out(reg) _,
+            x = out(reg) _,
+            word = out(reg) _,
+            w02 = out(reg) _,
+            w13 = out(reg) _,
+            a0 = inout(reg) a0,
+            a1 = inout(reg) a1,
+            a2 = inout(reg) a2,
+            a3 = inout(reg) a3,
+            options(nostack, preserves_flags, readonly),
+        );
+    }
+    [
+        bias[0].wrapping_add(a0 >> 4),
+        bias[1].wrapping_add(a1 >> 4),
+        bias[2].wrapping_add(a2 >> 4),
+        bias[3].wrapping_add(a3 >> 4),
+    ]
+}
+
 /// `portable::mac4` in one block.
 #[inline(always)]
 pub(crate) fn mac4(acc: [i32; 4], x: u32, w02: u32, w13: u32) -> [i32; 4] {
