@@ -401,10 +401,19 @@ pub const DOWN_MAX_RIGHT: i32 = 23;
 /// The [`DownScale`] of a (multiplier, shift) pair and an output offset
 /// (zero point), or `None` outside its range (use [`scale_of`]).
 pub const fn down_scale_of(multiplier: i32, shift: i32, offset: i32) -> Option<DownScale> {
+    // A zero multiplier (TFLite's for a scale below 2^-31, whatever the
+    // shift) gives the offset alone: right shift 1 does.
+    if multiplier == 0 && offset >= -128 && offset <= 128 {
+        return down_scale_of_unchecked(0, 1, offset);
+    }
     if multiplier < 0 || shift > -1 || shift < -DOWN_MAX_RIGHT || offset < -128 || offset > 128 {
         return None;
     }
-    let right = -shift;
+    down_scale_of_unchecked(multiplier, -shift, offset)
+}
+
+/// [`down_scale_of`] for a right shift `right` in `1..=DOWN_MAX_RIGHT`.
+const fn down_scale_of_unchecked(multiplier: i32, right: i32, offset: i32) -> Option<DownScale> {
     let k = (1i64 << 30) + (1i64 << (30 + right)) + offset as i64 * (1i64 << (31 + right));
     Some([multiplier, right - 1, k as i32, (k >> 32) as i32])
 }

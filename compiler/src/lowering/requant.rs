@@ -89,6 +89,42 @@ pub fn folded_bias(weights: &[u8], bias: Option<&[u8]>, channels: usize, input_o
         .collect()
 }
 
+/// Per output channel, the range an int8 conv-like op's sums lie in:
+/// `bias -/+ 255 * sum |w - weight_zero_point|` (an input minus its zero
+/// point lies in -255..=255). The filter holds each channel's weights
+/// together (CONV_2D `[oc, kh, kw, ic]`, FULLY_CONNECTED `[units, depth]`)
+/// or channel by channel (DEPTHWISE_CONV_2D `[1, kh, kw, oc]`). `None`
+/// unless the filter and the bias are constants.
+pub fn sum_ranges(
+    filter: &Tensor<'_>,
+    weight_zero_point: i32,
+    bias: Option<&Tensor<'_>>,
+    channels: usize,
+) -> Option<Vec<(i64, i64)>> {
+    let w = filter.data.as_deref()?;
+    let bias = match bias {
+        Some(b) => Some(b.data.as_deref()?),
+        None => None,
+    };
+    if channels == 0 || w.len() % channels != 0 || bias.is_some_and(|b| b.len() < 4 * channels) {
+        return None;
+    }
+    let depth = w.len() / channels;
+    let grouped = filter.shape.first() == Some(&channels);
+    Some(
+        (0..channels)
+            .map(|c| {
+                let b = bias.map_or(0, |b| i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]));
+                let weights: i64 = (0..depth)
+                    .map(|k| w[if grouped { c * depth + k } else { k * channels + c }] as i8 as i64)
+                    .map(|v| (v - weight_zero_point as i64).abs())
+                    .sum();
+                (b as i64 - 255 * weights, b as i64 + 255 * weights)
+            })
+            .collect(),
+    )
+}
+
 /// The arithmetic of CONV_2D and DEPTHWISE_CONV_2D: int8 with int32 bias
 /// and per-channel requantization, or float32 with its clamp.
 #[allow(clippy::too_many_arguments)]
@@ -104,7 +140,11 @@ pub fn conv_arith(
     match (input.dtype, filter.dtype, output.dtype) {
         (DType::I8, DType::I8, DType::I8) => {
             check_bias(cx, bias, DType::I32, channels)?;
-            Ok(Arith::Int8(Requant::new(cx, input, filter, output, channels, activation)?))
+            let mut q = Requant::new(cx, input, filter, output, channels, activation)?;
+            if let Some(ranges) = sum_ranges(filter, 0, bias, channels) {
+                q.settle_constant_channels(&ranges);
+            }
+            Ok(Arith::Int8(q))
         }
         (DType::I16, DType::I8, DType::I16) => {
             Ok(Arith::Int16(Requant16::new(cx, input, filter, bias, output, channels, activation)?))
@@ -137,6 +177,10 @@ pub struct Requant {
     pub act_min: i32,
     /// Upper end.
     pub act_max: i32,
+    /// Per channel, the requantized value (before the output offset) of a
+    /// channel whose every sum gives the same one and whose scale is
+    /// outside the short form (`settle_constant_channels`); empty: none.
+    pub constant: Vec<Option<i32>>,
 }
 
 impl Requant {
@@ -154,7 +198,40 @@ impl Requant {
         let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
         let (qmin, qmax) = qrange(output.dtype);
         let (act_min, act_max) = activation.quant_range(out_scale, out_zp, qmin, qmax);
-        Ok(Requant { input_offset: -in_zp, output_offset: out_zp, multiplier, shift, act_min, act_max })
+        Ok(Requant {
+            input_offset: -in_zp,
+            output_offset: out_zp,
+            multiplier,
+            shift,
+            act_min,
+            act_max,
+            constant: Vec::new(),
+        })
+    }
+
+    /// Channels outside the short form's reach (typically a multiplier so
+    /// small that the right shift exceeds `DOWN_MAX_RIGHT`: the dead
+    /// channels of trained models, all-zero weights and a huge bias) whose
+    /// every possible sum (in `ranges[c]`) requantizes to one value: that
+    /// value, so the short form can give it (multiplier 0, the value in its
+    /// offset) and the fused kernels take the layer. The requantization is
+    /// monotone in the sum, so both ends of the range decide.
+    pub fn settle_constant_channels(&mut self, ranges: &[(i64, i64)]) {
+        use crate::fixedpoint::{down_scale_of, multiply_by_quantized_multiplier};
+        self.constant = self
+            .multiplier
+            .iter()
+            .zip(&self.shift)
+            .zip(ranges)
+            .map(|((&m, &s), &(lo, hi))| {
+                let (Ok(lo), Ok(hi)) = (i32::try_from(lo), i32::try_from(hi)) else { return None };
+                // (A left shift may wrap a large sum: not monotone there.)
+                let short = s > 0 || down_scale_of(m, s, self.output_offset).is_some();
+                let (first, last) =
+                    (multiply_by_quantized_multiplier(lo, m, s), multiply_by_quantized_multiplier(hi, m, s));
+                (!short && first == last).then_some(first)
+            })
+            .collect();
     }
 
     /// `&::tinyaot::__private::kernels::Rescale { .. }`, the fast kernels' form, with
@@ -189,7 +266,15 @@ impl Requant {
     /// every channel has one.
     pub fn down_scales(&self) -> Option<Vec<[i32; 4]>> {
         use crate::fixedpoint::down_scale_of;
-        self.multiplier.iter().zip(&self.shift).map(|(&m, &s)| down_scale_of(m, s, self.output_offset)).collect()
+        let constant = |c: usize| self.constant.get(c).copied().flatten();
+        (self.multiplier.iter().zip(&self.shift).enumerate())
+            .map(|(c, (&m, &s))| match constant(c) {
+                // The constant channel's output, saturated as the int8
+                // requantization saturates it.
+                Some(v) => down_scale_of(0, -1, self.output_offset.saturating_add(v).clamp(-128, 128)),
+                None => down_scale_of(m, s, self.output_offset),
+            })
+            .collect()
     }
 
     /// Whether the kernels fuse this requantization into their sums (the

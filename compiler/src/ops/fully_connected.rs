@@ -98,7 +98,10 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             if let Some(q) = weights_sym.quant.as_mut() {
                 q.zero_points.iter_mut().for_each(|z| *z = 0);
             }
-            let rq = Requant::new(cx, input, &weights_sym, output, units, activation)?;
+            let mut rq = Requant::new(cx, input, &weights_sym, output, units, activation)?;
+            if let Some(ranges) = crate::lowering::requant::sum_ranges(weights, -weight_offset, bias, units) {
+                rq.settle_constant_channels(&ranges);
+            }
             Arith::Int8((rq, weight_offset))
         }
         (DType::I16, DType::I8, DType::I16) => {

@@ -328,14 +328,13 @@ pub fn conv2d_im2col_s8<
     // Fused requantization, chosen by the compiler (a constant, so only
     // one of the two paths is compiled into the kernel).
     let fused = if FUSE { fused_or_bug(q) } else { None };
-    // Pointwise layers with many channels on targets with pair kernels.
-    // Short rows keep the fused requantization: there the sums' trip
-    // through memory costs about what the pairs save.
-    let pairs = packed.byte_rows().filter(|_| {
-        super::dot::PAIRS && pointwise && batch == 1 && IC >= 4 && (!FUSE || IC >= 64) && IC <= super::dot::PAIR_DEPTH
-    });
+    // Pointwise layers with many channels on targets with pair kernels
+    // (the fused requantization stays fused: `dots_pair_down`).
+    let pairs = packed
+        .byte_rows()
+        .filter(|_| super::dot::PAIRS && pointwise && batch == 1 && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
     if let Some(rows) = pairs {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, _>(io, rows, bias, win, q, |io, px, lane, pair| {
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, _>(io, rows, bias, win, q, fused, |io, px, lane, pair| {
             let pixel = ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
             super::dot::widen_pair_lane(io.run(pixel, IC), lane, pair);
         });
@@ -343,14 +342,22 @@ pub fn conv2d_im2col_s8<
     // Windows with long rows, two pixels at a time too (with few channels
     // per pixel only longer rows gain: the pair's fixed costs are spread
     // over fewer sums).
-    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
+    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= if FUSE { 32 } else { 64 });
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(io, rows, bias, win, q, |io, px, lane, pair| {
-            let Pixel { b, y0, x0, ys, xs, .. } = px;
-            let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
-            fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-            super::dot::widen_pair_lane(&patch[..D4], lane, pair);
-        });
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(
+            io,
+            rows,
+            bias,
+            win,
+            q,
+            fused,
+            |io, px, lane, pair| {
+                let Pixel { b, y0, x0, ys, xs, .. } = px;
+                let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+                fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+                super::dot::widen_pair_lane(&patch[..D4], lane, pair);
+            },
+        );
     }
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
@@ -422,6 +429,7 @@ fn by_pairs<
     bias: &[i32],
     win: &Window,
     q: &Rescale<'_>,
+    fused: Option<&[super::DownScale]>,
     mut widen: impl FnMut(&IO, Pixel, usize, &mut [u32]),
 ) {
     // The pair buffer (up to 2.3 KB of stack on DSP cores): only the
@@ -446,7 +454,7 @@ fn by_pairs<
         widen(&io, px, held.is_some() as usize, pair);
         match held.take() {
             None => held = Some(index),
-            Some(first) => pair_outputs::<DEPTH, OC>(pair, rows, bias, q, [first, index], &mut acc, &mut io),
+            Some(first) => pair_outputs::<DEPTH, OC>(pair, rows, bias, q, fused, [first, index], &mut acc, &mut io),
         }
     });
     if let Some(last) = held {
@@ -454,7 +462,7 @@ fn by_pairs<
         for g in pair.chunks_exact_mut(4) {
             (g[2], g[3]) = (g[0], g[1]);
         }
-        pair_outputs::<DEPTH, OC>(pair, rows, bias, q, [last, last], &mut acc, &mut io);
+        pair_outputs::<DEPTH, OC>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
     }
 }
 
@@ -536,16 +544,34 @@ fn fill_patch<const IH: usize, const IW: usize, const IC: usize, const KH: usize
 /// The outputs of the two pixels in `pair` (output pixels `index`; the
 /// same one twice for a lone last pixel), `CHUNK` channels at a time.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn pair_outputs<const DEPTH: usize, const OC: usize>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
     q: &Rescale<'_>,
+    fused: Option<&[super::DownScale]>,
     index: [usize; 2],
     acc: &mut [i32; 2 * super::dot::CHUNK],
     io: &mut impl Io<i8>,
 ) {
     let d4 = super::layout::depth4(DEPTH);
+    if let Some(scales) = fused {
+        // The common requantization: straight from the sums' registers.
+        let rows = &rows[..OC * d4];
+        if index[1] == index[0] + 1 {
+            let (a, b) = io.out_run(index[0] * OC, 2 * OC).split_at_mut(OC);
+            super::dot::dots_pair_down::<DEPTH>(pair, rows, bias, scales, a, b);
+        } else {
+            // The odd last pixel in both lanes (pairs are neighbours
+            // otherwise): its second copy goes to a spare row, so no
+            // other instance of the pair loops is needed.
+            debug_assert_eq!(index[0], index[1]);
+            let mut spare = [0i8; OC];
+            super::dot::dots_pair_down::<DEPTH>(pair, rows, bias, scales, io.out_run(index[0] * OC, OC), &mut spare);
+        }
+        return;
+    }
     for c0 in (0..OC).step_by(super::dot::CHUNK) {
         let n = (OC - c0).min(super::dot::CHUNK);
         let (a, b) = acc[..2 * n].split_at_mut(n);

@@ -183,6 +183,56 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
     }
 }
 
+/// [`dots_pair`] with the requantization fused: each block's sums go
+/// from registers straight to `out_a` and `out_b` (short-form scales, the
+/// whole int8 range: `fused_scales`), never through memory. `scales` and
+/// `bias` start at the first row.
+#[inline(never)]
+pub fn dots_pair_down<const DEPTH: usize>(
+    pair: &[u32],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out_a: &mut [i8],
+    out_b: &mut [i8],
+) {
+    let d4 = depth4(DEPTH);
+    // Opaque, as in `dots_pair`.
+    let channels = core::hint::black_box(out_a.len());
+    let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
+    let (bias, scales) = (&bias[..channels], &scales[..channels]);
+    let (mut c, mut off) = (0, 0);
+    while channels - c >= 4 {
+        let block = &packed[off..off + 4 * d4];
+        let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
+        let [a0, a1, p0, p1] = arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
+        let [a2, a3, p2, p3] = arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
+        arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
+        arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
+        c += 4;
+        off += 4 * d4;
+    }
+    if channels - c >= 2 {
+        let (b0, b1) = (bias[c], bias[c + 1]);
+        let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
+        arch::requantize_block(&[a0, a1], &scales[c..], &mut out_a[c..c + 2]);
+        arch::requantize_block(&[p0, p1], &scales[c..], &mut out_b[c..c + 2]);
+        c += 2;
+        off += 2 * d4;
+    }
+    if channels - c == 1 {
+        let (mut a, mut b) = (bias[c], bias[c]);
+        for (x, w) in pair.chunks_exact(4).zip(packed[off..off + d4].chunks_exact(4)) {
+            let w = u32::from_le_bytes([w[0] as u8, w[1] as u8, w[2] as u8, w[3] as u8]);
+            let (w02, w13) = (arch::sxtb16(w), arch::sxtb16(w.rotate_right(8)));
+            a = arch::smlad(x[1], w13, arch::smlad(x[0], w02, a));
+            b = arch::smlad(x[3], w13, arch::smlad(x[2], w02, b));
+        }
+        arch::requantize_block(&[a], &scales[c..], &mut out_a[c..c + 1]);
+        arch::requantize_block(&[b], &scales[c..], &mut out_b[c..c + 1]);
+    }
+}
+
 /// The walk of [`dots`]: blocks of 4 rows, then 2, then 1, each block's
 /// sums (from the bias) handed to `sink` with its first row.
 #[inline(always)]

@@ -129,6 +129,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("INTEGER_BINARY", integer_binary),
     ("SIGNAL_RFFT", signal_rfft),
     ("INT4_WEIGHTS", int4_weights),
+    ("DEAD_CHANNELS", dead_channels),
     ("DETECTION_POSTPROCESS", detection_postprocess),
     ("SIGNAL_IRFFT", signal_irfft),
     ("SIGNAL_DELAY", signal_delay),
@@ -2758,6 +2759,73 @@ fn int4_weights(r: &mut Rng) -> (Model, String) {
         m.def.buffers[buffer] = packed;
         m.def.subgraphs[0].tensors[w as usize].dtype = INT4;
         return (m, format!("{op} int4 weights: {label}"));
+    }
+}
+
+/// Dead output channels as trained models have them (all-zero weights, a
+/// bias near +/-2^30 and a weight scale so small that the requantization's
+/// right shift passes 23, beyond the short form): int8 CONV_2D,
+/// DEPTHWISE_CONV_2D and FULLY_CONNECTED models of those generators with
+/// per-channel weights, some channels made dead. Such a channel's output
+/// is one value whatever the input, which the fused kernels give
+/// (`Requant::settle_constant_channels`).
+fn dead_channels(r: &mut Rng) -> (Model, String) {
+    loop {
+        let (op, generate) = r.pick(&[
+            (
+                "CONV_2D",
+                (|r| {
+                    let wide = r.chance(0.5);
+                    conv_2d(r, wide)
+                }) as Generator,
+            ),
+            ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
+            ("FULLY_CONNECTED", fully_connected),
+        ]);
+        let (mut m, label) = generate(r);
+        let sg = &m.def.subgraphs[0];
+        let (Some(&w), Some(&b)) = (sg.ops[0].inputs.get(1), sg.ops[0].inputs.get(2)) else { continue };
+        let (input, output) = (sg.ops[0].inputs[0] as usize, sg.ops[0].outputs[0] as usize);
+        if b < 0 || sg.tensors[input].dtype != Ty::I8.code() || sg.tensors[output].dtype != Ty::I8.code() {
+            continue;
+        }
+        let (wt, bt) = (&sg.tensors[w as usize], &sg.tensors[b as usize]);
+        let Some(q) = wt.quant.clone() else { continue };
+        if wt.dtype != Ty::I8.code() || bt.dtype != Ty::I32.code() || wt.buffer == 0 || bt.buffer == 0 {
+            continue;
+        }
+        let channels = q.scale.len();
+        if channels < 2 {
+            continue;
+        }
+        let scale_of = |t: usize| sg.tensors[t].quant.as_ref().map_or(1.0, |q| q.scale[0]);
+        let (in_scale, out_scale) = (scale_of(input), scale_of(output));
+        let (wb, bb) = (wt.buffer as usize, bt.buffer as usize);
+        let (axis, shape) = (q.axis as usize, wt.shape.clone());
+        let inner: usize = shape[axis + 1..].iter().map(|&d| d as usize).product();
+        let mut scales = q.scale.clone();
+        let mut dead = Vec::new();
+        for (c, scale) in scales.iter_mut().enumerate() {
+            if !(r.chance(0.5) || dead.is_empty() && c + 1 == channels) {
+                continue;
+            }
+            dead.push(c);
+            // Every weight of channel c along the quantized axis.
+            for (k, v) in m.def.buffers[wb].iter_mut().enumerate() {
+                if (k / inner) % channels == c {
+                    *v = 0;
+                }
+            }
+            let bias = r.pick(&[1i32, -1]) * (1 << 30) + r.range(-200, 200) as i32;
+            m.def.buffers[bb][4 * c..4 * c + 4].copy_from_slice(&bias.to_le_bytes());
+            // The effective scale in*w/out: 2^-31 .. 2^-24.
+            *scale = (r.log_uniform(4.7e-10, 6.0e-8) as f64 * out_scale as f64 / in_scale as f64) as f32;
+        }
+        let sg = &mut m.def.subgraphs[0];
+        if let Some(q) = sg.tensors[w as usize].quant.as_mut() {
+            q.scale = scales;
+        }
+        return (m, format!("{op} dead channels {dead:?}: {label}"));
     }
 }
 
