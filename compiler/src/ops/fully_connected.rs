@@ -168,9 +168,10 @@ impl Operator for FullyConnected {
             // reads the repacked weights only.
             let folded = cx.i32s(folded);
             let packed = packed.emit(cx);
+            let fuse = q.fused();
             let q = q.emit_rescale(cx)?;
-            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_folded_s8::<#b, #d, #o>(
-                #input, #packed, #folded, #q, #output);));
+            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_folded_s8::<
+                #b, #d, #o, #fuse>(#input, #packed, #folded, #q, #output);));
         }
         if let (Arith::Float(lo, hi), Some(packed)) = (&self.arith, &self.packed_f32) {
             let packed = cx.bytes(packed);

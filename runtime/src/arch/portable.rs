@@ -189,8 +189,9 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
 pub(crate) const WIDEN_INPUT: bool = false;
 
 /// Words in the stack buffer of [`widen_input`]: inputs of up to twice as
-/// many values.
-pub(crate) const WIDENED_INPUT_WORDS: usize = 128;
+/// many values (1280 bytes: rows of 640 values, a 32x20 spectrogram's
+/// dense layer; the pair kernels already take 2.3 KB).
+pub(crate) const WIDENED_INPUT_WORDS: usize = 320;
 
 /// The 16-bit pairs of `x` (values 0, 2 and 1, 3 of each group of 4),
 /// written into `buf` (not zeroed first: every word returned is written).

@@ -254,21 +254,22 @@ fn dot_blocks<const DEPTH: usize>(
         let full = DEPTH / 4;
         let mut buf = core::mem::MaybeUninit::uninit();
         let widened = arch::widen_input(&x[..4 * full], &mut buf);
-        while channels - c >= 4 {
-            let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
-            let a = dot_block_with(x, &packed[off..off + 4 * d4], a, |_, block, a| {
+        // Whole blocks by iterators: no bounds checks between them.
+        let blocks = packed[..channels / 4 * 4 * d4].chunks_exact(4 * d4).zip(bias.chunks_exact(4));
+        for (k, (block, b)) in blocks.enumerate() {
+            let a = dot_block_with(x, block, [b[0], b[1], b[2], b[3]], |_, block, a| {
                 arch::dot_quads_widened_input(widened, block, a)
             });
-            sink(c, &a);
-            c += 4;
-            off += 4 * d4;
+            sink(4 * k, &a);
         }
+        (c, off) = (channels / 4 * 4, channels / 4 * 4 * d4);
     }
-    while channels - c >= 4 {
-        let a = [bias[c], bias[c + 1], bias[c + 2], bias[c + 3]];
-        sink(c, &dot_block::<4>(x, &packed[off..off + 4 * d4], a));
-        c += 4;
-        off += 4 * d4;
+    if channels - c >= 4 {
+        let blocks = packed[off..off + (channels - c) / 4 * 4 * d4].chunks_exact(4 * d4).zip(bias[c..].chunks_exact(4));
+        for (k, (block, b)) in blocks.enumerate() {
+            sink(c + 4 * k, &dot_block::<4>(x, block, [b[0], b[1], b[2], b[3]]));
+        }
+        (c, off) = (c + (channels - c) / 4 * 4, off + (channels - c) / 4 * 4 * d4);
     }
     if channels - c >= 2 {
         sink(c, &dot_block::<2>(x, &packed[off..off + 2 * d4], [bias[c], bias[c + 1]]));

@@ -58,8 +58,12 @@ impl Arithmetic<i32> for WeightOffset<'_> {
 /// the weights repacked at compile time (`layout::pack_rows`): each input row
 /// meets the weight rows four at a time ([`super::dot`]). Same bits as
 /// [`fully_connected`].
+///
+/// `FUSE`: the compiler's choice of the fused requantization (short-form
+/// scales, the whole int8 range): each block of sums is requantized from
+/// registers.
 #[inline(never)]
-pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>(
+pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize, const FUSE: bool>(
     input: &[i8],
     packed: impl super::PackedRows,
     bias: &[i32],
@@ -68,8 +72,12 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize>
 ) {
     let input = &input[..B * D];
     let output = &mut output[..B * O];
+    let fused = if FUSE { super::conv::fused_or_bug(q) } else { None };
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
-        super::dot::rescaled_dots::<D>(row, packed, bias, q, out);
+        match fused {
+            Some(scales) => packed.dots_down::<D>(row, 0, bias, scales, out),
+            None => super::dot::rescaled_dots::<D>(row, packed, bias, q, out),
+        }
     }
 }
 

@@ -7,7 +7,14 @@ use super::super::portable::WIDENED_INPUT_WORDS;
 /// `x02` (values 0, 2) and `x13` (values 1, 3).
 macro_rules! load_x {
     () => {
-        concat!("ldr {x02}, [{p}], #4\n", "sxtb16 {x13}, {x02}, ror #8\n", "sxtb16 {x02}, {x02}\n")
+        concat!("ldr {x02}, [{p}], #4\n", widen_x!())
+    };
+}
+
+/// Assembly: widen the input word in `x02` to the pairs `x02` and `x13`.
+macro_rules! widen_x {
+    () => {
+        concat!("sxtb16 {x13}, {x02}, ror #8\n", "sxtb16 {x02}, {x02}\n")
     };
 }
 
@@ -40,12 +47,17 @@ macro_rules! mac_row {
     };
 }
 
-/// Assembly: one group of 4 input values (loaded by `$load`) against a block of 4 rows.
+/// Assembly: one group of 4 input values (loaded by `$load`, then widened
+/// by `$widen`) against a block of 4 rows. The first two weight words are
+/// single `LDR`s right after the input's: the M4 pipelines neighbouring
+/// loads (one cycle each after the first, where an `LDRD` takes three).
 macro_rules! quad {
-    ($($load:tt)*) => {
+    ([$($load:tt)*], [$($widen:tt)*]) => {
         concat!(
             $($load)*,
-            "ldrd {wa}, {wb}, [{w}], #8\n",
+            "ldr {wa}, [{w}], #4\n",
+            "ldr {wb}, [{w}], #4\n",
+            $($widen)*,
             mac_row!("wa", "a0"),
             mac_row!("wb", "a1"),
             "ldrd {wa}, {wb}, [{w}], #8\n",
@@ -89,23 +101,32 @@ pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32
 }
 
 /// Assembly loop over `groups` groups of 4 inputs against a block of 4
-/// rows, the input of each group loaded by `$load` (bytes and `SXTB16`, or
-/// pre-widened pairs); an odd group first, then two per pass:
-/// returns the 4 sums added to `$acc`. Unsafe: the caller vouches for the
-/// reads (each group reads from `$x` and `$w` and advances them).
+/// rows, the input of each group loaded by `$load` and widened by `$widen`
+/// (bytes and `SXTB16`, or pre-widened pairs and nothing); the groups
+/// beyond a multiple of 4 first, then four per pass (a taken branch is 3
+/// cycles): returns the 4 sums added to `$acc`. Unsafe:
+/// the caller vouches for the reads (each group reads from `$x` and `$w`
+/// and advances them).
 macro_rules! quads {
-    ([$($load:tt)*], $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
+    ([$($load:tt)*], [$($widen:tt)*], $x:expr, $w:expr, $groups:expr, $acc:expr) => {{
         let [mut a0, mut a1, mut a2, mut a3]: [i32; 4] = $acc;
         core::arch::asm!(
             "tst {n}, #1",
             "beq 3f",
-            quad!($($load)*),
+            quad!([$($load)*], [$($widen)*]),
             "3:",
-            "lsrs {n}, {n}, #1",
+            "tst {n}, #2",
+            "beq 5f",
+            quad!([$($load)*], [$($widen)*]),
+            quad!([$($load)*], [$($widen)*]),
+            "5:",
+            "lsrs {n}, {n}, #2",
             "beq 4f",
             "2:",
-            quad!($($load)*),
-            quad!($($load)*),
+            quad!([$($load)*], [$($widen)*]),
+            quad!([$($load)*], [$($widen)*]),
+            quad!([$($load)*], [$($widen)*]),
+            quad!([$($load)*], [$($widen)*]),
             "subs {n}, {n}, #1",
             "bne 2b",
             "4:",
@@ -136,7 +157,16 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], acc: [i32; 
     debug_assert!(block.as_ptr() as usize % 4 == 0);
     // SAFETY: reads `2 * groups` words of `widened` and `4 * groups` words of
     // `block` (lengths checked above), LDRD on 4-aligned addresses.
-    unsafe { quads!(["ldrd {x02}, {x13}, [{p}], #8\n"], widened.as_ptr(), block.as_ptr(), groups, acc) }
+    unsafe {
+        quads!(
+            ["ldr {x02}, [{p}], #4\n", "ldr {x13}, [{p}], #4\n"],
+            [""],
+            widened.as_ptr(),
+            block.as_ptr(),
+            groups,
+            acc
+        )
+    }
 }
 
 /// `portable::dot_groups`, one assembly loop per block height: per 16
@@ -156,8 +186,16 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
         4 => {
             // SAFETY: reads only inside `x` and `block` (lengths checked
             // above), LDRD on 4-aligned addresses; registers otherwise.
-            let sums =
-                unsafe { quads!([load_x!()], x.as_ptr(), block.as_ptr(), groups, [acc[0], acc[1], acc[2], acc[3]]) };
+            let sums = unsafe {
+                quads!(
+                    ["ldr {x02}, [{p}], #4\n"],
+                    [widen_x!()],
+                    x.as_ptr(),
+                    block.as_ptr(),
+                    groups,
+                    [acc[0], acc[1], acc[2], acc[3]]
+                )
+            };
             out[..4].copy_from_slice(&sums);
         }
         2 => {
@@ -166,8 +204,10 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
             unsafe {
                 core::arch::asm!(
                     "2:",
-                    load_x!(),
-                    "ldrd {wa}, {wb}, [{w}], #8",
+                    "ldr {x02}, [{p}], #4",
+                    "ldr {wa}, [{w}], #4",
+                    "ldr {wb}, [{w}], #4",
+                    widen_x!(),
                     mac_row!("wa", "a0"),
                     mac_row!("wb", "a1"),
                     "subs {n}, {n}, #1",
