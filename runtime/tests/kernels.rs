@@ -40,7 +40,13 @@ fn conv_s8_same_padding_sums_the_clipped_window() {
     let filter = [1i8; 9];
     let mut out = [0i8; 9];
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
-    conv2d::<i32, _, 1, 3, 3, 1, 3, 3, 1, 3, 3, 1, _>(sep(&input, &mut out), &filter, None, &win, &identity(-128, 127));
+    conv2d::<i32, _, 1, 3, 3, 1, 3, 3, 1, 3, 3, 1, _>(
+        sep(&input, &mut out),
+        filter.as_slice(),
+        None,
+        &win,
+        &identity(-128, 127),
+    );
     assert_eq!(out, [4, 6, 4, 6, 9, 6, 4, 6, 4]);
 }
 
@@ -51,7 +57,7 @@ fn conv_s8_applies_offsets_bias_and_clamp() {
     let bias = [5i32, 0];
     let q = Requant { input_offset: 1, output_offset: -3, ..identity(-20, 40) };
     let mut out = [0i8; 2];
-    conv2d::<i32, _, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), &filter, Some(&bias), &UNIT, &q);
+    conv2d::<i32, _, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, _>(sep(&input, &mut out), filter.as_slice(), Some(&bias), &UNIT, &q);
     // ch0: 11*1 + 21*2 + 5 = 58 -> -3 -> 55 -> clamp 40; ch1: -11 - 21 = -32 -> -35 -> clamp -20.
     assert_eq!(out, [40, -20]);
 }
@@ -63,7 +69,7 @@ fn grouped_conv_reads_its_group_only() {
     let mut out = [0i8; 2];
     conv2d::<i32, _, 1, 1, 1, 4, 1, 1, 2, 1, 1, 2, _>(
         sep(&input, &mut out),
-        &filter,
+        filter.as_slice(),
         None,
         &UNIT,
         &identity(-128, 127),
@@ -79,7 +85,7 @@ fn conv_f32_dilation_skips_taps() {
     let mut out = [0.0f32; 2];
     let win = Window { dilation_w: 3, ..UNIT };
     let all = F32Range { min: f32::MIN, max: f32::MAX };
-    conv2d::<f32, _, 1, 1, 5, 1, 1, 2, 1, 1, 2, 1, _>(sep(&input, &mut out), &filter, None, &win, &all);
+    conv2d::<f32, _, 1, 1, 5, 1, 1, 2, 1, 1, 2, 1, _>(sep(&input, &mut out), filter.as_slice(), None, &win, &all);
     assert_eq!(out, [9.0, 12.0]);
 }
 
@@ -90,7 +96,7 @@ fn depthwise_multiplier_interleaves_channels() {
     let mut out = [0i8; 4];
     depthwise::<i32, _, 1, 1, 1, 2, 1, 1, 2, 1, 1, _>(
         sep(&input, &mut out),
-        &filter,
+        filter.as_slice(),
         None,
         &UNIT,
         &identity(-128, 127),
@@ -627,7 +633,29 @@ fn depthwise_m1_matches_direct() {
         let any: Vec<[i32; 4]> = (0..C).map(|c| scale_of(mult[c], shift[c]).unwrap()).collect();
         let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], -5).unwrap()).collect();
         // The fast kernel (both requantization paths where the second
-        // exists) and, for int4, the direct kernel over the nibbles.
+        // exists, in the int8 or the int4 layout) and, for int4, the
+        // direct kernel over the nibbles.
+        macro_rules! fast {
+            ($oh:literal, $ow:literal, $fuse:literal, $win:expr, $r:expr, $got:expr) => {
+                if int4 {
+                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, $fuse, true, _>(
+                        sep(&input, $got),
+                        &packed,
+                        &folded,
+                        $win,
+                        $r,
+                    )
+                } else {
+                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, $fuse, false, _>(
+                        sep(&input, $got),
+                        &packed,
+                        &folded,
+                        $win,
+                        $r,
+                    )
+                }
+            };
+        }
         macro_rules! check {
             ($oh:literal, $ow:literal, $win:expr, $q:expr, $r:expr, $fusable:expr) => {{
                 let (mut want, mut got) = ([0i8; $oh * $ow * C], [0i8; $oh * $ow * C]);
@@ -638,43 +666,11 @@ fn depthwise_m1_matches_direct() {
                     $win,
                     $q,
                 );
-                if int4 {
-                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, false, true, _>(
-                        sep(&input, &mut got),
-                        &packed,
-                        &folded,
-                        $win,
-                        $r,
-                    );
-                } else {
-                    depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, false, false, _>(
-                        sep(&input, &mut got),
-                        &packed,
-                        &folded,
-                        $win,
-                        $r,
-                    );
-                }
+                fast!($oh, $ow, false, $win, $r, &mut got);
                 assert_eq!(got, want);
                 if $fusable {
                     got.fill(0);
-                    if int4 {
-                        depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, true, true, _>(
-                            sep(&input, &mut got),
-                            &packed,
-                            &folded,
-                            $win,
-                            $r,
-                        );
-                    } else {
-                        depthwise_m1_s8::<1, 5, 4, C, $oh, $ow, 3, 3, true, false, _>(
-                            sep(&input, &mut got),
-                            &packed,
-                            &folded,
-                            $win,
-                            $r,
-                        );
-                    }
+                    fast!($oh, $ow, true, $win, $r, &mut got);
                     assert_eq!(got, want);
                 }
                 if int4 {

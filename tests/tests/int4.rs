@@ -25,98 +25,62 @@ fn conv(ic: usize, oc: usize, int4: bool) -> Vec<u8> {
     grouped_conv(ic, oc, 1, int4)
 }
 
-/// DEPTHWISE_CONV_2D 3x3 VALID over [1, 8, 8, c], depth multiplier
-/// `multiplier`, int8 or int4 filter.
-fn depthwise(c: usize, multiplier: usize, int4: bool) -> Vec<u8> {
-    const INT8: i8 = 9;
-    const INT32: i8 = 2;
-    const INT4: i8 = 17;
-    let oc = c * multiplier;
-    let bias: Vec<u8> = (0..oc as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
-    let (c, o) = (c as i32, oc as i32);
-    let sub = SubgraphDef {
-        tensors: vec![
-            TensorDef::new("input", &[1, 8, 8, c], INT8, QuantDef::per_tensor(0.05, 3)),
-            TensorDef::constant(
-                "filter",
-                &[1, 3, 3, o],
-                if int4 { INT4 } else { INT8 },
-                1,
-                QuantDef::per_tensor(0.02, 0),
-            ),
-            TensorDef::constant("bias", &[o], INT32, 2, QuantDef::per_tensor(0.001, 0)),
-            TensorDef::new("output", &[1, 6, 6, o], INT8, QuantDef::per_tensor(0.1, -5)),
-        ],
-        inputs: vec![0],
-        outputs: vec![3],
-        ops: vec![OpDef {
-            opcode: 0,
-            inputs: vec![0, 1, 2],
-            outputs: vec![3],
-            options: Some((
-                2,
-                vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1)), (3, Scalar::I32(multiplier as i32))],
-            )),
-            custom_options: None,
-        }],
-    };
-    ModelDef::new(&[4], sub, vec![weight_bytes_of(oc * 9, int4), bias]).to_bytes()
-}
-
 /// CONV_2D 3x3 VALID over [1, 8, 8, ic] to `oc` channels in `groups`
 /// filter groups, int8 or int4 filter.
 fn grouped_conv(ic: usize, oc: usize, groups: usize, int4: bool) -> Vec<u8> {
-    const INT8: i8 = 9;
-    const INT32: i8 = 2;
-    const INT4: i8 = 17;
-    let bias: Vec<u8> = (0..oc as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
-    let (c, o) = (ic as i32, oc as i32);
-    let sub = SubgraphDef {
-        tensors: vec![
-            TensorDef::new("input", &[1, 8, 8, c], INT8, QuantDef::per_tensor(0.05, 3)),
-            TensorDef::constant(
-                "filter",
-                &[o, 3, 3, c / groups as i32],
-                if int4 { INT4 } else { INT8 },
-                1,
-                QuantDef::per_tensor(0.02, 0),
-            ),
-            TensorDef::constant("bias", &[o], INT32, 2, QuantDef::per_tensor(0.001, 0)),
-            TensorDef::new("output", &[1, 6, 6, o], INT8, QuantDef::per_tensor(0.1, -5)),
-        ],
-        inputs: vec![0],
-        outputs: vec![3],
-        ops: vec![OpDef {
-            opcode: 0,
-            inputs: vec![0, 1, 2],
-            outputs: vec![3],
-            options: Some((1, vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1))])),
-            custom_options: None,
-        }],
-    };
-    ModelDef::new(&[3], sub, vec![weight_bytes_of(oc * 9 * ic / groups, int4), bias]).to_bytes()
+    let options = (1, vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1))]);
+    let filter = [oc as i32, 3, 3, (ic / groups) as i32];
+    one_layer(3, options, ([1, 8, 8, ic as i32].as_slice(), &filter, &[1, 6, 6, oc as i32]), oc, int4)
+}
+
+/// DEPTHWISE_CONV_2D 3x3 VALID over [1, 8, 8, c], depth multiplier
+/// `multiplier`, int8 or int4 filter.
+fn depthwise(c: usize, multiplier: usize, int4: bool) -> Vec<u8> {
+    let oc = (c * multiplier) as i32;
+    let options =
+        (2, vec![(0, Scalar::I8(1)), (1, Scalar::I32(1)), (2, Scalar::I32(1)), (3, Scalar::I32(multiplier as i32))]);
+    one_layer(4, options, ([1, 8, 8, c as i32].as_slice(), &[1, 3, 3, oc], &[1, 6, 6, oc]), oc as usize, int4)
 }
 
 /// FULLY_CONNECTED [1, depth] x [units, depth] with int8 or int4 weights.
 fn fc(depth: usize, units: usize, int4: bool) -> Vec<u8> {
+    let (d, u) = (depth as i32, units as i32);
+    one_layer(9, (0, Vec::new()), ([1, d].as_slice(), &[u, d], &[1, u]), units, int4)
+}
+
+/// A model of one int8 layer (builtin `opcode`, its options table unless
+/// empty) with a constant filter (weights -7..=7, int8 or int4) and an
+/// int32 bias of `channels`: (input, filter, output) shapes.
+fn one_layer(
+    opcode: i32,
+    options: (u8, Vec<(u16, Scalar)>),
+    (input, filter, output): (&[i32], &[i32], &[i32]),
+    channels: usize,
+    int4: bool,
+) -> Vec<u8> {
     const INT8: i8 = 9;
     const INT32: i8 = 2;
     const INT4: i8 = 17;
-    let weights = weight_bytes_of(units * depth, int4);
-    let bias: Vec<u8> = (0..units as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
-    let (d, u) = (depth as i32, units as i32);
+    let weights = weight_bytes_of(filter.iter().product::<i32>() as usize, int4);
+    let bias: Vec<u8> = (0..channels as i32).flat_map(|u| (u * 100 - 1000).to_le_bytes()).collect();
     let sub = SubgraphDef {
         tensors: vec![
-            TensorDef::new("input", &[1, d], INT8, QuantDef::per_tensor(0.05, 3)),
-            TensorDef::constant("weights", &[u, d], if int4 { INT4 } else { INT8 }, 1, QuantDef::per_tensor(0.02, 0)),
-            TensorDef::constant("bias", &[u], INT32, 2, QuantDef::per_tensor(0.001, 0)),
-            TensorDef::new("output", &[1, u], INT8, QuantDef::per_tensor(0.1, -5)),
+            TensorDef::new("input", input, INT8, QuantDef::per_tensor(0.05, 3)),
+            TensorDef::constant("filter", filter, if int4 { INT4 } else { INT8 }, 1, QuantDef::per_tensor(0.02, 0)),
+            TensorDef::constant("bias", &[channels as i32], INT32, 2, QuantDef::per_tensor(0.001, 0)),
+            TensorDef::new("output", output, INT8, QuantDef::per_tensor(0.1, -5)),
         ],
         inputs: vec![0],
         outputs: vec![3],
-        ops: vec![OpDef { opcode: 0, inputs: vec![0, 1, 2], outputs: vec![3], options: None, custom_options: None }],
+        ops: vec![OpDef {
+            opcode: 0,
+            inputs: vec![0, 1, 2],
+            outputs: vec![3],
+            options: (!options.1.is_empty()).then_some(options),
+            custom_options: None,
+        }],
     };
-    ModelDef::new(&[9], sub, vec![weights, bias]).to_bytes()
+    ModelDef::new(&[opcode], sub, vec![weights, bias]).to_bytes()
 }
 
 fn compiled(model: &[u8]) -> tinyaot_compiler::Compiled {

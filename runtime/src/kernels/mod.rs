@@ -76,18 +76,6 @@ impl<W: Copy> Filter<W> for &[W] {
     }
 }
 
-impl<W: Copy, const N: usize> Filter<W> for &[W; N] {
-    #[inline(always)]
-    fn run(self, start: usize, len: usize) -> impl Iterator<Item = W> {
-        self[start..start + len].iter().copied()
-    }
-
-    #[inline(always)]
-    fn at(self, i: usize) -> W {
-        self[i]
-    }
-}
-
 /// Input and output in disjoint buffers.
 pub struct Separate<'a, I, O = I> {
     /// The input.
