@@ -116,6 +116,22 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
     dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
 }
 
+/// [`dots_down`] for FULLY_CONNECTED, an instance of its own: where every
+/// call of a convolution's instance passes the same channel count, the
+/// optimizer specializes the instance on it (one more caller with another
+/// count, and a DS-CNN runs 1.1% more instructions on a Cortex-M3).
+#[inline(never)]
+pub fn dense_dots_down<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let scales = &scales[..out.len()];
+    dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
+}
+
 /// Whether pointwise kernels take their pixels two at a time
 /// ([`dots_pair`]; `arch::DOT_PAIRS`).
 pub const PAIRS: bool = arch::DOT_PAIRS;

@@ -19,6 +19,12 @@ pub trait PackedRows: Copy {
     /// `first`), for the short-form scales and the whole int8 range
     /// (`dot::fused_scales`); `scales` and `bias` start at row `first`.
     fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]);
+    /// [`PackedRows::dots_down`] for FULLY_CONNECTED (`dot::dense_dots_down`
+    /// for byte rows: an instance apart from the convolutions').
+    #[inline(always)]
+    fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        self.dots_down::<DEPTH>(x, 0, bias, scales, out)
+    }
     /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot
     /// products (`dot::dots_pair`) read; `None` for widened rows.
     fn byte_rows(&self) -> Option<&[i8]>;
@@ -34,6 +40,10 @@ impl PackedRows for &[i8] {
     fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         let d4 = depth4(DEPTH);
         super::dot::dots_down::<DEPTH>(x, &self[first * d4..(first + out.len()) * d4], bias, scales, out);
+    }
+    #[inline(always)]
+    fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        super::dot::dense_dots_down::<DEPTH>(x, &self[..out.len() * depth4(DEPTH)], bias, scales, out);
     }
     #[inline(always)]
     fn byte_rows(&self) -> Option<&[i8]> {

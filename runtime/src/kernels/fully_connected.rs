@@ -75,7 +75,7 @@ pub fn fully_connected_folded_s8<const B: usize, const D: usize, const O: usize,
     let fused = if FUSE { super::conv::fused_or_bug(q) } else { None };
     for (row, out) in input.chunks_exact(D).zip(output.chunks_exact_mut(O)) {
         match fused {
-            Some(scales) => packed.dots_down::<D>(row, 0, bias, scales, out),
+            Some(scales) => packed.dense_dots_down::<D>(row, bias, scales, out),
             None => super::dot::rescaled_dots::<D>(row, packed, bias, q, out),
         }
     }
