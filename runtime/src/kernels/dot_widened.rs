@@ -63,6 +63,11 @@ impl PackedRows for &[u32] {
         dots_widened_down::<DEPTH>(x, &self[first * w..(first + out.len()) * w], bias, scales, out);
     }
     #[inline(always)]
+    fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        let w = depth4(DEPTH) / 2;
+        dense_dots_widened_down::<DEPTH>(x, &self[..out.len() * w], bias, scales, out);
+    }
+    #[inline(always)]
     fn byte_rows(&self) -> Option<&[i8]> {
         None
     }
@@ -79,6 +84,22 @@ pub fn dots_widened<const DEPTH: usize>(x: &[i8], packed: &[u32], bias: &[i32], 
 /// (`dot::dots_down`'s twin).
 #[inline(never)]
 pub fn dots_widened_down<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[u32],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let scales = &scales[..out.len()];
+    widened_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| {
+        crate::arch::requantize_block(a, &scales[c..], &mut out[c..])
+    });
+}
+
+/// [`dots_widened_down`] for FULLY_CONNECTED, an instance of its own (see
+/// `dot::dense_dots_down`).
+#[inline(never)]
+pub fn dense_dots_widened_down<const DEPTH: usize>(
     x: &[i8],
     packed: &[u32],
     bias: &[i32],
