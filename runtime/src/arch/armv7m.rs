@@ -37,6 +37,7 @@ pub(crate) fn rescale_down(acc: i32, s: &DownScale) -> i32 {
 /// `MLA`, the four sums and inputs kept in registers (the compiler's
 /// loop, unrolled twice, spills sums to the stack: 2.66 instructions per
 /// MAC against 2.4). Other block heights take the portable loop.
+#[cfg(not(target_feature = "dsp"))]
 #[inline(always)]
 pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
     let groups = x.len() / 4;
