@@ -28,12 +28,8 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                 let m = format!("m_{}", stem.to_ascii_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
                 // Models with a chain of window ops also run tiled, at the
                 // smallest arena tiling reaches (the most bands).
-                let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
-                let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
-                let tiled = tinyaot_compiler::analyze_with(&bytes, &tiny)
-                    .ok()
-                    .and_then(|a| a.tiled_floor.map(|(arena, _)| arena))
-                    .filter(|&arena| arena < untiled);
+                let tiled = tinyaot_compiler::smallest_tiled_arena(&bytes, &Default::default())
+                    .filter(|&arena| arena < plain.plain_arena());
                 let mut variants =
                     vec![("", "in_place = true".to_string()), ("_disjoint", "in_place = false".to_string())];
                 if let Some(arena) = tiled {
@@ -106,10 +102,8 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
 fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
     let borrowed = tinyaot_compiler::Options { borrowed_inputs: true, ..Default::default() };
     let plain = tinyaot_compiler::analyze_with(bytes, &borrowed).ok()?;
-    let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
-    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..borrowed };
-    let arena = tinyaot_compiler::analyze_with(bytes, &tiny).ok()?.tiled_floor?.0;
-    if arena >= untiled {
+    let arena = tinyaot_compiler::smallest_tiled_arena(bytes, &borrowed)?;
+    if arena >= plain.plain_arena() {
         return None;
     }
     let mut arrays = String::new();

@@ -247,6 +247,22 @@ impl Default for Options {
     }
 }
 
+impl Analysis<'_> {
+    /// The smallest arena of the plain plan: its chosen kernels', or the
+    /// scratch-free ones' where those need less.
+    pub fn plain_arena(&self) -> usize {
+        self.direct_arena.unwrap_or(self.plan.arena_size).min(self.plan.arena_size)
+    }
+}
+
+/// The smallest arena a tiled plan of the model reaches with `opts`' other
+/// options (`Analysis::tiled_floor` under the tightest budget); `None`
+/// when no stage tiles or the model does not compile.
+pub fn smallest_tiled_arena(bytes: &[u8], opts: &Options) -> Option<usize> {
+    let tightest = Options { arena_limit: Some(1), ..*opts };
+    analyze_with(bytes, &tightest).ok()?.tiled_floor.map(|(arena, _)| arena)
+}
+
 /// Reads, checks and plans a model with the default options.
 pub fn analyze(bytes: &[u8]) -> Result<Analysis<'_>, Error> {
     analyze_with(bytes, &Options::default())

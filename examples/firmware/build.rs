@@ -121,8 +121,7 @@ fn main() {
             continue;
         }
         let bytes = std::fs::read(path).unwrap();
-        let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
-        let floor = tinyaot_compiler::analyze_with(&bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
+        let floor = tinyaot_compiler::smallest_tiled_arena(&bytes, &Default::default());
         // `TINYAOT_FW_ARENA_LIMIT=N`: the twin at that budget instead.
         let floor = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
         // `TINYAOT_FW_BORROWED=1`: a one-int8-input twin also borrows its

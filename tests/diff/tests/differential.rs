@@ -73,10 +73,8 @@ fn ours(case_dir: &Path, c: &Case) -> PathBuf {
 /// its plain plan (fast or direct kernels): the case also runs tiled there.
 fn tiled_arena(c: &Case) -> Option<usize> {
     let plain = tinyaot_compiler::analyze(&c.model).ok()?;
-    let untiled = plain.direct_arena.unwrap_or(plain.plan.arena_size).min(plain.plan.arena_size);
-    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..Default::default() };
-    let (arena, _) = tinyaot_compiler::analyze_with(&c.model, &tiny).ok()?.tiled_floor?;
-    (arena < untiled).then_some(arena)
+    let arena = tinyaot_compiler::smallest_tiled_arena(&c.model, &Default::default())?;
+    (arena < plain.plain_arena()).then_some(arena)
 }
 
 /// Writes the runner crate: one module per case (and per tiled twin, named

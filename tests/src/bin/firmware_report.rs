@@ -48,8 +48,7 @@ fn options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
         _ => false,
     });
     let borrowed_inputs = one_int8 && std::env::var_os("TINYAOT_FW_BORROWED").is_some();
-    let tiny = tinyaot_compiler::Options { arena_limit: Some(1), ..plain };
-    let floor = tinyaot_compiler::analyze_with(bytes, &tiny).ok().and_then(|a| a.tiled_floor.map(|(arena, _)| arena));
+    let floor = tinyaot_compiler::smallest_tiled_arena(bytes, &plain);
     let limit = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
     tinyaot_compiler::Options { arena_limit: limit, borrowed_inputs, ..plain }
 }
