@@ -275,6 +275,33 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     acc
 }
 
+/// The whole blocks of 4 packed rows (`pack_rows`, `rows` at the first
+/// block) against both pixels of a pair buffer, each sum requantized
+/// (short form, whole int8 range) as soon as it is done: `out_a[c]` and
+/// `out_b[c]` for every channel `c` of `out_a.len()`, a multiple of 4;
+/// `bias` and `scales` start at the first row.
+#[inline(always)]
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
+    pair: &[u32],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out_a: &mut [i8],
+    out_b: &mut [i8],
+) {
+    let block = 4 * crate::kernels::layout::depth4(DEPTH);
+    let channels = out_a.len();
+    let blocks = rows[..channels / 4 * block].chunks_exact(block);
+    for (k, block) in blocks.enumerate() {
+        let c = 4 * k;
+        let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
+        let [a0, a1, p0, p1] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
+        let [a2, a3, p2, p3] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
+        crate::arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
+        crate::arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
+    }
+}
+
 // ---- requantization to int8 --------------------------------------------
 
 /// `tinyaot_common::fixedpoint::rescale_down`: the short-form

@@ -217,17 +217,9 @@ pub fn dots_pair_down<const DEPTH: usize>(
     let channels = core::hint::black_box(out_a.len());
     let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
     let (bias, scales) = (&bias[..channels], &scales[..channels]);
-    let (mut c, mut off) = (0, 0);
-    while channels - c >= 4 {
-        let block = &packed[off..off + 4 * d4];
-        let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
-        let [a0, a1, p0, p1] = arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
-        let [a2, a3, p2, p3] = arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
-        arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
-        arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
-        c += 4;
-        off += 4 * d4;
-    }
+    let whole = channels / 4 * 4;
+    arch::dot_pair_blocks_down::<DEPTH>(pair, packed, bias, scales, &mut out_a[..whole], &mut out_b[..whole]);
+    let (mut c, mut off) = (whole, whole * d4);
     if channels - c >= 2 {
         let (b0, b1) = (bias[c], bias[c + 1]);
         let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
