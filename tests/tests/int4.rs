@@ -136,6 +136,8 @@ fn int4_conv_takes_half_the_weight_flash() {
         let (w8, w4) = (weight_bytes(&conv(ic, oc, false)), weight_bytes(&conv(ic, oc, true)));
         println!("CONV_2D 3x3 {ic} -> {oc}: int8 weights {w8} B of flash, int4 {w4} B");
         let nibbles = (oc * 9 * ic).div_ceil(2);
-        assert!(w4 < w8 - nibbles + nibbles / 8, "int4 {w4} B is not about half of int8 {w8} B");
+        // int4 rows go in pairs of whole 8-value words: on a small layer
+        // (7 rows of 27) the padding is up to a quarter of the nibbles.
+        assert!(w4 <= w8 - nibbles + nibbles / 4, "int4 {w4} B is not about half of int8 {w8} B");
     }
 }

@@ -58,6 +58,14 @@ impl PackedRows {
         if int4 { PackedRows::int4(rows, channels, depth) } else { PackedRows::new(rows, channels, depth) }
     }
 
+    /// These rows without the widened layout: for kernels that read byte
+    /// rows anyway (the pixel-pair dot products), where the widened copy
+    /// would only displace the byte rows the pairs need.
+    pub fn bytes_only(mut self) -> PackedRows {
+        self.widened = None;
+        self
+    }
+
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         if let Some((words, depth, rows)) = &self.int4 {

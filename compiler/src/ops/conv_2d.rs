@@ -144,12 +144,17 @@ impl Operator for Conv2d {
                 };
                 // Blocks of rows for the blocked dot products.
                 let depth = kh * kw * ic;
-                let packed = PackedRows::of(weights, oc, depth, self.int4).emit(cx);
-                let folded = cx.i32s(folded);
                 let fuse = q.fused();
+                let d4 = crate::layout::depth4(depth);
+                // The rule of `conv2d_im2col_s8`: a fused layer takes pixel
+                // pairs over byte rows (a pointwise one from 4 input
+                // channels, a window from 8 values, up to 576).
+                let pairs = fuse && d4 <= 576 && if self.pointwise() { ic >= 4 } else { d4 >= 8 };
+                let packed = PackedRows::of(weights, oc, depth, self.int4);
+                let packed = if pairs { packed.bytes_only() } else { packed }.emit(cx);
+                let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
-                let d4 = crate::layout::depth4(depth);
                 quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                     #io, #packed, #folded, #win, #q, #patch);)
             }

@@ -332,7 +332,7 @@ pub fn conv2d_im2col_s8<
     // (the fused requantization stays fused: `dots_pair_down`).
     let pairs = packed
         .byte_rows()
-        .filter(|_| super::dot::PAIRS && pointwise && batch == 1 && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
+        .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
     if let Some(rows) = pairs {
         return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, _>(io, rows, bias, win, q, fused, |io, px, lane, pair| {
             let pixel = ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
@@ -342,7 +342,7 @@ pub fn conv2d_im2col_s8<
     // Windows with long rows, two pixels at a time too (with few channels
     // per pixel only longer rows gain: the pair's fixed costs are spread
     // over fewer sums).
-    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= if FUSE { 32 } else { 64 });
+    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || FUSE && D4 >= 8 || batch == 1 && D4 >= 64);
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
         return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(
             io,

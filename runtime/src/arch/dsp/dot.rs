@@ -456,6 +456,9 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
     // The step back from a block's rows 0, 1 to its rows 2, 3 is an
     // immediate (`SUBW`, 12 bits).
     const { assert!(DEPTH > 0 && 16 * DEPTH.div_ceil(4) <= 4095 + 8) };
+    // Rows of up to 64 values run straight (no group loop, whose count
+    // lives on the stack: 14 cycles per 4 outputs), longer ones in loops of
+    // 8 groups (about 1 KB of code per 16 groups).
     let blocks = out_a.len() / 4;
     if blocks == 0 {
         return;
@@ -501,8 +504,8 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
             out("r9") _,
             out("r10") _,
             out("r11") _,
-            rem = const DEPTH.div_ceil(4) % 8,
-            loops = const DEPTH.div_ceil(4) / 8,
+            rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
+            loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
             back = const 16 * DEPTH.div_ceil(4) - 8,
         );
     }
