@@ -82,8 +82,9 @@ pub struct Tiling {
 /// high-resolution stages worth tiling are a handful of blocks).
 const MAX_STAGE_OPS: usize = 32;
 
-/// Estimated instructions of one kernel call beyond its loops (arguments,
-/// prologue), charged per op per band.
+/// Estimated Cortex-M4 cycles of one kernel call beyond its loops
+/// (arguments, prologue, the per-call setup of its rows), charged per op
+/// per band.
 const CALL_COST: u64 = 100;
 
 /// Where a map's rows are while a band runs: the whole map, or the band's

@@ -7,6 +7,7 @@
 
 pub mod broadcast;
 pub mod context;
+pub mod cost;
 pub mod fft;
 pub mod hybrid;
 pub mod movement;

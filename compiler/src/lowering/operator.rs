@@ -109,7 +109,8 @@ pub struct Variant {
     pub kernel: Kernel,
     /// Scratch bytes it needs during the op.
     pub scratch: usize,
-    /// Estimated instructions per invoke (only compared between variants).
+    /// Estimated Cortex-M4 cycles per invoke (`lowering::cost` for the ops
+    /// whose kernels compete; one per MAC where an op has one kernel).
     pub cost: u64,
 }
 

@@ -4,6 +4,7 @@
 //! which TFLM refuses, as LiteRT runs it (`kernels::hybrid::conv2d_hybrid`).
 
 use crate::lowering::context::OpCx;
+use crate::lowering::cost;
 use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith, folded_bias};
@@ -189,20 +190,21 @@ impl Operator for Conv2d {
     }
 
     /// int8 without groups: the im2col kernel, with a patch of
-    /// `KH * KW * IC` i16. Costs are rough instruction estimates: the direct
-    /// kernel pays loop overhead per filter tap and per MAC, im2col pays
-    /// the gather once per pixel and then tight dot products.
+    /// `KH * KW * IC` bytes (none for a 1x1 window). Costs in estimated M4
+    /// cycles (`lowering::cost`).
     fn variants(&self) -> Vec<Variant> {
         let [n, _, _, ic] = self.geo.input;
         let [_, oh, ow, oc] = self.geo.output;
         let [kh, kw] = self.geo.kernel;
         let pixels = (n * oh * ow) as u64;
+        let outputs = pixels * oc as u64;
         let taps = (kh * kw) as u64;
-        let depth = taps * self.filter_depth as u64;
-        let direct = pixels * oc as u64 * (taps * (6 + 4 * self.filter_depth as u64) + 12);
+        let direct = cost::conv_direct(outputs, taps, self.filter_depth as u64);
         let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
-            let im2col = pixels * (depth * 4 + oc as u64 * (depth * 2 + 14));
+            let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
+            let depth = taps * ic as u64;
+            let im2col = cost::conv_im2col(outputs, depth, pixels, self.pointwise(), fused);
             let scratch = if self.pointwise() { 0 } else { crate::layout::depth4(kh * kw * ic) };
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: im2col });
         }

@@ -7,6 +7,7 @@ use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_int4, pack_depthwise_rows};
 use crate::lowering::context::OpCx;
+use crate::lowering::cost;
 use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith};
@@ -207,14 +208,20 @@ impl Operator for DepthwiseConv2d {
     /// Input depth 1 (int8, constant filter): also the im2col convolution
     /// kernel, with a `KH * KW` byte patch. Multiplier 1 and dilation 1:
     /// also the widened-rows kernel, with `KH` input rows of 16-bit values.
+    /// Costs in estimated M4 cycles (`lowering::cost`).
     fn variants(&self) -> Vec<Variant> {
-        let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: self.macs() * 12 }];
         let [kh, kw] = self.geo.kernel;
         let [n, oh, ow, oc] = self.geo.output;
+        let pixels = (n * oh * ow) as u64;
+        let outputs = pixels * oc as u64;
+        let taps = (kh * kw) as u64;
+        // int8 with multiplier 1 runs 4-channel groups over 16-bit lanes.
+        let lanes = matches!(self.arith, Arith::Int8(_)) && self.weights.is_some() && self.multiplier == 1;
+        let mut v =
+            vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: cost::depthwise_direct(outputs, taps, lanes) }];
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
-            let pixels = (n * oh * ow) as u64;
             let scratch = crate::layout::depth4(kh * kw);
-            v.push(Variant { kernel: Kernel::Im2col, scratch, cost: self.macs() * 2 + pixels * (kh * kw) as u64 * 4 });
+            v.push(Variant { kernel: Kernel::Im2col, scratch, cost: cost::depthwise_im2col(outputs, taps, pixels) });
         }
         // Where the assembly loop exists (the portable loop is only faster
         // on cores without the DSP extension).
@@ -223,14 +230,14 @@ impl Operator for DepthwiseConv2d {
         let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
         if self.weights.is_some() && !self.int4 && self.multiplier == 1 && self.geo.dilation == [1, 1] && fast && fused
         {
-            // Each input value widened once (about 3 instructions), then
-            // about 1.2 per multiply-accumulate and 8 per output.
             let [_, ih, iw, _] = self.geo.input;
             let widened = (n * ih * iw * oc) as u64;
-            let outputs = (n * oh * ow * oc) as u64;
             let scratch = kh.saturating_mul(oc).saturating_mul(rw).saturating_mul(2);
-            let cost = self.macs() * 6 / 5 + outputs * 8 + widened * 3;
-            v.push(Variant { kernel: Kernel::WidenedRows, scratch, cost });
+            v.push(Variant {
+                kernel: Kernel::WidenedRows,
+                scratch,
+                cost: cost::depthwise_rows(outputs, taps, widened),
+            });
         }
         v
     }
