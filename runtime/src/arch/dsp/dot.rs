@@ -439,10 +439,10 @@ macro_rules! pair_half_down {
 
 /// `portable::dot_pair_blocks_down` as one assembly loop over the blocks
 /// (no bounds checks, pointers and counts kept on the stack between the
-/// halves), with all 14 general registers (r6 and r7, which the compiler
-/// keeps for itself, saved and restored here): 19 cycles per group of 16
-/// MACs and about 15 per output for the requantization and the loop
-/// bookkeeping.
+/// halves), with all 14 general registers (r6 and r7, which inline
+/// assembly may not name as operands, saved and restored here): 19
+/// cycles per group of 16 MACs and about 17 per output for the
+/// requantization and the loop bookkeeping.
 #[inline(always)]
 pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
     pair: &[u32],
@@ -475,8 +475,9 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
     // unaligned allowed) and `4 * groups` words of `pair`, two biases and
     // two scales per half, and writes 2 bytes per half to each output,
     // `blocks` times: all inside the slices by the assert above. r6 and r7
-    // are pushed first and popped last; the frame of 7 words is popped
-    // before them, so the stack pointer is restored.
+    // (not nameable as operands: LLVM's base and frame pointers) are pushed
+    // first and popped last; the frame of 7 words is popped before them, so
+    // they and the stack pointer are restored.
     unsafe {
         core::arch::asm!(
             "push {{r6, r7}}",
