@@ -328,8 +328,10 @@ pub fn conv2d_im2col_s8<
     // Fused requantization, chosen by the compiler (a constant, so only
     // one of the two paths is compiled into the kernel).
     let fused = if FUSE { fused_or_bug(q) } else { None };
-    // Pointwise layers with many channels on targets with pair kernels
-    // (the fused requantization stays fused: `dots_pair_down`).
+    // Pointwise layers on targets with pair kernels: every one whose
+    // requantization fuses (`dots_pair_down`, requantized in registers),
+    // else those with too many channels to batch their requantization.
+    // The compiler mirrors this rule (it emits no widened rows for them).
     let pairs = packed
         .byte_rows()
         .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
@@ -339,9 +341,10 @@ pub fn conv2d_im2col_s8<
             super::dot::widen_pair_lane(io.run(pixel, IC), lane, pair);
         });
     }
-    // Windows with long rows, two pixels at a time too (with few channels
-    // per pixel only longer rows gain: the pair's fixed costs are spread
-    // over fewer sums).
+    // Windows two pixels at a time too: from 8 values where the
+    // requantization fuses; otherwise only long rows gain (with few
+    // channels per pixel the pair's sums go through memory and the fixed
+    // costs are spread over fewer of them).
     let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || FUSE && D4 >= 8 || batch == 1 && D4 >= 64);
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
         return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(
