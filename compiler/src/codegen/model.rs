@@ -352,7 +352,6 @@ pub fn emit(
         }
     };
     let u8_ty = quote!(::core::primitive::u8);
-    let option = quote!(::core::option::Option);
     // Borrowed inputs are passed to `invoke`: nothing to write.
     let write_input_body = if in_writes.is_empty() {
         quote! {
