@@ -32,6 +32,54 @@ pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
     }
 }
 
+/// [`pack_rows`] with its whole blocks of 4 rows rearranged for the
+/// pixel-pair dot products (`kernels::dot::PairRows`); the last 2 or 1
+/// rows stay as `pack_rows` has them. Each group of 4 values of a block
+/// is 16 bytes: rows 0 and 1, then rows 2 and 3, each pair as two words
+/// of 16-bit lanes, the first for values 0 and 2, the second for 1 and 3
+/// (the order of the widened input pairs). A lane holds the even row's
+/// value plus 128 in its low byte and the odd row's value in its high
+/// byte: one `SMLAD` of a lane word gives `even + 128 x + 256 odd` for
+/// two values, and `SXTB16` of the word rotated by 8 gives the odd row's
+/// values alone. So per pair of rows one sign extension serves where
+/// plain bytes need two; the kernels take the even row's sum back out
+/// with the sum of the input ([`pair_row_value`] reads one value).
+pub fn pack_pair_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
+    pack_rows(filter, channels, depth, out);
+    for group in out[..channels / 4 * 4 * depth4(depth)].chunks_exact_mut(16) {
+        let plain: [i8; 16] = core::array::from_fn(|k| group[k]);
+        for (k, byte) in group.iter_mut().enumerate() {
+            *byte = pair_row_byte(&plain, k);
+        }
+    }
+}
+
+/// The lane byte `k` (0..16) of a group of [`pack_pair_rows`] from the
+/// group's plain rows (`plain[4 * row + value]`).
+const fn pair_row_byte(plain: &[i8; 16], k: usize) -> i8 {
+    let (row, value) = pair_row_slot(k);
+    let v = plain[4 * row + value];
+    if row & 1 == 0 { ((v as u8) ^ 0x80) as i8 } else { v }
+}
+
+/// Which row (0..4) and value (0..4) of its group lane byte `k` of
+/// [`pack_pair_rows`] holds.
+const fn pair_row_slot(k: usize) -> (usize, usize) {
+    let half = k / 8;
+    let lane = (k % 8) / 2;
+    // Lanes 0, 1: values 0 and 2; lanes 2, 3: values 1 and 3.
+    let value = [0, 2, 1, 3][lane];
+    (2 * half + k % 2, value)
+}
+
+/// Value `value` (0..4) of row `row` (0..4) of a group of
+/// [`pack_pair_rows`] (`group`: its 16 bytes).
+pub fn pair_row_value(group: &[i8], row: usize, value: usize) -> i8 {
+    let lane = [0, 2, 1, 3][value];
+    let byte = group[8 * (row / 2) + 2 * lane + row % 2];
+    if row & 1 == 0 { ((byte as u8) ^ 0x80) as i8 } else { byte }
+}
+
 /// The row blocks of the packed layouts: `(first row, rows, offset of
 /// the block in values)`, 4 rows at a time, then 2, then 1, each row
 /// `d4` values long.
@@ -248,6 +296,39 @@ pub fn pack_rows_widened(filter: &[i8], channels: usize, depth: usize, out: &mut
                 out[at] = value(c + r, 4 * g) | (value(c + r, 4 * g + 2) << 16);
                 out[at + 1] = value(c + r, 4 * g + 1) | (value(c + r, 4 * g + 3) << 16);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::{vec, vec::Vec};
+
+    #[test]
+    fn pair_rows_hold_every_value_of_the_plain_rows() {
+        for (channels, depth) in [(4, 4), (9, 7), (8, 24), (13, 33)] {
+            let w: Vec<i8> = (0..channels * depth).map(|i| ((i * 71 + 3) % 256) as u8 as i8).collect();
+            let (mut plain, mut lanes) =
+                (vec![0i8; packed_len(channels, depth)], vec![0i8; packed_len(channels, depth)]);
+            pack_rows(&w, channels, depth, &mut plain);
+            pack_pair_rows(&w, channels, depth, &mut lanes);
+            let d4 = depth4(depth);
+            let whole = channels / 4 * 4;
+            // The last 2 or 1 rows are as `pack_rows` has them.
+            assert_eq!(lanes[whole * d4..], plain[whole * d4..]);
+            for c in 0..whole {
+                for k in 0..d4 {
+                    let group = &lanes[c / 4 * 4 * d4 + 16 * (k / 4)..][..16];
+                    let want = if k < depth { w[c * depth + k] } else { 0 };
+                    assert_eq!(pair_row_value(group, c % 4, k % 4), want, "row {c}, value {k}");
+                }
+            }
+            // Even rows' lane bytes are offset by 128, odd rows' are not.
+            let group = &lanes[..16];
+            assert_eq!(group[0] as u8, (w[0] as u8) ^ 0x80);
+            assert_eq!(group[1], w[depth]);
         }
     }
 }

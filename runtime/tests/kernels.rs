@@ -539,8 +539,8 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
                 .map(|c| bias[c] + (0..depth).map(|k| xb[k] as i32 * w[c * depth + k] as i32).sum::<i32>())
                 .collect();
             let mut pair = [0u32; 256];
-            widen_pair_lane(&x, 0, &mut pair);
-            widen_pair_lane(&xb, 1, &mut pair);
+            widen_pair_lane::<false>(&x, 0, &mut pair);
+            widen_pair_lane::<false>(&xb, 1, &mut pair);
             let (mut got_a, mut got_b) = (vec![0; channels], vec![0; channels]);
             let (a, b) = (&mut got_a[..], &mut got_b[..]);
             match depth {
@@ -553,6 +553,61 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
             }
             assert_eq!((got_a, got_b), (want.clone(), want_b), "pair: {channels} channels, depth {depth}");
         }
+    }
+}
+
+#[test]
+fn pair_rows_match_plain_rows_for_every_block_shape() {
+    use tinyaot::__private::kernels::PackedRows;
+    use tinyaot::__private::kernels::dot::{PairRows, dots_pair_down, widen_pair_lane};
+    use tinyaot::__private::kernels::layout::{pack_pair_rows, packed_len};
+    use tinyaot::__private::kernels::{down_scale_of, rescale_down};
+    // 1..=9 channels: whole blocks of 4 in the lane layout, then 2 and 1
+    // plain; extreme weights and inputs (-128 against -128 and 127) where
+    // the lane words are at the ends of their 16-bit range.
+    fn check<const DEPTH: usize>(channels: usize, seed: usize) {
+        let x: Vec<i8> =
+            (0..DEPTH).map(|i| if i % 5 == 0 { -128 } else { ((i * 37 + seed) % 256) as u8 as i8 }).collect();
+        let xb: Vec<i8> = x.iter().rev().map(|&v| v.wrapping_add(101)).collect();
+        let w: Vec<i8> = (0..channels * DEPTH)
+            .map(|i| match i % 7 {
+                0 => -128,
+                3 => 127,
+                _ => ((i * 91 + 17 + seed) % 256) as u8 as i8,
+            })
+            .collect();
+        let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 100_003 - 250_000).collect();
+        let plain =
+            |x: &[i8], c: usize| bias[c] + (0..DEPTH).map(|k| x[k] as i32 * w[c * DEPTH + k] as i32).sum::<i32>();
+        let mut lanes = vec![0i8; packed_len(channels, DEPTH)];
+        pack_pair_rows(&w, channels, DEPTH, &mut lanes);
+        let rows = PairRows(&lanes);
+        // Value by value (targets without pair kernels never get these
+        // rows; this is their fallback).
+        let mut got = vec![0; channels];
+        rows.dots::<DEPTH>(&x, 0, &bias, &mut got);
+        let want: Vec<i32> = (0..channels).map(|c| plain(&x, c)).collect();
+        assert_eq!(got, want, "dots: {channels} channels, depth {DEPTH}");
+        // Two pixels, requantized in the fused pair kernel.
+        let scales: Vec<[i32; 4]> = (0..channels)
+            .map(|c| down_scale_of(1_100_000_000 + c as i32 * 7_000_000, -9 - c as i32 % 3, -3).unwrap())
+            .collect();
+        let mut pair = [0u32; 4 * 40 + 2];
+        widen_pair_lane::<true>(&x, 0, &mut pair);
+        widen_pair_lane::<true>(&xb, 1, &mut pair);
+        let (mut out_a, mut out_b) = (vec![0i8; channels], vec![0i8; channels]);
+        dots_pair_down::<DEPTH, true>(&pair, &lanes, &bias, &scales, &mut out_a, &mut out_b);
+        let down = |x: &[i8]| -> Vec<i8> {
+            (0..channels).map(|c| rescale_down(plain(x, c), &scales[c]).clamp(-128, 127) as i8).collect()
+        };
+        assert_eq!((out_a, out_b), (down(&x), down(&xb)), "pairs: {channels} channels, depth {DEPTH}");
+    }
+    for channels in 1..=9 {
+        check::<1>(channels, 1);
+        check::<7>(channels, 2);
+        check::<24>(channels, 3);
+        check::<27>(channels, 4);
+        check::<160>(channels, 5);
     }
 }
 

@@ -29,7 +29,18 @@ pub struct PackedRows {
     /// and the row count, read by `kernels::dot_int4::Int4Rows` (half the
     /// flash); `bytes` then unused.
     pub int4: Option<(Vec<u8>, usize, usize)>,
+    /// `layout::pack_pair_rows`, for the fused pixel-pair kernels
+    /// (`kernels::dot::PairRows`); the generated code uses it where the
+    /// target has them (DSP cores, x86-64) and `bytes` elsewhere.
+    pub pair_lanes: Option<Vec<u8>>,
 }
+
+/// Shortest rows (values, a multiple of 4) that take the pair-row layout
+/// when a layer runs two pixels at a time with its requantization fused:
+/// it saves 2 cycles per group of 4 values and pair of rows on a
+/// Cortex-M4 and costs about 7 per pair of rows (the input sums'
+/// correction), so from 6 groups it gains 5 or more.
+pub const PAIR_LANES_MIN_DEPTH: usize = 24;
 
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
@@ -42,14 +53,14 @@ impl PackedRows {
             pack_rows_widened(rows, channels, depth, &mut words);
             words.iter().flat_map(|w| w.to_le_bytes()).collect()
         });
-        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened, int4: None }
+        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened, int4: None, pair_lanes: None }
     }
 
     /// `channels` rows of `depth` int4 values (given unpacked, as int8), kept
     /// at half a byte each (`layout::pack_rows_int4`).
     pub fn int4(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
         let words = crate::layout::pack_rows_int4(rows, channels, depth).flat_map(u32::to_le_bytes).collect();
-        PackedRows { bytes: Vec::new(), widened: None, int4: Some((words, depth, channels)) }
+        PackedRows { bytes: Vec::new(), widened: None, int4: Some((words, depth, channels)), pair_lanes: None }
     }
 
     /// Rows for the model's weights: int4 ones (`int4`) kept packed, else
@@ -66,8 +77,34 @@ impl PackedRows {
         self
     }
 
+    /// These rows for the fused pixel-pair kernels (`rows`: the same
+    /// `channels` rows of `depth` values [`PackedRows::new`] took): the
+    /// pair-row layout where the target has the kernels, the byte rows
+    /// elsewhere; no widened copy. int4 rows stay as they are.
+    pub fn pair_lanes(mut self, rows: &[i8], channels: usize, depth: usize) -> PackedRows {
+        if self.int4.is_some() {
+            return self;
+        }
+        let mut lanes = vec![0i8; crate::layout::packed_len(channels, depth)];
+        crate::layout::pack_pair_rows(rows, channels, depth, &mut lanes);
+        self.pair_lanes = Some(lanes.iter().map(|&b| b as u8).collect());
+        self.bytes_only()
+    }
+
     /// The flash constant(s) as the slice the kernels take.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        if let Some(lanes) = &self.pair_lanes {
+            // Both layouts have the same size; one is counted.
+            let lanes = cx.bytes(lanes);
+            let bytes = cx.alternative_bytes(&self.bytes);
+            return quote::quote!({
+                #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+                let rows = ::tinyaot::__private::kernels::dot::PairRows(#lanes.cast::<i8>());
+                #[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+                let rows = #bytes.cast::<i8>();
+                rows
+            });
+        }
         if let Some((words, depth, rows)) = &self.int4 {
             let words = cx.bytes(words);
             return quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Rows {

@@ -150,9 +150,18 @@ impl Operator for Conv2d {
                 // The rule of `conv2d_im2col_s8`: a fused layer takes pixel
                 // pairs over byte rows (a pointwise one from 4 input
                 // channels, a window from 8 values, up to 576).
+                // From `PAIR_LANES_MIN_DEPTH` values the rows take the pair-row
+                // layout, which tells the kernel to take pairs.
                 let pairs = fuse && d4 <= 576 && if self.pointwise() { ic >= 4 } else { d4 >= 8 };
                 let packed = PackedRows::of(weights, oc, depth, self.int4);
-                let packed = if pairs { packed.bytes_only() } else { packed }.emit(cx);
+                let packed = match pairs {
+                    true if d4 >= crate::lowering::weights::PAIR_LANES_MIN_DEPTH => {
+                        packed.pair_lanes(weights, oc, depth)
+                    }
+                    true => packed.bytes_only(),
+                    false => packed,
+                }
+                .emit(cx);
                 let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };

@@ -237,7 +237,7 @@ pub(crate) const WIDENED_PAIR_WORDS: usize = 576;
 /// 0, pixel b in lane 1; values 0, 2 then 1, 3, as [`widen_input`]). A last
 /// partial group is padded with zeros (the packed rows are zero there too).
 #[inline(always)]
-pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
+pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) {
     let groups = x.len().div_ceil(4);
     assert!(lane < 2 && 4 * groups <= buf.len().min(WIDENED_PAIR_WORDS));
     for (g, words) in x.chunks(4).zip(buf.chunks_exact_mut(4)) {
@@ -248,6 +248,12 @@ pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
         let word = u32::from_le_bytes(b);
         words[2 * lane] = sxtb16(word);
         words[2 * lane + 1] = sxtb16(word.rotate_right(8));
+    }
+    if SUM {
+        // 128 times the sum of the values, after the groups (the pair-row
+        // layout's correction, `dot_pair_blocks_down`).
+        let sum = x.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
+        buf[4 * groups + lane] = sum.wrapping_mul(128) as u32;
     }
 }
 
@@ -275,13 +281,15 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     acc
 }
 
-/// The whole blocks of 4 packed rows (`pack_rows`, `rows` at the first
-/// block) against both pixels of a pair buffer, each sum requantized
-/// (short form, whole int8 range) as soon as it is done: `out_a[c]` and
-/// `out_b[c]` for every channel `c` of `out_a.len()`, a multiple of 4;
-/// `bias` and `scales` start at the first row.
+/// The whole blocks of 4 packed rows (`rows` at the first block; in
+/// `layout::pack_rows`'s layout, or with `LANES` in
+/// `layout::pack_pair_rows`'s, then `pair` holds each pixel's input sum
+/// times 128 after its groups) against both pixels of a pair buffer, each
+/// sum requantized (short form, whole int8 range) as soon as it is done:
+/// `out_a[c]` and `out_b[c]` for every channel `c` of `out_a.len()`, a
+/// multiple of 4; `bias` and `scales` start at the first row.
 #[inline(always)]
-pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -292,14 +300,46 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
     let block = 4 * crate::kernels::layout::depth4(DEPTH);
     let channels = out_a.len();
     let blocks = rows[..channels / 4 * block].chunks_exact(block);
+    let rows_of = |block: &[i8], b0: i32, b1: i32| {
+        if LANES {
+            pair_lane_rows::<DEPTH>(pair, block, b0, b1)
+        } else {
+            crate::arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1])
+        }
+    };
     for (k, block) in blocks.enumerate() {
         let c = 4 * k;
         let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
-        let [a0, a1, p0, p1] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
-        let [a2, a3, p2, p3] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
+        let [a0, a1, p0, p1] = rows_of(block, b0, b1);
+        let [a2, a3, p2, p3] = rows_of(&block[8..], b2, b3);
         crate::arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
         crate::arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
     }
+}
+
+/// Two rows of a block in the pair-row layout (`layout::pack_pair_rows`;
+/// `rows` at their first lane word, 16 bytes per group) against both
+/// pixels of `pair` (input sums times 128 after the groups), from the
+/// rows' biases `b0`, `b1`: `[a.row0, a.row1, b.row0, b.row1]`. Each lane
+/// word's product is row 0 plus 128 times the input plus 256 times row 1;
+/// row 1's own products come from the word's odd bytes. Exact in wrapping
+/// 32-bit arithmetic, as the sums themselves are.
+#[inline(always)]
+fn pair_lane_rows<const DEPTH: usize>(pair: &[u32], rows: &[i8], b0: i32, b1: i32) -> [i32; 4] {
+    let groups = DEPTH.div_ceil(4);
+    let (sum_a, sum_b) = (pair[4 * groups] as i32, pair[4 * groups + 1] as i32);
+    let lanes = b0.wrapping_add(b1.wrapping_shl(8));
+    let (mut la, mut lb, mut ra, mut rb) = (lanes.wrapping_sub(sum_a), lanes.wrapping_sub(sum_b), b1, b1);
+    for (x, wg) in pair[..4 * groups].chunks_exact(4).zip(rows.chunks(16)) {
+        let word = |k: usize| u32::from_le_bytes([wg[k] as u8, wg[k + 1] as u8, wg[k + 2] as u8, wg[k + 3] as u8]);
+        let (w02, w13) = (word(0), word(4));
+        la = smlad(x[1], w13, smlad(x[0], w02, la));
+        lb = smlad(x[3], w13, smlad(x[2], w02, lb));
+        let (o02, o13) = (sxtb16(w02.rotate_right(8)), sxtb16(w13.rotate_right(8)));
+        ra = smlad(x[1], o13, smlad(x[0], o02, ra));
+        rb = smlad(x[3], o13, smlad(x[2], o02, rb));
+    }
+    [la.wrapping_sub(ra.wrapping_shl(8)), ra, lb.wrapping_sub(rb.wrapping_shl(8)), rb]
 }
 
 // ---- requantization to int8 --------------------------------------------

@@ -328,26 +328,21 @@ pub fn conv2d_im2col_s8<
     // Fused requantization, chosen by the compiler (a constant, so only
     // one of the two paths is compiled into the kernel).
     let fused = if FUSE { fused_or_bug(q) } else { None };
-    // Pointwise layers on targets with pair kernels: every one whose
-    // requantization fuses (`dots_pair_down`, requantized in registers),
-    // else those with too many channels to batch their requantization.
-    // The compiler mirrors this rule (it emits no widened rows for them).
+    // Rows in the pair-row layout: the compiler chose the pair kernels
+    // with the requantization fused (`dots_pair_down`) for this layer.
+    let depth = if pointwise { IC } else { D4 };
+    let lane_rows = packed.pair_rows().filter(|_| FUSE && depth <= super::dot::PAIR_DEPTH);
+    // Plain byte rows, pointwise layers on targets with pair kernels:
+    // every one whose requantization fuses (`dots_pair_down`, requantized
+    // in registers), else those with too many channels to batch their
+    // requantization. The compiler mirrors this rule (it emits no widened
+    // rows for them).
     let pairs = packed
         .byte_rows()
         .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
-    if let Some(rows) = pairs {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, _>(io, rows, bias, win, q, fused, |io, px, lane, pair| {
-            let pixel = ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
-            super::dot::widen_pair_lane(io.run(pixel, IC), lane, pair);
-        });
-    }
-    // Windows two pixels at a time too: from 8 values where the
-    // requantization fuses; otherwise only long rows gain (with few
-    // channels per pixel the pair's sums go through memory and the fixed
-    // costs are spread over fewer of them).
-    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || FUSE && D4 >= 8 || batch == 1 && D4 >= 64);
-    if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, _>(
+    let pointwise_pixel = |px: Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
+    if let (true, Some(rows)) = (pointwise, lane_rows) {
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, true, _>(
             io,
             rows,
             bias,
@@ -355,10 +350,58 @@ pub fn conv2d_im2col_s8<
             q,
             fused,
             |io, px, lane, pair| {
-                let Pixel { b, y0, x0, ys, xs, .. } = px;
-                let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
-                fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-                super::dot::widen_pair_lane(&patch[..D4], lane, pair);
+                super::dot::widen_pair_lane::<true>(io.run(pointwise_pixel(px), IC), lane, pair);
+            },
+        );
+    }
+    if let Some(rows) = pairs {
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, false, _>(
+            io,
+            rows,
+            bias,
+            win,
+            q,
+            fused,
+            |io, px, lane, pair| {
+                super::dot::widen_pair_lane::<false>(io.run(pointwise_pixel(px), IC), lane, pair);
+            },
+        );
+    }
+    // Windows two pixels at a time too: from 8 values where the
+    // requantization fuses; otherwise only long rows gain (with few
+    // channels per pixel the pair's sums go through memory and the fixed
+    // costs are spread over fewer of them).
+    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || FUSE && D4 >= 8 || batch == 1 && D4 >= 64);
+    let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
+        let Pixel { b, y0, x0, ys, xs, .. } = px;
+        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+        fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+    };
+    if let (false, Some(rows)) = (pointwise, lane_rows) {
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, true, _>(
+            io,
+            rows,
+            bias,
+            win,
+            q,
+            fused,
+            |io, px, lane, pair| {
+                window_patch(io, px, patch);
+                super::dot::widen_pair_lane::<true>(&patch[..D4], lane, pair);
+            },
+        );
+    }
+    if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, false, _>(
+            io,
+            rows,
+            bias,
+            win,
+            q,
+            fused,
+            |io, px, lane, pair| {
+                window_patch(io, px, patch);
+                super::dot::widen_pair_lane::<false>(&patch[..D4], lane, pair);
             },
         );
     }
@@ -425,6 +468,7 @@ fn by_pairs<
     const KW: usize,
     const DEPTH: usize,
     const OC: usize,
+    const LANES: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -438,8 +482,9 @@ fn by_pairs<
     // The pair buffer (up to 2.3 KB of stack on DSP cores): only the
     // words of `DEPTH` values are used, so only those are initialized
     // (zeroing all of it cost ~0.2% on models with short rows).
-    let mut storage = core::mem::MaybeUninit::<[u32; super::dot::PAIR_WORDS]>::uninit();
-    let words = super::layout::depth4(DEPTH).min(super::dot::PAIR_WORDS);
+    let mut storage = core::mem::MaybeUninit::<[u32; super::dot::PAIR_WORDS + 2]>::uninit();
+    // With `LANES`, the pixels' input sums after the groups.
+    let words = super::layout::depth4(DEPTH).min(super::dot::PAIR_WORDS) + 2 * LANES as usize;
     // SAFETY: `words` u32s fit in `storage` (at most `PAIR_WORDS`); they
     // are zeroed before the slice over them exists, and the slice borrows
     // `storage` for its whole use.
@@ -457,15 +502,21 @@ fn by_pairs<
         widen(&io, px, held.is_some() as usize, pair);
         match held.take() {
             None => held = Some(index),
-            Some(first) => pair_outputs::<DEPTH, OC>(pair, rows, bias, q, fused, [first, index], &mut acc, &mut io),
+            Some(first) => {
+                pair_outputs::<DEPTH, OC, LANES>(pair, rows, bias, q, fused, [first, index], &mut acc, &mut io)
+            }
         }
     });
     if let Some(last) = held {
         // An odd pixel count: the last pixel in both lanes, written once.
-        for g in pair.chunks_exact_mut(4) {
+        let d4 = super::layout::depth4(DEPTH).min(super::dot::PAIR_WORDS);
+        for g in pair[..d4].chunks_exact_mut(4) {
             (g[2], g[3]) = (g[0], g[1]);
         }
-        pair_outputs::<DEPTH, OC>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
+        if LANES {
+            pair[d4 + 1] = pair[d4];
+        }
+        pair_outputs::<DEPTH, OC, LANES>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
     }
 }
 
@@ -548,7 +599,7 @@ fn fill_patch<const IH: usize, const IW: usize, const IC: usize, const KH: usize
 /// same one twice for a lone last pixel), `CHUNK` channels at a time.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn pair_outputs<const DEPTH: usize, const OC: usize>(
+fn pair_outputs<const DEPTH: usize, const OC: usize, const LANES: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -564,14 +615,21 @@ fn pair_outputs<const DEPTH: usize, const OC: usize>(
         let rows = &rows[..OC * d4];
         if index[1] == index[0] + 1 {
             let (a, b) = io.out_run(index[0] * OC, 2 * OC).split_at_mut(OC);
-            super::dot::dots_pair_down::<DEPTH>(pair, rows, bias, scales, a, b);
+            super::dot::dots_pair_down::<DEPTH, LANES>(pair, rows, bias, scales, a, b);
         } else {
             // The odd last pixel in both lanes (pairs are neighbours
             // otherwise): its second copy goes to a spare row, so no
             // other instance of the pair loops is needed.
             debug_assert_eq!(index[0], index[1]);
             let mut spare = [0i8; OC];
-            super::dot::dots_pair_down::<DEPTH>(pair, rows, bias, scales, io.out_run(index[0] * OC, OC), &mut spare);
+            super::dot::dots_pair_down::<DEPTH, LANES>(
+                pair,
+                rows,
+                bias,
+                scales,
+                io.out_run(index[0] * OC, OC),
+                &mut spare,
+            );
         }
         return;
     }

@@ -145,9 +145,11 @@ pub const PAIR_DEPTH: usize = arch::WIDENED_PAIR_WORDS;
 
 /// Writes pixel `x` (`DEPTH` values) into lane `lane` (0 or 1) of a pair
 /// buffer for [`dots_pair`].
+/// With `SUM`, also 128 times its values' sum after the groups, which
+/// the pair-row layout's kernels take ([`PairRows`]).
 #[inline(always)]
-pub fn widen_pair_lane(x: &[i8], lane: usize, pair: &mut [u32]) {
-    arch::widen_pair_lane(x, lane, pair);
+pub fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, pair: &mut [u32]) {
+    arch::widen_pair_lane::<SUM>(x, lane, pair);
 }
 
 /// `acc_a[k] = bias[k] + row_k . a` and `acc_b[k] = bias[k] + row_k . b`
@@ -202,9 +204,11 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
 /// [`dots_pair`] with the requantization fused: each block's sums go
 /// from registers straight to `out_a` and `out_b` (short-form scales, the
 /// whole int8 range: `fused_scales`), never through memory. `scales` and
-/// `bias` start at the first row.
+/// `bias` start at the first row. With `LANES` the whole blocks of 4 rows
+/// are in the pair-row layout ([`PairRows`], the pair buffer with its
+/// input sums), the last 2 or 1 rows in the plain one.
 #[inline(never)]
-pub fn dots_pair_down<const DEPTH: usize>(
+pub fn dots_pair_down<const DEPTH: usize, const LANES: bool>(
     pair: &[u32],
     packed: &[i8],
     bias: &[i32],
@@ -218,7 +222,7 @@ pub fn dots_pair_down<const DEPTH: usize>(
     let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
     let (bias, scales) = (&bias[..channels], &scales[..channels]);
     let whole = channels / 4 * 4;
-    arch::dot_pair_blocks_down::<DEPTH>(pair, packed, bias, scales, &mut out_a[..whole], &mut out_b[..whole]);
+    arch::dot_pair_blocks_down::<DEPTH, LANES>(pair, packed, bias, scales, &mut out_a[..whole], &mut out_b[..whole]);
     let (mut c, mut off) = (whole, whole * d4);
     if channels - c >= 2 {
         let (b0, b1) = (bias[c], bias[c + 1]);
@@ -327,4 +331,56 @@ fn dot_block_with<const R: usize>(
         }
     }
     acc
+}
+
+/// Weight rows in the pair-row layout (`layout::pack_pair_rows`): the
+/// compiler emits them for the convolutions it runs two pixels at a time
+/// with the requantization fused, on targets with pair kernels
+/// ([`PAIRS`]), where [`dots_pair_down`] reads them with one sign
+/// extension per two rows. Any other use (a target without pair kernels,
+/// rows too deep for the pair buffer) reads them value by value: correct,
+/// slow, and not what the compiler emits them for.
+#[derive(Clone, Copy, Debug)]
+pub struct PairRows<'a>(pub &'a [i8]);
+
+impl PairRows<'_> {
+    /// Row `c`, value `k` (`DEPTH` values per row, `self.0` all rows).
+    fn value(&self, d4: usize, c: usize, k: usize) -> i32 {
+        let channels = self.0.len() / d4;
+        let whole = channels / 4 * 4;
+        if c < whole {
+            let group = &self.0[c / 4 * 4 * d4 + 16 * (k / 4)..][..16];
+            return super::layout::pair_row_value(group, c % 4, k % 4) as i32;
+        }
+        // The last 2 or 1 rows: `pack_rows`'s blocks of 2, then 1.
+        let (first, rows) = if c - whole < 2 && channels - whole >= 2 { (whole, 2) } else { (channels - 1, 1) };
+        self.0[first * d4 + (k / 4 * rows + c - first) * 4 + k % 4] as i32
+    }
+
+    /// Row `c`'s sum from `bias` against `x`.
+    fn dot<const DEPTH: usize>(&self, x: &[i8], c: usize, bias: i32) -> i32 {
+        let d4 = depth4(DEPTH);
+        x[..DEPTH].iter().enumerate().fold(bias, |a, (k, &v)| a.wrapping_add(v as i32 * self.value(d4, c, k)))
+    }
+}
+
+impl PackedRows for PairRows<'_> {
+    #[inline(always)]
+    fn dots<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], acc: &mut [i32]) {
+        for (k, (a, &b)) in acc.iter_mut().zip(bias).enumerate() {
+            *a = self.dot::<DEPTH>(x, first + k, b);
+        }
+    }
+    #[inline(always)]
+    fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        for (k, ((o, &b), s)) in out.iter_mut().zip(bias).zip(scales).enumerate() {
+            *o = arch::saturate_i8(arch::rescale_down(self.dot::<DEPTH>(x, first + k, b), s));
+        }
+    }
+    fn byte_rows(&self) -> Option<&[i8]> {
+        None
+    }
+    fn pair_rows(&self) -> Option<&[i8]> {
+        PAIRS.then_some(self.0)
+    }
 }

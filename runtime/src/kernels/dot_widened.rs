@@ -28,6 +28,12 @@ pub trait PackedRows: Copy {
     /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot
     /// products (`dot::dots_pair`) read; `None` for widened rows.
     fn byte_rows(&self) -> Option<&[i8]>;
+    /// The rows in the pair-row layout (`dot::PairRows`), which only
+    /// `dot::dots_pair_down` reads; `None` for the other layouts.
+    #[inline(always)]
+    fn pair_rows(&self) -> Option<&[i8]> {
+        None
+    }
 }
 
 impl PackedRows for &[i8] {

@@ -376,6 +376,43 @@ macro_rules! pair_group_wide {
     };
 }
 
+/// Assembly: [`pair_group_wide!`] over a block in the pair-row layout
+/// (`layout::pack_pair_rows`: r6 and r4 take lane words of rows 0 and 1
+/// for values 0, 2 and 1, 3): per lane word two `SMLAD` of the word itself
+/// (row 0 plus 128 and 256 times row 1) and, after one `SXTB16` of it
+/// rotated, two of row 1 alone: 17 cycles per 16 MACs. Sums: r8, r10 the
+/// lane sums of pixels a and b, r9, r11 row 1's.
+macro_rules! pair_group_lanes {
+    () => {
+        concat!(
+            "ldr r0, [r12], #16\n",
+            "ldr r1, [r12, #-12]\n",
+            "ldr r2, [r12, #-8]\n",
+            "ldr r3, [r12, #-4]\n",
+            "ldr r4, [lr, #4]\n",
+            "ldr r6, [lr], #16\n",
+            "smlad r8, r0, r6, r8\n",
+            "smlad r10, r2, r6, r10\n",
+            "smlad r8, r1, r4, r8\n",
+            "smlad r10, r3, r4, r10\n",
+            "sxtb16 r6, r6, ror #8\n",
+            "sxtb16 r4, r4, ror #8\n",
+            "smlad r9, r0, r6, r9\n",
+            "smlad r11, r2, r6, r11\n",
+            "smlad r9, r1, r4, r9\n",
+            "smlad r11, r3, r4, r11\n"
+        )
+    };
+}
+
+/// Assembly: one group of a block's two rows in the layout `{lanes}` says
+/// ([`pair_group_lanes!`] or [`pair_group_wide!`]).
+macro_rules! pair_group_any {
+    () => {
+        concat!(".if {lanes}\n", pair_group_lanes!(), ".else\n", pair_group_wide!(), ".endif\n")
+    };
+}
+
 /// Assembly: the requantization of one row's two sums (`$a` of pixel a,
 /// `$b` of pixel b) with the scale `m, s, lo, hi` in `$m, $s, $lo, $hi`;
 /// `$lo2, $hi2` are a copy of the rounding term for pixel b, r7 holds
@@ -393,9 +430,10 @@ macro_rules! down_two {
 }
 
 /// Assembly: rows 0 and 1 (or 2 and 3) of a block against both pixels,
-/// from their biases to their int8 outputs. Stack frame (after the two
+/// from their biases to their int8 outputs. Stack frame (after the
 /// pushes of [`dot_pair_blocks_down`]): scales, bias, out a, out b (the
-/// next row's), the group-loop count, blocks left, the pair buffer.
+/// next row's), the group-loop count, blocks left, the pair buffer, the
+/// two pixels' input sums times 128.
 macro_rules! pair_half_down {
     () => {
         concat!(
@@ -403,22 +441,37 @@ macro_rules! pair_half_down {
             "ldr r4, [sp, #4]\n",
             "ldrd r8, r9, [r4], #8\n",
             "str r4, [sp, #4]\n",
+            // Pair-row layout: the lane sums start from row 0's bias plus
+            // 256 times row 1's, less 128 times each pixel's input sum
+            // (frame words 7, 8), so that the lane sum less 256 times
+            // row 1's is row 0's.
+            ".if {lanes}\n",
+            "ldrd r6, r7, [sp, #28]\n",
+            "add r8, r8, r9, lsl #8\n",
+            "sub r10, r8, r7\n",
+            "sub r8, r8, r6\n",
+            ".else\n",
             "mov r10, r8\n",
+            ".endif\n",
             "mov r11, r9\n",
             ".rept {rem}\n",
-            pair_group_wide!(),
+            pair_group_any!(),
             ".endr\n",
             ".if {loops}\n",
             "mov r4, #{loops}\n",
             "str r4, [sp, #16]\n",
             "2:\n",
             ".rept 8\n",
-            pair_group_wide!(),
+            pair_group_any!(),
             ".endr\n",
             "ldr r4, [sp, #16]\n",
             "subs r4, r4, #1\n",
             "str r4, [sp, #16]\n",
             "bne 2b\n",
+            ".endif\n",
+            ".if {lanes}\n",
+            "sub r8, r8, r9, lsl #8\n",
+            "sub r10, r10, r11, lsl #8\n",
             ".endif\n",
             "ldr r12, [sp]\n",
             "mov r7, #0x80000000\n",
@@ -441,10 +494,11 @@ macro_rules! pair_half_down {
 /// (no bounds checks, pointers and counts kept on the stack between the
 /// halves), with all 14 general registers (r6 and r7, which inline
 /// assembly may not name as operands, saved and restored here): 19
-/// cycles per group of 16 MACs and about 17 per output for the
-/// requantization and the loop bookkeeping.
+/// cycles per group of 16 MACs (17 over the pair-row layout, `LANES`)
+/// and about 17 per output for the requantization and the loop
+/// bookkeeping (2 more over the pair-row layout).
 #[inline(always)]
-pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -464,6 +518,8 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
         return;
     }
     let n = 4 * blocks;
+    // The pixels' input sums (times 128) after the groups, for the lanes.
+    let (sum_a, sum_b) = if LANES { (pair[4 * groups], pair[4 * groups + 1]) } else { (0, 0) };
     assert!(
         pair.len() >= 4 * groups
             && rows.len() >= n * groups * 4
@@ -476,11 +532,13 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
     // two scales per half, and writes 2 bytes per half to each output,
     // `blocks` times: all inside the slices by the assert above. r6 and r7
     // (not nameable as operands: LLVM's base and frame pointers) are pushed
-    // first and popped last; the frame of 7 words is popped before them, so
-    // they and the stack pointer are restored.
+    // first and popped last; the frame of 9 words (the 7 below and the
+    // input sums) is popped before them, so they and the stack pointer are
+    // restored.
     unsafe {
         core::arch::asm!(
             "push {{r6, r7}}",
+            "push {{r8, r9}}",
             "push {{r0, r1, r2, r3, r4, r5, r12}}",
             "1:",
             pair_half_down!(),
@@ -491,7 +549,7 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
             "subs r4, r4, #1",
             "str r4, [sp, #20]",
             "bne 1b",
-            "add sp, sp, #28",
+            "add sp, sp, #36",
             "pop {{r6, r7}}",
             inout("r0") scales.as_ptr() => _,
             inout("r1") bias.as_ptr() => _,
@@ -501,10 +559,11 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
             inout("r5") blocks => _,
             inout("r12") pair.as_ptr() => _,
             inout("lr") rows.as_ptr() => _,
-            out("r8") _,
-            out("r9") _,
+            inout("r8") sum_a => _,
+            inout("r9") sum_b => _,
             out("r10") _,
             out("r11") _,
+            lanes = const LANES as usize,
             rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
             loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
             back = const 16 * DEPTH.div_ceil(4) - 8,
@@ -514,9 +573,13 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize>(
 
 /// `portable::widen_pair_lane`: per group one `LDR`, two `SXTB16` and one
 /// `STRD` into the lane's two words; a last partial group from its bytes.
-pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
+pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) {
     let (full, rest) = (x.len() / 4, x.len() % 4);
-    assert!(lane < 2 && 4 * x.len().div_ceil(4) <= buf.len().min(super::super::portable::WIDENED_PAIR_WORDS));
+    let groups = x.len().div_ceil(4);
+    assert!(lane < 2 && 4 * groups <= buf.len().min(super::super::portable::WIDENED_PAIR_WORDS));
+    // 128 times the sum of the values (`SUM`), by `SMLAD` with 128 in both
+    // lanes.
+    let mut sum = 0i32;
     if full > 0 {
         // SAFETY: reads `full` words of `x` (plain LDR, unaligned allowed)
         // and writes two words of each of the first `full` groups of 4
@@ -527,12 +590,19 @@ pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
                 "ldr {t}, [{p}], #4",
                 "sxtb16 {lo}, {t}",
                 "sxtb16 {hi}, {t}, ror #8",
+                ".if {sum}",
+                "smlad {s}, {lo}, {c}, {s}",
+                "smlad {s}, {hi}, {c}, {s}",
+                ".endif",
                 "strd {lo}, {hi}, [{q}], #16",
                 "subs {n}, {n}, #1",
                 "bne 2b",
                 p = inout(reg) x.as_ptr() => _,
                 q = inout(reg) buf.as_mut_ptr().add(2 * lane) => _,
                 n = inout(reg) full => _,
+                s = inout(reg) sum,
+                c = in(reg) 0x0080_0080u32,
+                sum = const SUM as usize,
                 t = out(reg) _,
                 lo = out(reg) _,
                 hi = out(reg) _,
@@ -549,5 +619,9 @@ pub(crate) fn widen_pair_lane(x: &[i8], lane: usize, buf: &mut [u32]) {
         let g = &mut buf[4 * full + 2 * lane..4 * full + 2 * lane + 2];
         g[0] = super::super::portable::sxtb16(word);
         g[1] = super::super::portable::sxtb16(word.rotate_right(8));
+        sum = super::super::portable::smlad(g[1], 0x0080_0080, super::super::portable::smlad(g[0], 0x0080_0080, sum));
+    }
+    if SUM {
+        buf[4 * groups + lane] = sum as u32;
     }
 }
