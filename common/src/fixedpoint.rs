@@ -441,9 +441,52 @@ pub const fn rescale_down(acc: i32, s: &DownScale) -> i32 {
     ((p >> 32) as i32) >> shift
 }
 
+/// [`rescale_down`] without the nudge of negative sums, for layers whose
+/// output zero point is -128 with the whole int8 range: there a negative
+/// sum's output is -128 either way (`p < 0` puts the sum below `K +
+/// 2^31 r`'s offset part, so both forms give at most the offset, and
+/// TFLite's rounding of a negative product is at most 0 too), and the
+/// kernels save the nudge's instructions. Other layers need
+/// [`rescale_down`].
+#[inline(always)]
+pub const fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
+    let [multiplier, shift, k_low, k_high] = *s;
+    let k = ((k_high as i64) << 32) | (k_low as u32 as i64);
+    let p = acc as i64 * multiplier as i64 + k;
+    ((p >> 32) as i32) >> shift
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unnudged_rescale_saturates_alike_at_offset_minus_128() {
+        let sat = |v: i32| v.clamp(-128, 127);
+        let mut seed = 0x1234_5678u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for _ in 0..200_000 {
+            let multiplier = (next() >> 1) as i32;
+            let shift = -1 - (next() % 23) as i32;
+            let acc = match next() % 3 {
+                0 => next() as i32,
+                1 => (next() as i32) >> 12,
+                _ => (next() as i32) >> 24,
+            };
+            let s = down_scale_of(multiplier, shift, -128).unwrap();
+            assert_eq!(sat(rescale_down_unnudged(acc, &s)), sat(rescale_down(acc, &s)), "{acc} {multiplier} {shift}");
+            // Elsewhere only non-negative sums agree.
+            let t = down_scale_of(multiplier, shift, 5).unwrap();
+            if acc >= 0 {
+                assert_eq!(rescale_down_unnudged(acc, &t), rescale_down(acc, &t));
+            }
+        }
+    }
 
     #[test]
     fn srdhm_matches_definition() {

@@ -368,7 +368,7 @@ fn im2col_matches_direct_conv() {
             let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
             let io = sep(&input, &mut got);
             match (widened, fuse) {
-                (true, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
+                (true, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, true, _>(
                     io,
                     &wide[..],
                     &folded,
@@ -376,7 +376,7 @@ fn im2col_matches_direct_conv() {
                     &r,
                     &mut patch,
                 ),
-                (true, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
+                (true, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, true, _>(
                     io,
                     &wide[..],
                     &folded,
@@ -384,7 +384,7 @@ fn im2col_matches_direct_conv() {
                     &r,
                     &mut patch,
                 ),
-                (false, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
+                (false, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, true, _>(
                     io,
                     &packed[..],
                     &folded,
@@ -392,7 +392,7 @@ fn im2col_matches_direct_conv() {
                     &r,
                     &mut patch,
                 ),
-                (false, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
+                (false, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, true, _>(
                     io,
                     &packed[..],
                     &folded,
@@ -588,19 +588,39 @@ fn pair_rows_match_plain_rows_for_every_block_shape() {
         rows.dots::<DEPTH>(&x, 0, &bias, &mut got);
         let want: Vec<i32> = (0..channels).map(|c| plain(&x, c)).collect();
         assert_eq!(got, want, "dots: {channels} channels, depth {DEPTH}");
-        // Two pixels, requantized in the fused pair kernel.
+        // Two pixels, requantized in the fused pair kernel: output zero
+        // point -3, then -128 (no nudge of negative sums).
+        for offset in [-3, -128] {
+            check_scales::<DEPTH>(channels, &x, &xb, &w, &bias, &lanes, offset);
+        }
+    }
+    fn check_scales<const DEPTH: usize>(
+        channels: usize,
+        x: &[i8],
+        xb: &[i8],
+        w: &[i8],
+        bias: &[i32],
+        lanes: &[i8],
+        offset: i32,
+    ) {
+        let plain =
+            |x: &[i8], c: usize| bias[c] + (0..DEPTH).map(|k| x[k] as i32 * w[c * DEPTH + k] as i32).sum::<i32>();
         let scales: Vec<[i32; 4]> = (0..channels)
-            .map(|c| down_scale_of(1_100_000_000 + c as i32 * 7_000_000, -9 - c as i32 % 3, -3).unwrap())
+            .map(|c| down_scale_of(1_100_000_000 + c as i32 * 7_000_000, -9 - c as i32 % 3, offset).unwrap())
             .collect();
         let mut pair = [0u32; 4 * 40 + 2];
-        widen_pair_lane::<true>(&x, 0, &mut pair);
-        widen_pair_lane::<true>(&xb, 1, &mut pair);
+        widen_pair_lane::<true>(x, 0, &mut pair);
+        widen_pair_lane::<true>(xb, 1, &mut pair);
         let (mut out_a, mut out_b) = (vec![0i8; channels], vec![0i8; channels]);
-        dots_pair_down::<DEPTH, true>(&pair, &lanes, &bias, &scales, &mut out_a, &mut out_b);
+        if offset == -128 {
+            dots_pair_down::<DEPTH, true, false>(&pair, lanes, bias, &scales, &mut out_a, &mut out_b);
+        } else {
+            dots_pair_down::<DEPTH, true, true>(&pair, lanes, bias, &scales, &mut out_a, &mut out_b);
+        }
         let down = |x: &[i8]| -> Vec<i8> {
             (0..channels).map(|c| rescale_down(plain(x, c), &scales[c]).clamp(-128, 127) as i8).collect()
         };
-        assert_eq!((out_a, out_b), (down(&x), down(&xb)), "pairs: {channels} channels, depth {DEPTH}");
+        assert_eq!((out_a, out_b), (down(x), down(xb)), "pairs: {channels} channels, depth {DEPTH}, offset {offset}");
     }
     for channels in 1..=9 {
         check::<1>(channels, 1);
@@ -856,9 +876,9 @@ fn fused_kernels_in_place_match_separate() {
     pack_rows_widened(&filter, C, C, &mut wide);
     let mut want = vec![0i8; PIXELS * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
-    conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);
+    conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);
     let got = in_place(C, &|io| {
-        conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut [])
+        conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut [])
     });
     assert_eq!(got, want);
 
@@ -893,12 +913,30 @@ fn depthwise_rows_matches_direct() {
         win: Window,
     ) {
         assert_eq!(RW, depthwise_row_width(OW, SW, KW));
+        // Output zero point 6, then -128 (where the rounding of negative
+        // sums may skip its nudge: `NUDGE` false).
+        for output_offset in [6, -128] {
+            check_with::<KH, KW, OH, OW, SW, RW>(&win, output_offset);
+        }
+    }
+    fn check_with<
+        const KH: usize,
+        const KW: usize,
+        const OH: usize,
+        const OW: usize,
+        const SW: usize,
+        const RW: usize,
+    >(
+        win: &Window,
+        output_offset: i32,
+    ) {
+        let win = *win;
         let input: Vec<i8> = (0..2 * IH * IW * C).map(|i| ((i * 97 + 13) % 256) as u8 as i8).collect();
         let filter: Vec<i8> = (0..KH * KW * C).map(|i| ((i * 41 + 9) % 255) as u8 as i8).collect();
         let bias: Vec<i32> = (0..C as i32).map(|c| c * 517 - 1200).collect();
         let mult: Vec<i32> = (0..C as i32).map(|c| 1_150_000_000 + c * 41_000_000).collect();
         let shift: Vec<i32> = (0..C as i32).map(|c| -8 - c % 2).collect();
-        let (input_offset, output_offset) = (-3, 6);
+        let input_offset = -3;
         let q = Requant { input_offset, output_offset, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
         let down: Vec<[i32; 4]> = (0..C).map(|c| down_scale_of(mult[c], shift[c], output_offset).unwrap()).collect();
         let r = Rescale { input_offset, output_offset, scales: Scales::Down(&down), act_min: -128, act_max: 127 };
@@ -913,8 +951,24 @@ fn depthwise_rows_matches_direct() {
         let mut got = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut got[..] };
         assert!(fused_scales(&r).is_some());
-        depthwise_rows_s8::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, _>(io, &stream, &win, input_offset, &mut ring);
-        assert_eq!(got, want, "{KH}x{KW}, stride {SW}, {win:?}");
+        if output_offset == -128 {
+            depthwise_rows_s8::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, false, _>(
+                io,
+                &stream,
+                &win,
+                input_offset,
+                &mut ring,
+            );
+        } else {
+            depthwise_rows_s8::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, true, _>(
+                io,
+                &stream,
+                &win,
+                input_offset,
+                &mut ring,
+            );
+        }
+        assert_eq!(got, want, "{KH}x{KW}, stride {SW}, {win:?}, output offset {output_offset}");
     }
     // SAME 3x3: stride 1 (odd width), stride 2 both ways.
     check::<3, 3, 6, 7, 1, 10>(Window { pad_top: 1, pad_left: 1, ..UNIT });
@@ -950,7 +1004,7 @@ fn depthwise_rows_in_place_matches_separate() {
     let mut ring = [0i16; 3 * C * RW];
     let mut want = [0i8; H * W * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
-    depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, _>(io, &stream, &win, 11, &mut ring);
+    depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, _>(io, &stream, &win, 11, &mut ring);
     // SAME 3x3, stride 1: pixel k's output (bytes up to (k + 1) * C) must
     // end before the first input byte pixels k and later read, W + 1
     // pixels before k: the output may start (W + 2) pixels before the
@@ -959,7 +1013,7 @@ fn depthwise_rows_in_place_matches_separate() {
         let mut buf = vec![0i8; at + H * W * C];
         buf[at..].copy_from_slice(&input);
         let io = InPlace { buf: &mut buf, input: at, output: 0 };
-        depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, _>(io, &stream, &win, 11, &mut ring);
+        depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, _>(io, &stream, &win, 11, &mut ring);
         assert_eq!(&buf[..H * W * C], &want[..], "output {at} bytes before the input");
     }
 }

@@ -40,6 +40,9 @@ pub struct Emit<'g> {
     /// With borrowed inputs: tensor -> the graph input (or view of one)
     /// it is, read through the `input{k}` pointer instead of the arena.
     borrowed: Vec<Option<usize>>,
+    /// Fused pixel-pair instances (depth, lanes) some op needs with the
+    /// nudge of negative sums (`Operator::pair_kernel`).
+    nudged_pairs: std::collections::HashSet<(usize, bool)>,
 }
 
 impl<'g> Emit<'g> {
@@ -63,6 +66,7 @@ impl<'g> Emit<'g> {
             op_state: None,
             bands: HashMap::new(),
             borrowed,
+            nudged_pairs: Default::default(),
         }
     }
 
@@ -76,6 +80,21 @@ impl<'g> Emit<'g> {
     /// Back to every tensor's own placement.
     pub fn end_band(&mut self) {
         self.bands.clear();
+    }
+
+    /// Notes, before any op is emitted, a fused pixel-pair instance an op
+    /// calls.
+    pub fn note_pair_kernel(&mut self, k: crate::lowering::operator::PairKernel) {
+        if k.nudge {
+            self.nudged_pairs.insert((k.depth, k.lanes));
+        }
+    }
+
+    /// Whether an op calls its fused pixel-pair instance (`depth`,
+    /// `lanes`) in the nudging form: where it needs the nudge (`nudge`), or
+    /// another op on the same instance does (one copy of the kernel).
+    pub fn pair_nudge(&self, depth: usize, lanes: bool, nudge: bool) -> bool {
+        nudge || self.nudged_pairs.contains(&(depth, lanes))
     }
 
     /// Sets the op about to be emitted: its kernel and scratch placement.
@@ -391,6 +410,11 @@ pub struct Ops {
 pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone(), a.schedule.borrowed.clone());
+    for &n in &a.order {
+        if let Some(k) = a.ops[n].pair_kernel(a.variants[n][a.choice[n]].kernel) {
+            emit.note_pair_kernel(k);
+        }
+    }
     // Control flow: the operators of a called subgraph carry the chain of
     // (control-flow op, part) they run under (`Node::scopes`); each part is
     // gathered in a frame and, once the op's last part closes, the op's

@@ -6,6 +6,17 @@ use crate::diag::Error;
 use crate::lowering::window::Geometry;
 use proc_macro2::TokenStream;
 
+/// A fused pixel-pair kernel instance an op calls ([`Operator::pair_kernel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairKernel {
+    /// Values per row, a multiple of 4.
+    pub depth: usize,
+    /// Rows in the pair-row layout (`layout::pack_pair_rows`).
+    pub lanes: bool,
+    /// The op's outputs need the nudge (`Requant::nudges`).
+    pub nudge: bool,
+}
+
 /// A checked operator, ready to emit. `Debug` shows the constants it
 /// computed (tests read them without generating code).
 pub trait Operator: core::fmt::Debug {
@@ -54,6 +65,15 @@ pub trait Operator: core::fmt::Debug {
     /// input and output. Only called when [`Operator::window`] is `Some`.
     fn emit_window(&self, _cx: &mut Emit<'_>, _geo: &Geometry) -> Result<TokenStream, Error> {
         Err(Error::model("internal error: a band of an op without a window"))
+    }
+
+    /// The shared fused pixel-pair kernel (`kernels::dot::dots_pair_down`,
+    /// one instance per depth and row layout) this op calls when it runs
+    /// with `kernel`, and whether it needs the rounding nudge of negative
+    /// sums: ops on one instance share one copy, nudging where any of them
+    /// needs it (`Emit::pair_nudge`).
+    fn pair_kernel(&self, _kernel: Kernel) -> Option<PairKernel> {
+        None
     }
 
     /// The kernels this op can run with. Variant 0 is [`Kernel::Direct`]

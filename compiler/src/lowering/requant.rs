@@ -285,6 +285,14 @@ impl Requant {
         tinyaot_common::requant::fuses(self.act_min, self.act_max, self.down_scales().is_some())
     }
 
+    /// Whether the fused kernels must nudge negative sums' rounding: not
+    /// where the output zero point is -128 (the kernels' `NUDGE`), where a
+    /// negative sum's output is -128 either way
+    /// (`fixedpoint::rescale_down_unnudged`).
+    pub fn nudges(&self) -> bool {
+        !(self.fused() && self.output_offset == -128)
+    }
+
     /// `&::tinyaot::__private::kernels::Requant { .. }` with the tables in flash.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         let Requant { input_offset, output_offset, act_min, act_max, .. } = self;

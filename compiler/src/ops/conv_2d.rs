@@ -5,7 +5,7 @@
 
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
-use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
+use crate::lowering::operator::{InPlace, Kernel, Operator, PairKernel, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith, folded_bias};
 use crate::lowering::weights::PackedRows;
@@ -111,11 +111,31 @@ impl Conv2d {
     fn pointwise(&self) -> bool {
         self.geo.kernel == [1, 1] && self.geo.pad == [0, 0]
     }
+
+    /// The fused pixel-pair instance of the int8 im2col kernel, the rule of
+    /// `conv2d_im2col_s8`: a fused layer takes pixel pairs (a pointwise one
+    /// from 4 input channels, a window from 8 values, up to 576), from
+    /// `PAIR_LANES_MIN_DEPTH` values over the pair-row layout, which tells
+    /// the kernel to take pairs. int4 rows take none.
+    fn pairs(&self, q: &Requant) -> Option<PairKernel> {
+        let ([kh, kw], ic) = (self.geo.kernel, self.geo.input[3]);
+        let depth = crate::layout::depth4(kh * kw * ic);
+        let pairs = q.fused() && !self.int4 && depth <= 576 && if self.pointwise() { ic >= 4 } else { depth >= 8 };
+        let lanes = depth >= crate::lowering::weights::PAIR_LANES_MIN_DEPTH;
+        pairs.then_some(PairKernel { depth, lanes, nudge: q.nudges() })
+    }
 }
 
 impl Operator for Conv2d {
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         self.emit_window(cx, &self.geo)
+    }
+
+    fn pair_kernel(&self, kernel: Kernel) -> Option<PairKernel> {
+        match &self.arith {
+            Arith::Int8(q) if kernel == Kernel::Im2col && self.weights.is_some() => self.pairs(q),
+            _ => None,
+        }
     }
 
     fn window(&self) -> Option<WindowOp> {
@@ -147,25 +167,23 @@ impl Operator for Conv2d {
                 let depth = kh * kw * ic;
                 let fuse = q.fused();
                 let d4 = crate::layout::depth4(depth);
-                // The rule of `conv2d_im2col_s8`: a fused layer takes pixel
-                // pairs over byte rows (a pointwise one from 4 input
-                // channels, a window from 8 values, up to 576).
-                // From `PAIR_LANES_MIN_DEPTH` values the rows take the pair-row
-                // layout, which tells the kernel to take pairs.
-                let pairs = fuse && d4 <= 576 && if self.pointwise() { ic >= 4 } else { d4 >= 8 };
+                let pairs = self.pairs(q);
                 let packed = PackedRows::of(weights, oc, depth, self.int4);
                 let packed = match pairs {
-                    true if d4 >= crate::lowering::weights::PAIR_LANES_MIN_DEPTH => {
-                        packed.pair_lanes(weights, oc, depth)
-                    }
-                    true => packed.bytes_only(),
-                    false => packed,
+                    Some(PairKernel { lanes: true, .. }) => packed.pair_lanes(weights, oc, depth),
+                    Some(_) => packed.bytes_only(),
+                    None => packed,
                 }
                 .emit(cx);
                 let folded = cx.i32s(folded);
+                // Skipped where every layer on the same pair instance may.
+                let nudge = match pairs {
+                    Some(k) => cx.pair_nudge(k.depth, k.lanes, k.nudge),
+                    None => q.nudges(),
+                };
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
-                quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
+                quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, #nudge, _>(
                     #io, #packed, #folded, #win, #q, #patch);)
             }
             // Ungrouped constant float filter: transposed for side-by-side sums.

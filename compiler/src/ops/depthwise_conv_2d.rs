@@ -8,7 +8,7 @@ use crate::graph::{DType, Tensor};
 use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_int4, pack_depthwise_rows};
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
-use crate::lowering::operator::{InPlace, Kernel, Operator, Variant, WindowOp};
+use crate::lowering::operator::{InPlace, Kernel, Operator, PairKernel, Variant, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith};
 use crate::lowering::weights::PackedRows;
@@ -105,6 +105,15 @@ impl DepthwiseConv2d {
 }
 
 impl Operator for DepthwiseConv2d {
+    /// With input depth 1 on the im2col kernel: its pairs over plain byte
+    /// rows (`conv2d_im2col_s8`'s window rule: a fused layer from 8 values).
+    fn pair_kernel(&self, kernel: Kernel) -> Option<PairKernel> {
+        let (Arith::Int8(q), Some(_)) = (&self.arith, &self.weights) else { return None };
+        let depth = crate::layout::depth4(self.geo.kernel[0] * self.geo.kernel[1]);
+        let pairs = kernel == Kernel::Im2col && q.fused() && !self.int4 && (8..=576).contains(&depth);
+        pairs.then_some(PairKernel { depth, lanes: false, nudge: q.nudges() })
+    }
+
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         self.emit_window(cx, &self.geo)
     }
@@ -132,11 +141,12 @@ impl Operator for DepthwiseConv2d {
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
                 let fuse = q.fused();
+                let d4 = crate::layout::depth4(taps);
+                let nudge = cx.pair_nudge(d4, false, q.nudges());
                 let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
-                let d4 = crate::layout::depth4(taps);
                 return Ok(
-                    quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
+                    quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, #nudge, _>(
                     #io, #packed, #folded, #win, #q, #patch);),
                 );
             }
@@ -154,9 +164,10 @@ impl Operator for DepthwiseConv2d {
                     pack_depthwise_rows(weights, &folded, &scales, (kh, kw), oc).flat_map(u32::to_le_bytes).collect();
                 let stream = cx.bytes(&words);
                 let input_offset = q.input_offset;
+                let nudge = q.nudges();
                 let ring = cx.scratch::<i16>()?;
                 return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_rows_s8::<
-                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, _>(
+                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #nudge, _>(
                     #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
             if m == 1 {

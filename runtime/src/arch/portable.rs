@@ -119,6 +119,7 @@ pub(crate) fn depthwise_rows_fused<
     const OW: usize,
     const SW: usize,
     const RW: usize,
+    const NUDGE: bool,
 >(
     _phase: usize,
     _ring: &[i16],
@@ -287,9 +288,11 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
 /// times 128 after its groups) against both pixels of a pair buffer, each
 /// sum requantized (short form, whole int8 range) as soon as it is done:
 /// `out_a[c]` and `out_b[c]` for every channel `c` of `out_a.len()`, a
-/// multiple of 4; `bias` and `scales` start at the first row.
+/// multiple of 4; `bias` and `scales` start at the first row. Without
+/// `NUDGE` (output zero point -128) negative sums skip the rounding nudge
+/// (`fixedpoint::rescale_down_unnudged`).
 #[inline(always)]
-pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool>(
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -312,8 +315,16 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool>(
         let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
         let [a0, a1, p0, p1] = rows_of(block, b0, b1);
         let [a2, a3, p2, p3] = rows_of(&block[8..], b2, b3);
-        crate::arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
-        crate::arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
+        if NUDGE {
+            crate::arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
+            crate::arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
+        } else {
+            for (k, (a, p)) in [(a0, p0), (a1, p1), (a2, p2), (a3, p3)].into_iter().enumerate() {
+                let s = &scales[c + k];
+                out_a[c + k] = saturate_i8(tinyaot_common::fixedpoint::rescale_down_unnudged(a, s));
+                out_b[c + k] = saturate_i8(tinyaot_common::fixedpoint::rescale_down_unnudged(p, s));
+            }
+        }
     }
 }
 

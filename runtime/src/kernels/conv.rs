@@ -280,7 +280,10 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
 /// ([`super::dot`]). `packed` is the filter repacked at compile time
 /// (`layout::pack_rows`); `bias` already holds `bias + input_offset *
 /// sum(filter row)`, so the arithmetic equals [`conv2d`]'s to the bit.
-/// Ungrouped filters only.
+/// Ungrouped filters only. `FUSE`: the compiler's choice of the fused
+/// requantization; `NUDGE` false: its word that the output zero point is
+/// -128, so the fused pair kernels may skip the rounding nudge of negative
+/// sums (`fixedpoint::rescale_down_unnudged`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d_im2col_s8<
@@ -295,6 +298,7 @@ pub fn conv2d_im2col_s8<
     const KW: usize,
     const D4: usize,
     const FUSE: bool,
+    const NUDGE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -342,7 +346,7 @@ pub fn conv2d_im2col_s8<
         .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
     let pointwise_pixel = |px: Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
     if let (true, Some(rows)) = (pointwise, lane_rows) {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, true, _>(
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, true, NUDGE, _>(
             io,
             rows,
             bias,
@@ -355,7 +359,7 @@ pub fn conv2d_im2col_s8<
         );
     }
     if let Some(rows) = pairs {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, false, _>(
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, false, NUDGE, _>(
             io,
             rows,
             bias,
@@ -378,7 +382,7 @@ pub fn conv2d_im2col_s8<
         fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
     };
     if let (false, Some(rows)) = (pointwise, lane_rows) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, true, _>(
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, true, NUDGE, _>(
             io,
             rows,
             bias,
@@ -392,7 +396,7 @@ pub fn conv2d_im2col_s8<
         );
     }
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, false, _>(
+        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, false, NUDGE, _>(
             io,
             rows,
             bias,
@@ -469,6 +473,7 @@ fn by_pairs<
     const DEPTH: usize,
     const OC: usize,
     const LANES: bool,
+    const NUDGE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -503,7 +508,7 @@ fn by_pairs<
         match held.take() {
             None => held = Some(index),
             Some(first) => {
-                pair_outputs::<DEPTH, OC, LANES>(pair, rows, bias, q, fused, [first, index], &mut acc, &mut io)
+                pair_outputs::<DEPTH, OC, LANES, NUDGE>(pair, rows, bias, q, fused, [first, index], &mut acc, &mut io)
             }
         }
     });
@@ -516,7 +521,7 @@ fn by_pairs<
         if LANES {
             pair[d4 + 1] = pair[d4];
         }
-        pair_outputs::<DEPTH, OC, LANES>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
+        pair_outputs::<DEPTH, OC, LANES, NUDGE>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
     }
 }
 
@@ -599,7 +604,7 @@ fn fill_patch<const IH: usize, const IW: usize, const IC: usize, const KH: usize
 /// same one twice for a lone last pixel), `CHUNK` channels at a time.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn pair_outputs<const DEPTH: usize, const OC: usize, const LANES: bool>(
+fn pair_outputs<const DEPTH: usize, const OC: usize, const LANES: bool, const NUDGE: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -615,14 +620,14 @@ fn pair_outputs<const DEPTH: usize, const OC: usize, const LANES: bool>(
         let rows = &rows[..OC * d4];
         if index[1] == index[0] + 1 {
             let (a, b) = io.out_run(index[0] * OC, 2 * OC).split_at_mut(OC);
-            super::dot::dots_pair_down::<DEPTH, LANES>(pair, rows, bias, scales, a, b);
+            super::dot::dots_pair_down::<DEPTH, LANES, NUDGE>(pair, rows, bias, scales, a, b);
         } else {
             // The odd last pixel in both lanes (pairs are neighbours
             // otherwise): its second copy goes to a spare row, so no
             // other instance of the pair loops is needed.
             debug_assert_eq!(index[0], index[1]);
             let mut spare = [0i8; OC];
-            super::dot::dots_pair_down::<DEPTH, LANES>(
+            super::dot::dots_pair_down::<DEPTH, LANES, NUDGE>(
                 pair,
                 rows,
                 bias,

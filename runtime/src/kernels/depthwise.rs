@@ -235,7 +235,9 @@ pub fn depthwise_m1_s8<
 /// `input_offset` the negated input zero point, `RW`
 /// `layout::depthwise_row_width(OW, SW, KW)`. The compiler takes this
 /// kernel only where the requantization fuses (short-form scales, the
-/// whole int8 range).
+/// whole int8 range); `NUDGE` false is its word that the output zero
+/// point is -128, where negative sums need no rounding nudge
+/// (`fixedpoint::rescale_down_unnudged`).
 ///
 /// In place it keeps the pixel-order kernels' rule: each input row is
 /// read once, before any output of the first output row whose window
@@ -253,6 +255,7 @@ pub fn depthwise_rows_s8<
     const KW: usize,
     const SW: usize,
     const RW: usize,
+    const NUDGE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -302,7 +305,7 @@ pub fn depthwise_rows_s8<
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             if super::layout::rows_fast(KH, KW, SW, RW, C)
-                && arch::depthwise_rows_fused::<KH, KW, C, OW, SW, RW>(phase, ring, stream, out)
+                && arch::depthwise_rows_fused::<KH, KW, C, OW, SW, RW, NUDGE>(phase, ring, stream, out)
             {
                 continue;
             }
@@ -313,7 +316,12 @@ pub fn depthwise_rows_s8<
                 // The header's short-form scale, as `DownScale` orders it.
                 let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                    out[ox][c] = arch::saturate_i8(arch::rescale_down(acc, &scale))
+                    let v = if NUDGE {
+                        arch::rescale_down(acc, &scale)
+                    } else {
+                        crate::fixedpoint::rescale_down_unnudged(acc, &scale)
+                    };
+                    out[ox][c] = arch::saturate_i8(v)
                 });
             }
         }

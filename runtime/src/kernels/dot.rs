@@ -206,9 +206,11 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
 /// whole int8 range: `fused_scales`), never through memory. `scales` and
 /// `bias` start at the first row. With `LANES` the whole blocks of 4 rows
 /// are in the pair-row layout ([`PairRows`], the pair buffer with its
-/// input sums), the last 2 or 1 rows in the plain one.
+/// input sums), the last 2 or 1 rows in the plain one. Without `NUDGE`
+/// (the compiler's word: output zero point -128) the whole blocks skip
+/// the rounding nudge of negative sums (`rescale_down_unnudged`).
 #[inline(never)]
-pub fn dots_pair_down<const DEPTH: usize, const LANES: bool>(
+pub fn dots_pair_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
     pair: &[u32],
     packed: &[i8],
     bias: &[i32],
@@ -222,7 +224,14 @@ pub fn dots_pair_down<const DEPTH: usize, const LANES: bool>(
     let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
     let (bias, scales) = (&bias[..channels], &scales[..channels]);
     let whole = channels / 4 * 4;
-    arch::dot_pair_blocks_down::<DEPTH, LANES>(pair, packed, bias, scales, &mut out_a[..whole], &mut out_b[..whole]);
+    arch::dot_pair_blocks_down::<DEPTH, LANES, NUDGE>(
+        pair,
+        packed,
+        bias,
+        scales,
+        &mut out_a[..whole],
+        &mut out_b[..whole],
+    );
     let (mut c, mut off) = (whole, whole * d4);
     if channels - c >= 2 {
         let (b0, b1) = (bias[c], bias[c + 1]);

@@ -260,7 +260,9 @@ impl Arithmetic<f32> for F32Range {
     }
 }
 
-pub use crate::fixedpoint::{DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, scale_of};
+pub use crate::fixedpoint::{
+    DOWN_MAX_RIGHT, DownScale, Scale, down_scale_of, rescale, rescale_down, rescale_down_unnudged, scale_of,
+};
 pub use dot_widened::PackedRows;
 
 /// Per-channel rescaling constants in one of two precomputed forms, chosen

@@ -18,6 +18,7 @@ pub(crate) fn depthwise_rows_fused<
     const OW: usize,
     const SW: usize,
     const RW: usize,
+    const NUDGE: bool,
 >(
     phase: usize,
     ring: &[i16],
@@ -27,7 +28,7 @@ pub(crate) fn depthwise_rows_fused<
     macro_rules! phases {
         ($($p:literal)*) => {
             match phase {
-                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW>(ring, stream, out),)*
+                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW, NUDGE>(ring, stream, out),)*
                 _ => unreachable!("the phase is below KH <= 5"),
             }
         };
@@ -47,6 +48,7 @@ fn rows_fused_phase<
     const OW: usize,
     const SW: usize,
     const RW: usize,
+    const NUDGE: bool,
 >(
     ring: &[i16],
     stream: &[u32],
@@ -73,13 +75,16 @@ fn rows_fused_phase<
     unsafe {
         core::arch::asm!(
             // Requantize `a` (the channel's short-form scale: `k` at
-            // stream words 2-3, multiplier `m`, shift `sh`), store, step.
+            // stream words 2-3, multiplier `m`, shift `sh`; the nudge of
+            // a negative sum unless `{nudge}` is 0), store, step.
             ".macro tinyaot_requant a",
             "ldrd r8, r9, [r1, #8]",
             "smlal r8, r9, \\a, r12",
+            ".if {nudge}",
             "asr r5, \\a, #31",
             "adds r8, r8, r5, lsl #31",
             "adc r9, r9, r5",
+            ".endif",
             "asr r9, r9, lr",
             "ssat r9, #8, r9",
             "strb r9, [r2], #{c}",
@@ -288,6 +293,7 @@ fn rows_fused_phase<
             ow = const OW,
             phase = const PHASE,
             row3 = const (KW == 3 && SW <= 2) as usize,
+            nudge = const NUDGE as usize,
         );
     }
 }
