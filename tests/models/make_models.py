@@ -357,6 +357,25 @@ def depthwise_shapes(s):
     return tf.keras.Model(i, x)
 
 
+def depthwise_tails(s):
+    """The last pass of a row of the widened-rows kernel's 3-tap assembly:
+    output widths 9 and 5 (the last 4 with the odd one: stride 1 and 2),
+    3 and 7 (a pass of 3, after none or one of 4), 2 and 1; ReLU layers
+    (output zero point -128: no rounding nudge of negative sums) between
+    linear ones, 6 channels."""
+    d = {'depthwise_initializer': s['kernel_initializer'], 'bias_initializer': s['bias_initializer']}
+    x = i = L.Input((10, 9, 6), batch_size=1)
+    a = L.DepthwiseConv2D(3, padding='same', activation='relu', **d)(x)
+    a = L.DepthwiseConv2D(3, strides=2, padding='same', **d)(a)
+    a = L.DepthwiseConv2D(3, padding='valid', activation='relu', **d)(a)
+    a = L.DepthwiseConv2D(3, padding='valid', **d)(a)
+    b = L.DepthwiseConv2D(3, padding='valid', activation='relu', **d)(x)
+    b = L.DepthwiseConv2D(3, strides=2, padding='same', **d)(b)
+    b = L.DepthwiseConv2D(3, strides=2, padding='same', activation='relu', **d)(b)
+    b = L.DepthwiseConv2D(3, strides=2, padding='same', **d)(b)
+    return tf.keras.Model(i, [a, b])
+
+
 def masks(s):
     """Comparisons and bools: GREATER, GREATER_EQUAL, LESS, LESS_EQUAL,
     NOT_EQUAL, EQUAL (of bools), LOGICAL_AND/OR/NOT, SELECT_V2, REDUCE_ALL,
@@ -400,7 +419,8 @@ def recurrent(s):
     return tf.keras.Model(x, L.Dense(3, **s)(y))
 
 
-MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention, recurrent]
+MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention, recurrent,
+          depthwise_tails]
 
 
 def set_softmax_beta(data, beta):
