@@ -522,7 +522,12 @@ macro_rules! pair_half_down {
             // 256 times row 1's, less 128 times each pixel's input sum
             // (frame words 7, 8), so that the lane sum less 256 times
             // row 1's is row 0's.
-            ".if {lanes}\n",
+            // (`{keep}`: the input sums held in r5 and r7 throughout.)
+            ".if {keep}\n",
+            "add r8, r8, r9, lsl #8\n",
+            "sub r10, r8, r7\n",
+            "sub r8, r8, r5\n",
+            ".elseif {lanes}\n",
             "ldrd r6, r7, [sp, #28]\n",
             "add r8, r8, r9, lsl #8\n",
             "sub r10, r8, r7\n",
@@ -551,6 +556,21 @@ macro_rules! pair_half_down {
             "sub r10, r10, r11, lsl #8\n",
             ".endif\n",
             "ldr r12, [sp]\n",
+            // Without the nudge r7 holds no constant: r5 and r7 keep the
+            // input sums, the requantization takes r4 and r6.
+            ".if {keep}\n",
+            "ldm r12!, {{r0, r1, r2, r3}}\n",
+            down_two!("r8", "r10", "r0", "r1", "r2", "r3", "r4", "r6"),
+            "ldm r12!, {{r0, r1, r2, r4}}\n",
+            down_two!("r9", "r11", "r0", "r1", "r2", "r4", "r8", "r10"),
+            "str r12, [sp]\n",
+            "ldrd r0, r1, [sp, #8]\n",
+            "bfi r3, r4, #8, #8\n",
+            "bfi r6, r10, #8, #8\n",
+            "strh r3, [r0], #2\n",
+            "strh r6, [r1], #2\n",
+            "strd r0, r1, [sp, #8]\n",
+            ".else\n",
             ".if {nudge}\n",
             "mov r7, #0x80000000\n",
             ".endif\n",
@@ -564,7 +584,8 @@ macro_rules! pair_half_down {
             "bfi r5, r10, #8, #8\n",
             "strh r3, [r0], #2\n",
             "strh r5, [r1], #2\n",
-            "strd r0, r1, [sp, #8]\n"
+            "strd r0, r1, [sp, #8]\n",
+            ".endif\n"
         )
     };
 }
@@ -619,6 +640,9 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
             "push {{r6, r7}}",
             "push {{r8, r9}}",
             "push {{r0, r1, r2, r3, r4, r5, r12}}",
+            ".if {keep}",
+            "ldrd r5, r7, [sp, #28]",
+            ".endif",
             "1:",
             pair_half_down!(),
             "subw lr, lr, #{back}",
@@ -644,6 +668,7 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
             out("r11") _,
             lanes = const LANES as usize,
             nudge = const NUDGE as usize,
+            keep = const (LANES && !NUDGE) as usize,
             rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
             loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
             back = const 16 * DEPTH.div_ceil(4) - 8,
@@ -651,8 +676,9 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
     }
 }
 
-/// `portable::widen_pair_lane`: per group one `LDR`, two `SXTB16` and one
-/// `STRD` into the lane's two words; a last partial group from its bytes.
+/// `portable::widen_pair_lane`: per group one `LDR`, two `SXTB16` (with
+/// `SUM` two `SMLAD` by 128) and two `STR` into the lane's two words, two
+/// groups per pass; a last partial group from its bytes.
 pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) {
     let (full, rest) = (x.len() / 4, x.len() % 4);
     let groups = x.len().div_ceil(4);
@@ -663,29 +689,57 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
     if full > 0 {
         // SAFETY: reads `full` words of `x` (plain LDR, unaligned allowed)
         // and writes two words of each of the first `full` groups of 4
-        // words of `buf` (u32-aligned, STRD), within bounds by the assert.
+        // words of `buf` (u32-aligned, STR), within bounds by the assert:
+        // an odd group alone, then two per pass (`full / 2` passes, none
+        // when 0: the loop is entered only past the check).
         unsafe {
             core::arch::asm!(
-                "2:",
-                "ldr {t}, [{p}], #4",
-                "sxtb16 {lo}, {t}",
-                "sxtb16 {hi}, {t}, ror #8",
+                "tst {n}, #1",
+                "beq 3f",
+                "ldr {t0}, [{p}], #4",
+                "sxtb16 {lo0}, {t0}",
+                "sxtb16 {t0}, {t0}, ror #8",
                 ".if {sum}",
-                "smlad {s}, {lo}, {c}, {s}",
-                "smlad {s}, {hi}, {c}, {s}",
+                "smlad {s}, {lo0}, {c}, {s}",
+                "smlad {s}, {t0}, {c}, {s}",
                 ".endif",
-                "strd {lo}, {hi}, [{q}], #16",
+                "str {lo0}, [{q}]",
+                "str {t0}, [{q}, #4]",
+                "add {q}, {q}, #16",
+                "3:",
+                "lsrs {n}, {n}, #1",
+                "beq 4f",
+                "2:",
+                "ldr {t0}, [{p}], #4",
+                "ldr {t1}, [{p}], #4",
+                "sxtb16 {lo0}, {t0}",
+                "sxtb16 {t0}, {t0}, ror #8",
+                "sxtb16 {lo1}, {t1}",
+                "sxtb16 {t1}, {t1}, ror #8",
+                ".if {sum}",
+                "smlad {s}, {lo0}, {c}, {s}",
+                "smlad {s}, {t0}, {c}, {s}",
+                "smlad {s}, {lo1}, {c}, {s}",
+                "smlad {s}, {t1}, {c}, {s}",
+                ".endif",
+                "str {lo0}, [{q}]",
+                "str {t0}, [{q}, #4]",
+                "str {lo1}, [{q}, #16]",
+                "str {t1}, [{q}, #20]",
+                "add {q}, {q}, #32",
                 "subs {n}, {n}, #1",
                 "bne 2b",
+                "4:",
                 p = inout(reg) x.as_ptr() => _,
                 q = inout(reg) buf.as_mut_ptr().add(2 * lane) => _,
                 n = inout(reg) full => _,
                 s = inout(reg) sum,
                 c = in(reg) 0x0080_0080u32,
                 sum = const SUM as usize,
-                t = out(reg) _,
-                lo = out(reg) _,
-                hi = out(reg) _,
+                t0 = out(reg) _,
+                t1 = out(reg) _,
+                lo0 = out(reg) _,
+                lo1 = out(reg) _,
                 options(nostack),
             );
         }
