@@ -36,9 +36,11 @@ pub(crate) use armv7m::dot_groups;
 mod armv6m;
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
 pub(crate) use armv6m::dot_groups;
-// ARMv6-M has no 32x32 -> 64-bit multiply.
+// ARMv6-M has no 32x32 -> 64-bit multiply: the halves form, whose nudge
+// costs little beside the products, serves the unnudged uses too (the
+// same int8 outputs where those apply).
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
-pub(crate) use portable::rescale_down_halves as rescale_down;
+pub(crate) use portable::{rescale_down_halves as rescale_down, rescale_down_halves as rescale_down_unnudged};
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;

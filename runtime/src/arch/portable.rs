@@ -321,8 +321,8 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
         } else {
             for (k, (a, p)) in [(a0, p0), (a1, p1), (a2, p2), (a3, p3)].into_iter().enumerate() {
                 let s = &scales[c + k];
-                out_a[c + k] = saturate_i8(tinyaot_common::fixedpoint::rescale_down_unnudged(a, s));
-                out_b[c + k] = saturate_i8(tinyaot_common::fixedpoint::rescale_down_unnudged(p, s));
+                out_a[c + k] = saturate_i8(crate::arch::rescale_down_unnudged(a, s));
+                out_b[c + k] = saturate_i8(crate::arch::rescale_down_unnudged(p, s));
             }
         }
     }
@@ -360,6 +360,14 @@ fn pair_lane_rows<const DEPTH: usize>(pair: &[u32], rows: &[i8], b0: i32, b1: i3
 #[inline(always)]
 pub(crate) fn rescale_down(acc: i32, s: &DownScale) -> i32 {
     tinyaot_common::fixedpoint::rescale_down(acc, s)
+}
+
+/// `tinyaot_common::fixedpoint::rescale_down_unnudged`: [`rescale_down`]
+/// without the nudge of negative sums, for layers whose output zero point
+/// is -128 (the same int8 outputs).
+#[inline(always)]
+pub(crate) fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
+    tinyaot_common::fixedpoint::rescale_down_unnudged(acc, s)
 }
 
 /// [`rescale_down`] from four 16x16-bit products, for cores whose only

@@ -316,11 +316,8 @@ pub fn depthwise_rows_s8<
                 // The header's short-form scale, as `DownScale` orders it.
                 let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                    let v = if NUDGE {
-                        arch::rescale_down(acc, &scale)
-                    } else {
-                        crate::fixedpoint::rescale_down_unnudged(acc, &scale)
-                    };
+                    let v =
+                        if NUDGE { arch::rescale_down(acc, &scale) } else { arch::rescale_down_unnudged(acc, &scale) };
                     out[ox][c] = arch::saturate_i8(v)
                 });
             }
