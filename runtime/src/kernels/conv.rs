@@ -344,32 +344,27 @@ pub fn conv2d_im2col_s8<
     let pairs = packed
         .byte_rows()
         .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
+    // One pair loop over rows in the pair-row layout (`true`) or plain
+    // bytes: `$row` gives the pixel's values to widen.
+    macro_rules! pair_loop {
+        ($lanes:literal, $kh:tt, $kw:tt, $depth:tt, $rows:expr, |$io:ident, $px:ident| $row:expr) => {
+            return by_pairs::<N, IH, IW, OH, OW, $kh, $kw, $depth, OC, $lanes, NUDGE, _>(
+                io,
+                $rows,
+                bias,
+                win,
+                q,
+                fused,
+                |$io, $px, lane, pair| super::dot::widen_pair_lane::<$lanes>($row, lane, pair),
+            )
+        };
+    }
     let pointwise_pixel = |px: Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
     if let (true, Some(rows)) = (pointwise, lane_rows) {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, true, NUDGE, _>(
-            io,
-            rows,
-            bias,
-            win,
-            q,
-            fused,
-            |io, px, lane, pair| {
-                super::dot::widen_pair_lane::<true>(io.run(pointwise_pixel(px), IC), lane, pair);
-            },
-        );
+        pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(pointwise_pixel(px), IC));
     }
     if let Some(rows) = pairs {
-        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, false, NUDGE, _>(
-            io,
-            rows,
-            bias,
-            win,
-            q,
-            fused,
-            |io, px, lane, pair| {
-                super::dot::widen_pair_lane::<false>(io.run(pointwise_pixel(px), IC), lane, pair);
-            },
-        );
+        pair_loop!(false, 1, 1, IC, rows, |io, px| io.run(pointwise_pixel(px), IC));
     }
     // Windows two pixels at a time too: from 8 values where the
     // requantization fuses; otherwise only long rows gain (with few
@@ -382,32 +377,16 @@ pub fn conv2d_im2col_s8<
         fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
     };
     if let (false, Some(rows)) = (pointwise, lane_rows) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, true, NUDGE, _>(
-            io,
-            rows,
-            bias,
-            win,
-            q,
-            fused,
-            |io, px, lane, pair| {
-                window_patch(io, px, patch);
-                super::dot::widen_pair_lane::<true>(&patch[..D4], lane, pair);
-            },
-        );
+        pair_loop!(true, KH, KW, D4, rows, |io, px| {
+            window_patch(io, px, patch);
+            &patch[..D4]
+        });
     }
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        return by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, false, NUDGE, _>(
-            io,
-            rows,
-            bias,
-            win,
-            q,
-            fused,
-            |io, px, lane, pair| {
-                window_patch(io, px, patch);
-                super::dot::widen_pair_lane::<false>(&patch[..D4], lane, pair);
-            },
-        );
+        pair_loop!(false, KH, KW, D4, rows, |io, px| {
+            window_patch(io, px, patch);
+            &patch[..D4]
+        });
     }
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;

@@ -346,6 +346,23 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     [a0, a1, b0, b1]
 }
 
+/// Assembly: the six pipelined loads of a group of [`dot_pair_blocks_down`]:
+/// both pixels' pair words from r12 into r0-r3, the group's two row (or
+/// lane) words from lr into r6 and r4; both pointers step to the next
+/// group.
+macro_rules! pair_group_loads {
+    () => {
+        concat!(
+            "ldr r0, [r12], #16\n",
+            "ldr r1, [r12, #-12]\n",
+            "ldr r2, [r12, #-8]\n",
+            "ldr r3, [r12, #-4]\n",
+            "ldr r4, [lr, #4]\n",
+            "ldr r6, [lr], #16\n"
+        )
+    };
+}
+
 /// Assembly: one group of both pixels in [`dot_pair_blocks_down`] (r12 at
 /// the pair words `a02, a13, b02, b13`, lr at the group's row-0 word):
 /// six pipelined loads (the two rows' words into r6 and r4), then per row
@@ -354,12 +371,7 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
 macro_rules! pair_group_wide {
     () => {
         concat!(
-            "ldr r0, [r12], #16\n",
-            "ldr r1, [r12, #-12]\n",
-            "ldr r2, [r12, #-8]\n",
-            "ldr r3, [r12, #-4]\n",
-            "ldr r4, [lr, #4]\n",
-            "ldr r6, [lr], #16\n",
+            pair_group_loads!(),
             "sxtb16 r5, r4, ror #8\n",
             "sxtb16 r4, r4\n",
             "smlad r9, r0, r4, r9\n",
@@ -385,12 +397,7 @@ macro_rules! pair_group_wide {
 macro_rules! pair_group_lanes {
     () => {
         concat!(
-            "ldr r0, [r12], #16\n",
-            "ldr r1, [r12, #-12]\n",
-            "ldr r2, [r12, #-8]\n",
-            "ldr r3, [r12, #-4]\n",
-            "ldr r4, [lr, #4]\n",
-            "ldr r6, [lr], #16\n",
+            pair_group_loads!(),
             "smlad r8, r0, r6, r8\n",
             "smlad r10, r2, r6, r10\n",
             "smlad r8, r1, r4, r8\n",
@@ -419,89 +426,55 @@ macro_rules! pair_group_any {
 /// `i32::MIN` for the nudge of negative sums (left out where `{nudge}` is
 /// 0: `fixedpoint::rescale_down_unnudged`). The int8 results are left in
 /// `$hi` and `$hi2`.
+#[rustfmt::skip]
 macro_rules! down_two {
     ($a:literal, $b:literal, $m:literal, $s:literal, $lo:literal, $hi:literal, $lo2:literal, $hi2:literal) => {
         concat!(
-            "mov ",
-            $lo2,
-            ", ",
-            $lo,
-            "\n",
-            "mov ",
-            $hi2,
-            ", ",
-            $hi,
-            "\n",
-            "smlal ",
-            $lo,
-            ", ",
-            $hi,
-            ", ",
-            $a,
-            ", ",
-            $m,
-            "\n",
+            "mov ", $lo2, ", ", $lo, "\n",
+            "mov ", $hi2, ", ", $hi, "\n",
+            down_in!($a, $m, $s, $lo, $hi),
+            down_in!($b, $m, $s, $lo2, $hi2)
+        )
+    };
+}
+
+/// Assembly: one sum `$a` requantized in [`down_two!`] with the rounding
+/// term in `$lo, $hi` (the result left in `$hi`).
+#[rustfmt::skip]
+macro_rules! down_in {
+    ($a:literal, $m:literal, $s:literal, $lo:literal, $hi:literal) => {
+        concat!(
+            "smlal ", $lo, ", ", $hi, ", ", $a, ", ", $m, "\n",
             ".if {nudge}\n",
-            "lsr ",
-            $a,
-            ", ",
-            $a,
-            ", #31\n",
-            "smlal ",
-            $lo,
-            ", ",
-            $hi,
-            ", ",
-            $a,
-            ", r7\n",
+            "lsr ", $a, ", ", $a, ", #31\n",
+            "smlal ", $lo, ", ", $hi, ", ", $a, ", r7\n",
             ".endif\n",
-            "asr ",
-            $hi,
-            ", ",
-            $hi,
-            ", ",
-            $s,
-            "\n",
-            "ssat ",
-            $hi,
-            ", #8, ",
-            $hi,
-            "\n",
-            "smlal ",
-            $lo2,
-            ", ",
-            $hi2,
-            ", ",
-            $b,
-            ", ",
-            $m,
-            "\n",
-            ".if {nudge}\n",
-            "lsr ",
-            $b,
-            ", ",
-            $b,
-            ", #31\n",
-            "smlal ",
-            $lo2,
-            ", ",
-            $hi2,
-            ", ",
-            $b,
-            ", r7\n",
-            ".endif\n",
-            "asr ",
-            $hi2,
-            ", ",
-            $hi2,
-            ", ",
-            $s,
-            "\n",
-            "ssat ",
-            $hi2,
-            ", #8, ",
-            $hi2,
-            "\n"
+            "asr ", $hi, ", ", $hi, ", ", $s, "\n",
+            "ssat ", $hi, ", #8, ", $hi, "\n"
+        )
+    };
+}
+
+/// Assembly: the requantization of a row pair's four sums (r8, r10 row
+/// 0's of pixels a and b, r9, r11 row 1's) with the scales at the frame's
+/// pointer (r12 loaded), and the stores of two outputs per pixel: `$lo2,
+/// $hi2` take row 0's rounding term for pixel b, `$hi` row 1's scale word
+/// and result (r4 and r6 where r5 and r7 hold the input sums).
+#[rustfmt::skip]
+macro_rules! pair_rows_down {
+    ($lo2:literal, $hi2:literal, $hi:literal) => {
+        concat!(
+            "ldm r12!, {{r0, r1, r2, r3}}\n",
+            down_two!("r8", "r10", "r0", "r1", "r2", "r3", $lo2, $hi2),
+            "ldm r12!, {{r0, r1, r2, ", $hi, "}}\n",
+            down_two!("r9", "r11", "r0", "r1", "r2", $hi, "r8", "r10"),
+            "str r12, [sp]\n",
+            "ldrd r0, r1, [sp, #8]\n",
+            "bfi r3, ", $hi, ", #8, #8\n",
+            "bfi ", $hi2, ", r10, #8, #8\n",
+            "strh r3, [r0], #2\n",
+            "strh ", $hi2, ", [r1], #2\n",
+            "strd r0, r1, [sp, #8]\n"
         )
     };
 }
@@ -559,32 +532,12 @@ macro_rules! pair_half_down {
             // Without the nudge r7 holds no constant: r5 and r7 keep the
             // input sums, the requantization takes r4 and r6.
             ".if {keep}\n",
-            "ldm r12!, {{r0, r1, r2, r3}}\n",
-            down_two!("r8", "r10", "r0", "r1", "r2", "r3", "r4", "r6"),
-            "ldm r12!, {{r0, r1, r2, r4}}\n",
-            down_two!("r9", "r11", "r0", "r1", "r2", "r4", "r8", "r10"),
-            "str r12, [sp]\n",
-            "ldrd r0, r1, [sp, #8]\n",
-            "bfi r3, r4, #8, #8\n",
-            "bfi r6, r10, #8, #8\n",
-            "strh r3, [r0], #2\n",
-            "strh r6, [r1], #2\n",
-            "strd r0, r1, [sp, #8]\n",
+            pair_rows_down!("r4", "r6", "r4"),
             ".else\n",
             ".if {nudge}\n",
             "mov r7, #0x80000000\n",
             ".endif\n",
-            "ldm r12!, {{r0, r1, r2, r3}}\n",
-            down_two!("r8", "r10", "r0", "r1", "r2", "r3", "r4", "r5"),
-            "ldm r12!, {{r0, r1, r2, r6}}\n",
-            down_two!("r9", "r11", "r0", "r1", "r2", "r6", "r8", "r10"),
-            "str r12, [sp]\n",
-            "ldrd r0, r1, [sp, #8]\n",
-            "bfi r3, r6, #8, #8\n",
-            "bfi r5, r10, #8, #8\n",
-            "strh r3, [r0], #2\n",
-            "strh r5, [r1], #2\n",
-            "strd r0, r1, [sp, #8]\n",
+            pair_rows_down!("r4", "r5", "r6"),
             ".endif\n"
         )
     };
