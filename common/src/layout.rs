@@ -32,6 +32,20 @@ pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
     }
 }
 
+/// The longest rows (values) the pixel-pair kernels take: their pair
+/// buffer holds 4 words per group of 4 values (both pixels), on the stack
+/// (ResNet-8's 3x3x64 rows).
+pub const PAIR_MAX_DEPTH: usize = 576;
+
+/// Whether `kernels::conv::conv2d_im2col_s8` takes a layer whose
+/// requantization fuses two pixels at a time: rows of `d4` values (padded
+/// to 4) up to [`PAIR_MAX_DEPTH`], a pointwise layer from 4 input channels
+/// (`ic`), a window from 8 values. One rule for the kernel and for the
+/// compiler, which lays such layers' rows out for the pairs.
+pub const fn fused_pairs(d4: usize, pointwise: bool, ic: usize) -> bool {
+    d4 <= PAIR_MAX_DEPTH && if pointwise { ic >= 4 } else { d4 >= 8 }
+}
+
 /// [`pack_rows`] with its whole blocks of 4 rows rearranged for the
 /// pixel-pair dot products (`kernels::dot::PairRows`); the last 2 or 1
 /// rows stay as `pack_rows` has them. Each group of 4 values of a block

@@ -112,15 +112,14 @@ impl Conv2d {
         self.geo.kernel == [1, 1] && self.geo.pad == [0, 0]
     }
 
-    /// The fused pixel-pair instance of the int8 im2col kernel, the rule of
-    /// `conv2d_im2col_s8`: a fused layer takes pixel pairs (a pointwise one
-    /// from 4 input channels, a window from 8 values, up to 576), from
+    /// The fused pixel-pair instance of the int8 im2col kernel, by the rule
+    /// `conv2d_im2col_s8` follows (`layout::fused_pairs`), from
     /// `PAIR_LANES_MIN_DEPTH` values over the pair-row layout, which tells
     /// the kernel to take pairs. int4 rows take none.
     fn pairs(&self, q: &Requant) -> Option<PairKernel> {
         let ([kh, kw], ic) = (self.geo.kernel, self.geo.input[3]);
         let depth = crate::layout::depth4(kh * kw * ic);
-        let pairs = q.fused() && !self.int4 && depth <= 576 && if self.pointwise() { ic >= 4 } else { depth >= 8 };
+        let pairs = q.fused() && !self.int4 && crate::layout::fused_pairs(depth, self.pointwise(), ic);
         let lanes = depth >= crate::lowering::weights::PAIR_LANES_MIN_DEPTH;
         pairs.then_some(PairKernel { depth, lanes, nudge: q.nudges() })
     }

@@ -106,11 +106,13 @@ impl DepthwiseConv2d {
 
 impl Operator for DepthwiseConv2d {
     /// With input depth 1 on the im2col kernel: its pairs over plain byte
-    /// rows (`conv2d_im2col_s8`'s window rule: a fused layer from 8 values).
+    /// rows (`conv2d_im2col_s8`'s rule, `layout::fused_pairs`).
     fn pair_kernel(&self, kernel: Kernel) -> Option<PairKernel> {
         let (Arith::Int8(q), Some(_)) = (&self.arith, &self.weights) else { return None };
         let depth = crate::layout::depth4(self.geo.kernel[0] * self.geo.kernel[1]);
-        let pairs = kernel == Kernel::Im2col && q.fused() && !self.int4 && (8..=576).contains(&depth);
+        let pointwise = self.geo.kernel == [1, 1] && self.geo.pad == [0, 0];
+        let pairs =
+            kernel == Kernel::Im2col && q.fused() && !self.int4 && crate::layout::fused_pairs(depth, pointwise, 1);
         pairs.then_some(PairKernel { depth, lanes: false, nudge: q.nudges() })
     }
 

@@ -230,8 +230,8 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i
 pub(crate) const DOT_PAIRS: bool = false;
 
 /// Words in the stack buffer of the pixel pairs (4 words per group of 4
-/// values of both pixels): rows of up to 576 values, ResNet-8's 3x3x64.
-pub(crate) const WIDENED_PAIR_WORDS: usize = 576;
+/// values of both pixels): rows of up to `layout::PAIR_MAX_DEPTH` values.
+pub(crate) const WIDENED_PAIR_WORDS: usize = tinyaot_common::layout::PAIR_MAX_DEPTH;
 
 /// Writes `x`'s 16-bit pairs into lane `lane` (0 or 1) of the pair buffer:
 /// per group of 4 values the words `[a02, a13, b02, b13]` (pixel a in lane

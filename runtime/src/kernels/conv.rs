@@ -336,14 +336,16 @@ pub fn conv2d_im2col_s8<
     // with the requantization fused (`dots_pair_down`) for this layer.
     let depth = if pointwise { IC } else { D4 };
     let lane_rows = packed.pair_rows().filter(|_| FUSE && depth <= super::dot::PAIR_DEPTH);
-    // Plain byte rows, pointwise layers on targets with pair kernels:
-    // every one whose requantization fuses (`dots_pair_down`, requantized
-    // in registers), else those with too many channels to batch their
-    // requantization. The compiler mirrors this rule (it emits no widened
-    // rows for them).
-    let pairs = packed
-        .byte_rows()
-        .filter(|_| super::dot::PAIRS && pointwise && (batch == 1 || FUSE) && IC >= 4 && IC <= super::dot::PAIR_DEPTH);
+    // Plain byte rows on targets with pair kernels: every layer whose
+    // requantization fuses and `layout::fused_pairs` takes
+    // (`dots_pair_down`, requantized in registers; the compiler lays their
+    // rows out by the same rule), else pointwise layers with too many
+    // channels to batch their requantization and windows with long rows
+    // (below).
+    let fused_pairs = FUSE && super::layout::fused_pairs(D4, pointwise, IC);
+    let pairs = packed.byte_rows().filter(|_| {
+        super::dot::PAIRS && pointwise && (fused_pairs || batch == 1 && IC >= 4 && IC <= super::dot::PAIR_DEPTH)
+    });
     // One pair loop over rows in the pair-row layout (`true`) or plain
     // bytes: `$row` gives the pixel's values to widen.
     macro_rules! pair_loop {
@@ -366,11 +368,11 @@ pub fn conv2d_im2col_s8<
     if let Some(rows) = pairs {
         pair_loop!(false, 1, 1, IC, rows, |io, px| io.run(pointwise_pixel(px), IC));
     }
-    // Windows two pixels at a time too: from 8 values where the
-    // requantization fuses; otherwise only long rows gain (with few
-    // channels per pixel the pair's sums go through memory and the fixed
-    // costs are spread over fewer of them).
-    let long_rows = D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || FUSE && D4 >= 8 || batch == 1 && D4 >= 64);
+    // Windows two pixels at a time too: where the requantization does not
+    // fuse only long rows gain (with few channels per pixel the pair's
+    // sums go through memory and the fixed costs are spread over fewer of
+    // them).
+    let long_rows = fused_pairs || D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
     let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
         let Pixel { b, y0, x0, ys, xs, .. } = px;
         let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
