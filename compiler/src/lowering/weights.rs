@@ -35,13 +35,6 @@ pub struct PackedRows {
     pub pair_lanes: Option<Vec<u8>>,
 }
 
-/// Shortest rows (values, a multiple of 4) that take the pair-row layout
-/// when a layer runs two pixels at a time with its requantization fused:
-/// it saves 2 cycles per group of 4 values and pair of rows on a
-/// Cortex-M4 and costs about 7 per pair of rows (the input sums'
-/// correction), so from 6 groups it gains 5 or more.
-pub const PAIR_LANES_MIN_DEPTH: usize = 24;
-
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
     pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {

@@ -346,23 +346,6 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     [a0, a1, b0, b1]
 }
 
-/// Assembly: the six pipelined loads of a group of [`dot_pair_blocks_down`]:
-/// both pixels' pair words from r12 into r0-r3, the group's two row (or
-/// lane) words from lr into r6 and r4; both pointers step to the next
-/// group.
-macro_rules! pair_group_loads {
-    () => {
-        concat!(
-            "ldr r0, [r12], #16\n",
-            "ldr r1, [r12, #-12]\n",
-            "ldr r2, [r12, #-8]\n",
-            "ldr r3, [r12, #-4]\n",
-            "ldr r4, [lr, #4]\n",
-            "ldr r6, [lr], #16\n"
-        )
-    };
-}
-
 /// Assembly: one group of both pixels in [`dot_pair_blocks_down`] (r12 at
 /// the pair words `a02, a13, b02, b13`, lr at the group's row-0 word):
 /// six pipelined loads (the two rows' words into r6 and r4), then per row
@@ -371,7 +354,12 @@ macro_rules! pair_group_loads {
 macro_rules! pair_group_wide {
     () => {
         concat!(
-            pair_group_loads!(),
+            "ldr r0, [r12], #16\n",
+            "ldr r1, [r12, #-12]\n",
+            "ldr r2, [r12, #-8]\n",
+            "ldr r3, [r12, #-4]\n",
+            "ldr r4, [lr, #4]\n",
+            "ldr r6, [lr], #16\n",
             "sxtb16 r5, r4, ror #8\n",
             "sxtb16 r4, r4\n",
             "smlad r9, r0, r4, r9\n",
@@ -385,38 +373,6 @@ macro_rules! pair_group_wide {
             "smlad r10, r2, r6, r10\n",
             "smlad r10, r3, r7, r10\n"
         )
-    };
-}
-
-/// Assembly: [`pair_group_wide!`] over a block in the pair-row layout
-/// (`layout::pack_pair_rows`: r6 and r4 take lane words of rows 0 and 1
-/// for values 0, 2 and 1, 3): per lane word two `SMLAD` of the word itself
-/// (row 0 plus 128 and 256 times row 1) and, after one `SXTB16` of it
-/// rotated, two of row 1 alone: 17 cycles per 16 MACs. Sums: r8, r10 the
-/// lane sums of pixels a and b, r9, r11 row 1's.
-macro_rules! pair_group_lanes {
-    () => {
-        concat!(
-            pair_group_loads!(),
-            "smlad r8, r0, r6, r8\n",
-            "smlad r10, r2, r6, r10\n",
-            "smlad r8, r1, r4, r8\n",
-            "smlad r10, r3, r4, r10\n",
-            "sxtb16 r6, r6, ror #8\n",
-            "sxtb16 r4, r4, ror #8\n",
-            "smlad r9, r0, r6, r9\n",
-            "smlad r11, r2, r6, r11\n",
-            "smlad r9, r1, r4, r9\n",
-            "smlad r11, r3, r4, r11\n"
-        )
-    };
-}
-
-/// Assembly: one group of a block's two rows in the layout `{lanes}` says
-/// ([`pair_group_lanes!`] or [`pair_group_wide!`]).
-macro_rules! pair_group_any {
-    () => {
-        concat!(".if {lanes}\n", pair_group_lanes!(), ".else\n", pair_group_wide!(), ".endif\n")
     };
 }
 
@@ -457,23 +413,23 @@ macro_rules! down_in {
 
 /// Assembly: the requantization of a row pair's four sums (r8, r10 row
 /// 0's of pixels a and b, r9, r11 row 1's) with the scales at the frame's
-/// pointer (r12 loaded), and the stores of two outputs per pixel: `$lo2,
-/// $hi2` take row 0's rounding term for pixel b, `$hi` row 1's scale word
-/// and result (r4 and r6 where r5 and r7 hold the input sums).
+/// pointer (r12 loaded), and the stores of two outputs per pixel (r4, r5
+/// take row 0's rounding term for pixel b, r6 row 1's scale word and
+/// result).
 #[rustfmt::skip]
 macro_rules! pair_rows_down {
-    ($lo2:literal, $hi2:literal, $hi:literal) => {
+    () => {
         concat!(
             "ldm r12!, {{r0, r1, r2, r3}}\n",
-            down_two!("r8", "r10", "r0", "r1", "r2", "r3", $lo2, $hi2),
-            "ldm r12!, {{r0, r1, r2, ", $hi, "}}\n",
-            down_two!("r9", "r11", "r0", "r1", "r2", $hi, "r8", "r10"),
+            down_two!("r8", "r10", "r0", "r1", "r2", "r3", "r4", "r5"),
+            "ldm r12!, {{r0, r1, r2, r6}}\n",
+            down_two!("r9", "r11", "r0", "r1", "r2", "r6", "r8", "r10"),
             "str r12, [sp]\n",
             "ldrd r0, r1, [sp, #8]\n",
-            "bfi r3, ", $hi, ", #8, #8\n",
-            "bfi ", $hi2, ", r10, #8, #8\n",
+            "bfi r3, r6, #8, #8\n",
+            "bfi r5, r10, #8, #8\n",
             "strh r3, [r0], #2\n",
-            "strh ", $hi2, ", [r1], #2\n",
+            "strh r5, [r1], #2\n",
             "strd r0, r1, [sp, #8]\n"
         )
     };
@@ -482,8 +438,7 @@ macro_rules! pair_rows_down {
 /// Assembly: rows 0 and 1 (or 2 and 3) of a block against both pixels,
 /// from their biases to their int8 outputs. Stack frame (after the
 /// pushes of [`dot_pair_blocks_down`]): scales, bias, out a, out b (the
-/// next row's), the group-loop count, blocks left, the pair buffer, the
-/// two pixels' input sums times 128.
+/// next row's), the group-loop count, blocks left, the pair buffer.
 macro_rules! pair_half_down {
     () => {
         concat!(
@@ -491,54 +446,28 @@ macro_rules! pair_half_down {
             "ldr r4, [sp, #4]\n",
             "ldrd r8, r9, [r4], #8\n",
             "str r4, [sp, #4]\n",
-            // Pair-row layout: the lane sums start from row 0's bias plus
-            // 256 times row 1's, less 128 times each pixel's input sum
-            // (frame words 7, 8), so that the lane sum less 256 times
-            // row 1's is row 0's.
-            // (`{keep}`: the input sums held in r5 and r7 throughout.)
-            ".if {keep}\n",
-            "add r8, r8, r9, lsl #8\n",
-            "sub r10, r8, r7\n",
-            "sub r8, r8, r5\n",
-            ".elseif {lanes}\n",
-            "ldrd r6, r7, [sp, #28]\n",
-            "add r8, r8, r9, lsl #8\n",
-            "sub r10, r8, r7\n",
-            "sub r8, r8, r6\n",
-            ".else\n",
             "mov r10, r8\n",
-            ".endif\n",
             "mov r11, r9\n",
             ".rept {rem}\n",
-            pair_group_any!(),
+            pair_group_wide!(),
             ".endr\n",
             ".if {loops}\n",
             "mov r4, #{loops}\n",
             "str r4, [sp, #16]\n",
             "2:\n",
             ".rept 8\n",
-            pair_group_any!(),
+            pair_group_wide!(),
             ".endr\n",
             "ldr r4, [sp, #16]\n",
             "subs r4, r4, #1\n",
             "str r4, [sp, #16]\n",
             "bne 2b\n",
             ".endif\n",
-            ".if {lanes}\n",
-            "sub r8, r8, r9, lsl #8\n",
-            "sub r10, r10, r11, lsl #8\n",
-            ".endif\n",
             "ldr r12, [sp]\n",
-            // Without the nudge r7 holds no constant: r5 and r7 keep the
-            // input sums, the requantization takes r4 and r6.
-            ".if {keep}\n",
-            pair_rows_down!("r4", "r6", "r4"),
-            ".else\n",
             ".if {nudge}\n",
             "mov r7, #0x80000000\n",
             ".endif\n",
-            pair_rows_down!("r4", "r5", "r6"),
-            ".endif\n"
+            pair_rows_down!()
         )
     };
 }
@@ -547,9 +476,10 @@ macro_rules! pair_half_down {
 /// (no bounds checks, pointers and counts kept on the stack between the
 /// halves), with all 14 general registers (r6 and r7, which inline
 /// assembly may not name as operands, saved and restored here): 19
-/// cycles per group of 16 MACs (17 over the pair-row layout, `LANES`)
-/// and about 17 per output for the requantization and the loop
-/// bookkeeping (2 more over the pair-row layout).
+/// cycles per group of 16 MACs and about 17 per output for the
+/// requantization and the loop bookkeeping. Rows in the pair-row layout
+/// (`LANES`) take all four rows of a block at once
+/// (`pair_lanes::lane_blocks_down`).
 #[inline(always)]
 pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
     pair: &[u32],
@@ -559,6 +489,9 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
     out_a: &mut [i8],
     out_b: &mut [i8],
 ) {
+    if LANES {
+        return super::pair_lanes::lane_blocks_down::<DEPTH, NUDGE>(pair, rows, bias, scales, out_a, out_b);
+    }
     let groups = const { DEPTH.div_ceil(4) };
     // The step back from a block's rows 0, 1 to its rows 2, 3 is an
     // immediate (`SUBW`, 12 bits).
@@ -571,8 +504,6 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
         return;
     }
     let n = 4 * blocks;
-    // The pixels' input sums (times 128) after the groups, for the lanes.
-    let (sum_a, sum_b) = if LANES { (pair[4 * groups], pair[4 * groups + 1]) } else { (0, 0) };
     assert!(
         pair.len() >= 4 * groups
             && rows.len() >= n * groups * 4
@@ -585,17 +516,12 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
     // two scales per half, and writes 2 bytes per half to each output,
     // `blocks` times: all inside the slices by the assert above. r6 and r7
     // (not nameable as operands: LLVM's base and frame pointers) are pushed
-    // first and popped last; the frame of 9 words (the 7 below and the
-    // input sums) is popped before them, so they and the stack pointer are
-    // restored.
+    // first and popped last; the frame of the 7 words below is dropped
+    // before them, so they and the stack pointer are restored.
     unsafe {
         core::arch::asm!(
             "push {{r6, r7}}",
-            "push {{r8, r9}}",
             "push {{r0, r1, r2, r3, r4, r5, r12}}",
-            ".if {keep}",
-            "ldrd r5, r7, [sp, #28]",
-            ".endif",
             "1:",
             pair_half_down!(),
             "subw lr, lr, #{back}",
@@ -605,7 +531,7 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
             "subs r4, r4, #1",
             "str r4, [sp, #20]",
             "bne 1b",
-            "add sp, sp, #36",
+            "add sp, sp, #28",
             "pop {{r6, r7}}",
             inout("r0") scales.as_ptr() => _,
             inout("r1") bias.as_ptr() => _,
@@ -615,13 +541,11 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
             inout("r5") blocks => _,
             inout("r12") pair.as_ptr() => _,
             inout("lr") rows.as_ptr() => _,
-            inout("r8") sum_a => _,
-            inout("r9") sum_b => _,
+            out("r8") _,
+            out("r9") _,
             out("r10") _,
             out("r11") _,
-            lanes = const LANES as usize,
             nudge = const NUDGE as usize,
-            keep = const (LANES && !NUDGE) as usize,
             rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
             loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
             back = const 16 * DEPTH.div_ceil(4) - 8,

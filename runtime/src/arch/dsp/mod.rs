@@ -6,6 +6,7 @@ mod depthwise;
 mod dot;
 mod dot_int4;
 mod dot_widened;
+mod pair_lanes;
 
 pub(crate) use depthwise::{depthwise_rows_fused, mac4, taps4, taps4_int4};
 pub(crate) use dot::{

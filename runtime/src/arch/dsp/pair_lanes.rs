@@ -1,0 +1,224 @@
+//! The fused int8 pair kernel over rows in the pair-row layout
+//! (`layout::pack_pair_rows`): a whole block of 4 rows against both
+//! pixels of a pair at once, from the biases to the int8 outputs.
+
+use tinyaot_common::fixedpoint::DownScale;
+
+/// Assembly: half a group, after its four loads (the pixels' pair words
+/// for two of the values into r0 and r1, the lane words of rows 0, 1 and
+/// 2, 3 for the same values into r2 and r3): per lane word two `SMLAD` of
+/// the word itself (row 0 or 2 plus 128 and 256 times row 1 or 3) and,
+/// after one `SXTB16` of it rotated, two of the odd row alone.
+macro_rules! lane_half {
+    () => {
+        concat!(
+            "smlad r4, r0, r2, r4\n",
+            "smlad r5, r1, r2, r5\n",
+            "smlad r8, r0, r3, r8\n",
+            "smlad r9, r1, r3, r9\n",
+            "sxtb16 r2, r2, ror #8\n",
+            "sxtb16 r3, r3, ror #8\n",
+            "smlad r6, r0, r2, r6\n",
+            "smlad r7, r1, r2, r7\n",
+            "smlad r10, r0, r3, r10\n",
+            "smlad r11, r1, r3, r11\n"
+        )
+    };
+}
+
+/// Assembly: one group of 4 input values (r12 at the pair words `a02,
+/// a13, b02, b13`, lr at the block's 16 bytes for the group: the lane
+/// words of rows 0, 1 for values 0, 2 and 1, 3, then those of rows 2, 3),
+/// both pointers stepped past it by the first loads: two runs of four
+/// pipelined loads and two halves, 30 cycles per 32 MACs on a Cortex-M4.
+macro_rules! lane_group {
+    () => {
+        concat!(
+            "ldr r0, [r12], #16\n",
+            "ldr r1, [r12, #-8]\n",
+            "ldr r2, [lr], #16\n",
+            "ldr r3, [lr, #-8]\n",
+            lane_half!(),
+            "ldr r0, [r12, #-12]\n",
+            "ldr r1, [r12, #-4]\n",
+            "ldr r2, [lr, #-12]\n",
+            "ldr r3, [lr, #-4]\n",
+            lane_half!()
+        )
+    };
+}
+
+/// Assembly: one row's two sums (`$a` of pixel a, `$b` of pixel b)
+/// requantized into themselves, with the row's scale `m, s, K` loaded from
+/// r12 (stepped to the next row's) into r0-r3; K is loaded again for the
+/// second sum. With `{nudge}`, negative sums take the rounding nudge
+/// (`fixedpoint::rescale_down`: 2^31 less, added as `lr << 31` in the low
+/// word and `lr` in the high, `lr` the sum's sign), else not
+/// (`rescale_down_unnudged`).
+macro_rules! lane_row_down {
+    ($a:literal, $b:literal) => {
+        concat!("ldm r12!, {{r0, r1, r2, r3}}\n", lane_down_one!($a), "ldrd r2, r3, [r12, #-8]\n", lane_down_one!($b))
+    };
+}
+
+/// Assembly: one sum `$a` of [`lane_row_down!`] from the multiplier in
+/// r0, the shift in r1 and K in r2, r3 (consumed); the int8 result is
+/// left in `$a`.
+macro_rules! lane_down_one {
+    ($a:literal) => {
+        concat!(
+            ".if {nudge}\n",
+            "asr lr, ",
+            $a,
+            ", #31\n",
+            "smlal r2, r3, ",
+            $a,
+            ", r0\n",
+            "adds r2, r2, lr, lsl #31\n",
+            "adc r3, r3, lr\n",
+            ".else\n",
+            "smlal r2, r3, ",
+            $a,
+            ", r0\n",
+            ".endif\n",
+            "asr ",
+            $a,
+            ", r3, r1\n",
+            "ssat ",
+            $a,
+            ", #8, ",
+            $a,
+            "\n"
+        )
+    };
+}
+
+/// `portable::dot_pair_blocks_down` for rows in the pair-row layout, as
+/// one assembly loop over the blocks of 4 rows: per group 8 pipelined
+/// loads, 16 `SMLAD` and 4 `SXTB16` for 32 MACs (30 cycles on a
+/// Cortex-M4, where two rows at a time took 34), the 8 sums in r4-r11,
+/// all 14 general registers in use (r6 and r7, which inline assembly may
+/// not name as operands, saved and restored here); then the four rows'
+/// requantization and one word store per pixel: about 110 cycles per
+/// block of 8 outputs besides the groups.
+#[inline(always)]
+pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
+    pair: &[u32],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out_a: &mut [i8],
+    out_b: &mut [i8],
+) {
+    let groups = const { DEPTH.div_ceil(4) };
+    const { assert!(DEPTH > 0) };
+    let blocks = out_a.len() / 4;
+    if blocks == 0 {
+        return;
+    }
+    let n = 4 * blocks;
+    // The pixels' input sums (times 128) after the groups.
+    assert!(
+        pair.len() >= 4 * groups + 2
+            && rows.len() >= n * groups * 4
+            && bias.len() >= n
+            && scales.len() >= n
+            && out_b.len() >= n
+    );
+    let (sum_a, sum_b) = (pair[4 * groups], pair[4 * groups + 1]);
+    // SAFETY: per block reads `16 * groups` bytes of `rows` (plain LDR,
+    // unaligned allowed) and `4 * groups` words of `pair` (aligned), four
+    // biases and four scales, and writes one word (4 bytes, STR, unaligned
+    // allowed) to each output, `blocks` times: all inside the slices by the
+    // assert above. r6 and r7 (not nameable as operands: LLVM's base and
+    // frame pointers) are pushed first and popped last; the frame of 10
+    // words (scales, bias, out a, out b, blocks left, the pair buffer, the
+    // two input sums, the group-loop count, the saved row pointer) is
+    // dropped before them, so they and the stack pointer are restored.
+    unsafe {
+        core::arch::asm!(
+            "push {{r6, r7}}",
+            "push {{r0, r1, r2, r3, r4, r5, r8, r9, r10, r11}}",
+            "1:",
+            // The lane sums start from row 0's (2's) bias plus 256 times
+            // row 1's (3's), less 128 times each pixel's input sum, so
+            // that the lane sum less 256 times row 1's (3's) is row 0's
+            // (2's); the odd rows' sums from their biases.
+            "ldr r12, [sp, #4]",
+            "ldm r12!, {{r4, r6, r8, r10}}",
+            "str r12, [sp, #4]",
+            "ldrd r0, r1, [sp, #24]",
+            "add r4, r4, r6, lsl #8",
+            "mov r7, r6",
+            "sub r5, r4, r1",
+            "sub r4, r4, r0",
+            "add r8, r8, r10, lsl #8",
+            "mov r11, r10",
+            "sub r9, r8, r1",
+            "sub r8, r8, r0",
+            "ldr r12, [sp, #20]",
+            ".rept {rem}",
+            lane_group!(),
+            ".endr",
+            ".if {loops}",
+            "mov r0, #{loops}",
+            "str r0, [sp, #32]",
+            "2:",
+            ".rept 8",
+            lane_group!(),
+            ".endr",
+            "ldr r0, [sp, #32]",
+            "subs r0, r0, #1",
+            "str r0, [sp, #32]",
+            "bne 2b",
+            ".endif",
+            "sub r4, r4, r6, lsl #8",
+            "sub r5, r5, r7, lsl #8",
+            "sub r8, r8, r10, lsl #8",
+            "sub r9, r9, r11, lsl #8",
+            ".if {nudge}",
+            "str lr, [sp, #36]",
+            ".endif",
+            "ldr r12, [sp]",
+            lane_row_down!("r4", "r5"),
+            lane_row_down!("r6", "r7"),
+            "bfi r4, r6, #8, #8",
+            "bfi r5, r7, #8, #8",
+            lane_row_down!("r8", "r9"),
+            "bfi r4, r8, #16, #8",
+            "bfi r5, r9, #16, #8",
+            lane_row_down!("r10", "r11"),
+            "bfi r4, r10, #24, #8",
+            "bfi r5, r11, #24, #8",
+            ".if {nudge}",
+            "ldr lr, [sp, #36]",
+            ".endif",
+            "str r12, [sp]",
+            "ldrd r0, r1, [sp, #8]",
+            "str r4, [r0], #4",
+            "str r5, [r1], #4",
+            "strd r0, r1, [sp, #8]",
+            "ldr r0, [sp, #16]",
+            "subs r0, r0, #1",
+            "str r0, [sp, #16]",
+            "bne 1b",
+            "add sp, sp, #40",
+            "pop {{r6, r7}}",
+            inout("r0") scales.as_ptr() => _,
+            inout("r1") bias.as_ptr() => _,
+            inout("r2") out_a.as_mut_ptr() => _,
+            inout("r3") out_b.as_mut_ptr() => _,
+            inout("r4") blocks => _,
+            inout("r5") pair.as_ptr() => _,
+            inout("r8") sum_a => _,
+            inout("r9") sum_b => _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            inout("lr") rows.as_ptr() => _,
+            nudge = const NUDGE as usize,
+            rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
+            loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
+        );
+    }
+}
