@@ -237,8 +237,10 @@ pub(crate) const WIDENED_PAIR_WORDS: usize = tinyaot_common::layout::PAIR_MAX_DE
 /// per group of 4 values the words `[a02, a13, b02, b13]` (pixel a in lane
 /// 0, pixel b in lane 1; values 0, 2 then 1, 3, as [`widen_input`]). A last
 /// partial group is padded with zeros (the packed rows are zero there too).
+/// Returns 128 times the values' sum with `SUM` (the pair-row layout's
+/// correction, `dot_pair_blocks_down`), else 0.
 #[inline(always)]
-pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) {
+pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) -> i32 {
     let groups = x.len().div_ceil(4);
     assert!(lane < 2 && 4 * groups <= buf.len().min(WIDENED_PAIR_WORDS));
     for (g, words) in x.chunks(4).zip(buf.chunks_exact_mut(4)) {
@@ -250,12 +252,7 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
         words[2 * lane] = sxtb16(word);
         words[2 * lane + 1] = sxtb16(word.rotate_right(8));
     }
-    if SUM {
-        // 128 times the sum of the values, after the groups (the pair-row
-        // layout's correction, `dot_pair_blocks_down`).
-        let sum = x.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
-        buf[4 * groups + lane] = sum.wrapping_mul(128) as u32;
-    }
+    if SUM { x.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32)).wrapping_mul(128) } else { 0 }
 }
 
 /// Two neighbouring packed rows against both pixels of a pair buffer

@@ -347,9 +347,15 @@ pub fn conv2d_im2col_s8<
         super::dot::PAIRS && pointwise && (fused_pairs || batch == 1 && IC >= 4 && IC <= super::dot::PAIR_DEPTH)
     });
     // One pair loop over rows in the pair-row layout (`true`) or plain
-    // bytes: `$row` gives the pixel's values to widen.
+    // bytes: `$row` gives the pixel's values to widen (or `$widen` widens
+    // them itself).
     macro_rules! pair_loop {
         ($lanes:literal, $kh:tt, $kw:tt, $depth:tt, $rows:expr, |$io:ident, $px:ident| $row:expr) => {
+            pair_loop!($lanes, $kh, $kw, $depth, $rows, |$io, $px, lane, pair| {
+                super::dot::widen_pair_lane::<$lanes>($row, lane, pair)
+            })
+        };
+        ($lanes:literal, $kh:tt, $kw:tt, $depth:tt, $rows:expr, |$io:ident, $px:ident, $lane:ident, $pair:ident| $widen:expr) => {
             return by_pairs::<N, IH, IW, OH, OW, $kh, $kw, $depth, OC, $lanes, NUDGE, _>(
                 io,
                 $rows,
@@ -357,16 +363,16 @@ pub fn conv2d_im2col_s8<
                 win,
                 q,
                 fused,
-                |$io, $px, lane, pair| super::dot::widen_pair_lane::<$lanes>($row, lane, pair),
+                |$io, $px, $lane, $pair| $widen,
             )
         };
     }
-    let pointwise_pixel = |px: Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
+    let start_pixel = |px: &Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
     if let (true, Some(rows)) = (pointwise, lane_rows) {
-        pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(pointwise_pixel(px), IC));
+        pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
     }
     if let Some(rows) = pairs {
-        pair_loop!(false, 1, 1, IC, rows, |io, px| io.run(pointwise_pixel(px), IC));
+        pair_loop!(false, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
     }
     // Windows two pixels at a time too: where the requantization does not
     // fuse only long rows gain (with few channels per pixel the pair's
@@ -379,9 +385,20 @@ pub fn conv2d_im2col_s8<
         fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
     };
     if let (false, Some(rows)) = (pointwise, lane_rows) {
-        pair_loop!(true, KH, KW, D4, rows, |io, px| {
-            window_patch(io, px, patch);
-            &patch[..D4]
+        // A window inside the image whose rows are whole groups of 4
+        // values is widened straight from its rows of the input (no
+        // patch copied first; rows of at least 16 values, as shorter ones
+        // copy faster than their calls); others through the patch.
+        let row_step = win.dilation_h * IW * IC;
+        let by_rows = win.dilation_w == 1 && (KW * IC) & 3 == 0 && KW * IC >= 16;
+        pair_loop!(true, KH, KW, D4, rows, |io, px, lane, pair| {
+            if by_rows && px.ys.len() == KH && px.xs.len() == KW {
+                let span = io.run(start_pixel(&px), (KH - 1) * row_step + KW * IC);
+                super::dot::widen_pair_lane_rows::<true>(span, KH, KW * IC, row_step, lane, pair)
+            } else {
+                window_patch(io, px, patch);
+                super::dot::widen_pair_lane::<true>(&patch[..D4], lane, pair)
+            }
         });
     }
     if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {

@@ -149,7 +149,33 @@ pub const PAIR_DEPTH: usize = arch::WIDENED_PAIR_WORDS;
 /// the pair-row layout's kernels take ([`PairRows`]).
 #[inline(always)]
 pub fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, pair: &mut [u32]) {
-    arch::widen_pair_lane::<SUM>(x, lane, pair);
+    let sum = arch::widen_pair_lane::<SUM>(x, lane, pair);
+    if SUM {
+        pair[4 * x.len().div_ceil(4) + lane] = sum as u32;
+    }
+}
+
+/// [`widen_pair_lane`] of a pixel whose values are `rows` runs of `len`
+/// values (a multiple of 4), `step` apart in `x` (a window's rows straight
+/// from the input image, with no patch copied first).
+#[inline(always)]
+pub fn widen_pair_lane_rows<const SUM: bool>(
+    x: &[i8],
+    rows: usize,
+    len: usize,
+    step: usize,
+    lane: usize,
+    pair: &mut [u32],
+) {
+    debug_assert!(len & 3 == 0);
+    let mut sum = 0i32;
+    for r in 0..rows {
+        let at = r * len;
+        sum = sum.wrapping_add(arch::widen_pair_lane::<SUM>(&x[r * step..r * step + len], lane, &mut pair[at..]));
+    }
+    if SUM {
+        pair[rows * len + lane] = sum as u32;
+    }
 }
 
 /// `acc_a[k] = bias[k] + row_k . a` and `acc_b[k] = bias[k] + row_k . b`

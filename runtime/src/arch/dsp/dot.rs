@@ -554,9 +554,10 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
 }
 
 /// `portable::widen_pair_lane`: per group one `LDR`, two `SXTB16` (with
-/// `SUM` two `SMLAD` by 128) and two `STR` into the lane's two words, two
-/// groups per pass; a last partial group from its bytes.
-pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) {
+/// `SUM` two `SMLAD` by 128) and two `STR` into the lane's two words, four
+/// groups per pass (their loads pipelined); a last partial group from its
+/// bytes.
+pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut [u32]) -> i32 {
     let (full, rest) = (x.len() / 4, x.len() % 4);
     let groups = x.len().div_ceil(4);
     assert!(lane < 2 && 4 * groups <= buf.len().min(super::super::portable::WIDENED_PAIR_WORDS));
@@ -567,12 +568,13 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
         // SAFETY: reads `full` words of `x` (plain LDR, unaligned allowed)
         // and writes two words of each of the first `full` groups of 4
         // words of `buf` (u32-aligned, STR), within bounds by the assert:
-        // an odd group alone, then two per pass (`full / 2` passes, none
-        // when 0: the loop is entered only past the check).
+        // one group if `full` is odd, two if its bit 1 is set, then four
+        // per pass (`full / 4` passes, the loop entered only past the
+        // check).
         unsafe {
             core::arch::asm!(
                 "tst {n}, #1",
-                "beq 3f",
+                "beq 2f",
                 "ldr {t0}, [{p}], #4",
                 "sxtb16 {lo0}, {t0}",
                 "sxtb16 {t0}, {t0}, ror #8",
@@ -583,12 +585,11 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
                 "str {lo0}, [{q}]",
                 "str {t0}, [{q}, #4]",
                 "add {q}, {q}, #16",
-                "3:",
-                "lsrs {n}, {n}, #1",
-                "beq 4f",
                 "2:",
-                "ldr {t0}, [{p}], #4",
-                "ldr {t1}, [{p}], #4",
+                "tst {n}, #2",
+                "beq 3f",
+                "ldr {t0}, [{p}], #8",
+                "ldr {t1}, [{p}, #-4]",
                 "sxtb16 {lo0}, {t0}",
                 "sxtb16 {t0}, {t0}, ror #8",
                 "sxtb16 {lo1}, {t1}",
@@ -604,8 +605,45 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
                 "str {lo1}, [{q}, #16]",
                 "str {t1}, [{q}, #20]",
                 "add {q}, {q}, #32",
+                "3:",
+                "lsrs {n}, {n}, #2",
+                "beq 4f",
+                "5:",
+                "ldr {t0}, [{p}], #16",
+                "ldr {t1}, [{p}, #-12]",
+                "ldr {t2}, [{p}, #-8]",
+                "ldr {t3}, [{p}, #-4]",
+                "sxtb16 {lo0}, {t0}",
+                "sxtb16 {t0}, {t0}, ror #8",
+                "sxtb16 {lo1}, {t1}",
+                "sxtb16 {t1}, {t1}, ror #8",
+                ".if {sum}",
+                "smlad {s}, {lo0}, {c}, {s}",
+                "smlad {s}, {t0}, {c}, {s}",
+                "smlad {s}, {lo1}, {c}, {s}",
+                "smlad {s}, {t1}, {c}, {s}",
+                ".endif",
+                "str {lo0}, [{q}]",
+                "str {t0}, [{q}, #4]",
+                "str {lo1}, [{q}, #16]",
+                "str {t1}, [{q}, #20]",
+                "sxtb16 {lo0}, {t2}",
+                "sxtb16 {t2}, {t2}, ror #8",
+                "sxtb16 {lo1}, {t3}",
+                "sxtb16 {t3}, {t3}, ror #8",
+                ".if {sum}",
+                "smlad {s}, {lo0}, {c}, {s}",
+                "smlad {s}, {t2}, {c}, {s}",
+                "smlad {s}, {lo1}, {c}, {s}",
+                "smlad {s}, {t3}, {c}, {s}",
+                ".endif",
+                "str {lo0}, [{q}, #32]",
+                "str {t2}, [{q}, #36]",
+                "str {lo1}, [{q}, #48]",
+                "str {t3}, [{q}, #52]",
+                "add {q}, {q}, #64",
                 "subs {n}, {n}, #1",
-                "bne 2b",
+                "bne 5b",
                 "4:",
                 p = inout(reg) x.as_ptr() => _,
                 q = inout(reg) buf.as_mut_ptr().add(2 * lane) => _,
@@ -615,6 +653,8 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
                 sum = const SUM as usize,
                 t0 = out(reg) _,
                 t1 = out(reg) _,
+                t2 = out(reg) _,
+                t3 = out(reg) _,
                 lo0 = out(reg) _,
                 lo1 = out(reg) _,
                 options(nostack),
@@ -632,7 +672,5 @@ pub(crate) fn widen_pair_lane<const SUM: bool>(x: &[i8], lane: usize, buf: &mut 
         g[1] = super::super::portable::sxtb16(word.rotate_right(8));
         sum = super::super::portable::smlad(g[1], 0x0080_0080, super::super::portable::smlad(g[0], 0x0080_0080, sum));
     }
-    if SUM {
-        buf[4 * groups + lane] = sum as u32;
-    }
+    sum
 }

@@ -93,6 +93,20 @@ macro_rules! lane_down_one {
     };
 }
 
+/// Groups per pass of [`lane_blocks_down`]'s group loop (rows of up to 64
+/// values run straight, longer ones in loops whose count lives on the
+/// stack, about 8 cycles per pass): 16, 12 or 8, the largest that divides
+/// `groups`, else 8 and a remainder first (a group's code is 100 bytes).
+const fn unroll_of(groups: usize) -> usize {
+    if groups % 16 == 0 {
+        16
+    } else if groups % 12 == 0 {
+        12
+    } else {
+        8
+    }
+}
+
 /// `portable::dot_pair_blocks_down` for rows in the pair-row layout, as
 /// one assembly loop over the blocks of 4 rows: per group 8 pipelined
 /// loads, 16 `SMLAD` and 4 `SXTB16` for 32 MACs (30 cycles on a
@@ -110,8 +124,8 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
     out_a: &mut [i8],
     out_b: &mut [i8],
 ) {
-    let groups = const { DEPTH.div_ceil(4) };
     const { assert!(DEPTH > 0) };
+    let groups = const { DEPTH.div_ceil(4) };
     let blocks = out_a.len() / 4;
     if blocks == 0 {
         return;
@@ -164,7 +178,7 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
             "mov r0, #{loops}",
             "str r0, [sp, #32]",
             "2:",
-            ".rept 8",
+            ".rept {unroll}",
             lane_group!(),
             ".endr",
             "ldr r0, [sp, #32]",
@@ -217,8 +231,9 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
             out("r12") _,
             inout("lr") rows.as_ptr() => _,
             nudge = const NUDGE as usize,
-            rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % 8 },
-            loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / 8 },
+            unroll = const unroll_of(DEPTH.div_ceil(4)),
+            rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % unroll_of(DEPTH.div_ceil(4)) },
+            loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / unroll_of(DEPTH.div_ceil(4)) },
         );
     }
 }
