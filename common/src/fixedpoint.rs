@@ -456,9 +456,62 @@ pub const fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
     ((p >> 32) as i32) >> shift
 }
 
+/// [`rescale_down`] for a sum below 2^30 in magnitude and a scale whose K
+/// low word is 2^30 (every right shift of 2 or more, see
+/// [`down_scale_of`]): `floor(2p / 2^32) >> (shift + 1)` with `2p = 2 acc
+/// m + 2^31 + (2 K_high - [acc < 0]) 2^32`, which is what one `SMMLAR`
+/// (rounding high multiply-accumulate) of `2 acc`, `m` and `2 K_high -
+/// [acc < 0]` gives, then one shift. Exactly [`rescale_down`]: `p` is
+/// `rescale_down`'s 64-bit sum, and nested floors of divisions by powers
+/// of two are one floor. `None` where the scale does not allow it.
+#[inline(always)]
+pub const fn rescale_down_doubled(acc: i32, s: &DownScale) -> Option<i32> {
+    let [multiplier, shift, k_low, k_high] = *s;
+    if k_low != 1 << 30 {
+        return None;
+    }
+    let ra = (2 * k_high as i64 + (acc >> 31) as i64) << 32;
+    let high = ((2 * acc as i64 * multiplier as i64 + (1i64 << 31) + ra) >> 32) as i32;
+    Some(high >> (shift + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doubled_rescale_is_rescale_down_for_sums_below_2_30() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut checked = 0;
+        for _ in 0..300_000 {
+            let multiplier = (next() >> 1) as i32;
+            let shift = -1 - (next() % 23) as i32;
+            let offset = (next() % 257) as i32 - 128;
+            let acc = ((next() as i32) >> 2) >> (next() % 24);
+            let s = down_scale_of(multiplier, shift, offset).unwrap();
+            match rescale_down_doubled(acc, &s) {
+                Some(v) => {
+                    assert_eq!(v, rescale_down(acc, &s), "{acc} {multiplier} {shift} {offset}");
+                    checked += 1;
+                }
+                None => assert_eq!(shift, -1, "K low word 2^30 for right shifts of 2 or more"),
+            }
+        }
+        assert!(checked > 250_000);
+        // Ties at both signs: sums that are exact multiples of the step.
+        for r in 2..=23 {
+            let s = down_scale_of(1 << 30, -r, -5).unwrap();
+            for acc in [-(3 << r), -(1 << r), -(1 << (r - 1)), 1 << (r - 1), 3 << r, (1 << 30) - 1, -(1 << 30)] {
+                assert_eq!(rescale_down_doubled(acc, &s), Some(rescale_down(acc, &s)), "{acc} {r}");
+            }
+        }
+    }
 
     #[test]
     fn unnudged_rescale_saturates_alike_at_offset_minus_128() {

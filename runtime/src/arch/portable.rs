@@ -367,6 +367,20 @@ pub(crate) fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
     tinyaot_common::fixedpoint::rescale_down_unnudged(acc, s)
 }
 
+/// Whether [`rescale_down_doubled`] is the faster form here (one
+/// `SMMLAR` on DSP cores; the host, so the differential tests run it).
+/// ARMv6-M and ARMv7-M without DSP keep [`rescale_down`].
+pub(crate) const DOUBLED_RESCALE: bool = true;
+
+/// `tinyaot_common::fixedpoint::rescale_down_doubled` of a scale that
+/// allows it (its K low word 2^30) and a sum below 2^30 in magnitude:
+/// `multiplier`, `2 K_high` and the right shift plus one.
+#[inline(always)]
+pub(crate) fn rescale_down_doubled(acc: i32, multiplier: i32, k_high2: i32, shift1: i32) -> i32 {
+    let ra = ((k_high2 as i64) + (acc >> 31) as i64) << 32;
+    (((2 * acc as i64 * multiplier as i64 + (1i64 << 31) + ra) >> 32) as i32) >> shift1
+}
+
 /// [`rescale_down`] from four 16x16-bit products, for cores whose only
 /// multiply gives the low 32 bits (ARMv6-M's `MULS`): there the 64-bit
 /// product is a library call (`__aeabi_lmul`, about 75 instructions on the

@@ -48,25 +48,33 @@ impl AddQuant {
     /// [`AddQuant::rescaled2`], or the compiler's table of either).
     #[inline(always)]
     pub fn add_rescaled<T: Narrow>(&self, a: i32, b: i32) -> T {
-        let raw = lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift, self.output_offset);
+        let raw =
+            lt1(a.wrapping_add(b), self.output_multiplier, self.output_shift, self.output_offset, self.small::<T>());
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 
     /// SUB of two inputs already rescaled.
     #[inline(always)]
     pub fn sub_rescaled<T: Narrow>(&self, a: i32, b: i32) -> T {
-        let raw = lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift, self.output_offset);
+        let raw =
+            lt1(a.wrapping_sub(b), self.output_multiplier, self.output_shift, self.output_offset, self.small::<T>());
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 }
 
 /// `MultiplyByQuantizedMultiplierSmallerThanOneExp(x, m, shift) + offset`
 /// in the shortest exact form for the constants (the kernels' `AddQuant`
-/// is a compile-time constant, so the choice folds away): two `SMLAL`s
-/// and a shift ([`rescale_down`](crate::fixedpoint::rescale_down)) for right shifts of 1 to 23.
+/// is a compile-time constant, so the choice folds away): for `x` below
+/// 2^30 in magnitude (`small`) and right shifts of 2 to 23 one `SMMLAR`
+/// and a shift ([`rescale_down_doubled`](crate::fixedpoint::rescale_down_doubled)),
+/// else for right shifts of 1 to 23 two `SMLAL`s and a shift
+/// ([`rescale_down`](crate::fixedpoint::rescale_down)).
 #[inline(always)]
-fn lt1(x: i32, m: i32, shift: i32, offset: i32) -> i32 {
+fn lt1(x: i32, m: i32, shift: i32, offset: i32, small: bool) -> i32 {
     match down_scale_of(m, shift, offset) {
+        Some([m, s, k_low, k_high]) if small && crate::arch::DOUBLED_RESCALE && k_low == 1 << 30 => {
+            crate::arch::rescale_down_doubled(x, m, 2 * k_high, s + 1)
+        }
         Some(s) => crate::arch::rescale_down(x, &s),
         None => mul_lt1(x, m, shift).wrapping_add(offset),
     }
@@ -91,6 +99,14 @@ impl AddQuant {
         T::narrow(clamp_i32(raw, self.act_min, self.act_max))
     }
 
+    /// Whether a sum or difference of two rescaled `T` inputs is below 2^30
+    /// in magnitude: each is at most 2^(8 bits + headroom shift), so int8
+    /// with the usual 20-bit headroom is (int16's 15 bits are not).
+    #[inline(always)]
+    const fn small<T>(&self) -> bool {
+        8 * core::mem::size_of::<T>() as i32 + self.left_shift < 30
+    }
+
     /// Input 1 offset, shifted left by the headroom and rescaled.
     #[inline(always)]
     pub fn rescaled1<T: Narrow>(&self, x: T) -> i32 {
@@ -111,7 +127,7 @@ impl AddQuant {
     /// multiply is then exactly a halving (the nudge never carries).
     #[inline(always)]
     fn input_lt1(&self, v: i32, m: i32, shift: i32) -> i32 {
-        if m == 1 << 30 && shift == 0 && self.left_shift > 0 { v >> 1 } else { lt1(v, m, shift, 0) }
+        if m == 1 << 30 && shift == 0 && self.left_shift > 0 { v >> 1 } else { lt1(v, m, shift, 0, false) }
     }
 }
 
@@ -229,11 +245,13 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
     let (runs, tail) = other[..LEN].as_chunks::<BINARY_RUN>();
     for (r, ys) in runs.iter().enumerate() {
         let start = r * BINARY_RUN;
-        let Some(xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
+        let Some(&xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
             unreachable!("io.run returns BINARY_RUN values")
         };
-        let out: [O; BINARY_RUN] = core::array::from_fn(|k| apply(xs[k], ys[k]));
-        io.out_run(start, BINARY_RUN).copy_from_slice(&out);
+        // Each output stored as it is made (not gathered into a word).
+        for ((o, &x), &y) in io.out_run(start, BINARY_RUN).iter_mut().zip(&xs).zip(ys) {
+            *o = apply(x, y);
+        }
     }
     let start = runs.len() * BINARY_RUN;
     for (k, &y) in tail.iter().enumerate() {
@@ -243,7 +261,7 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 }
 
 /// Elements per run of [`binary`].
-const BINARY_RUN: usize = 4;
+const BINARY_RUN: usize = 8;
 
 /// An elementwise binary op with broadcasting: `shape` walks the output,
 /// its `a` strides index `io`'s operand, its `b` strides `other` (0 along

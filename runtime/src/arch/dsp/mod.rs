@@ -38,6 +38,30 @@ pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
     out
 }
 
+/// `portable::rescale_down_doubled`: `ADD` (the sign into the
+/// accumulate word), `LSL`, `SMMLAR`, then the shift.
+#[inline(always)]
+pub(crate) fn rescale_down_doubled(acc: i32, multiplier: i32, k_high2: i32, shift1: i32) -> i32 {
+    let high: i32;
+    // SAFETY: register arithmetic of the DSP extension; no memory.
+    unsafe {
+        core::arch::asm!(
+            "add {t}, {k}, {acc}, asr #31",
+            "lsl {a2}, {acc}, #1",
+            "smmlar {high}, {a2}, {m}, {t}",
+            acc = in(reg) acc,
+            k = in(reg) k_high2,
+            m = in(reg) multiplier,
+            t = out(reg) _,
+            a2 = out(reg) _,
+            high = lateout(reg) high,
+            options(pure, nomem, nostack),
+        );
+    }
+    // Outside the assembly, so a constant shift is an immediate.
+    high >> (shift1 & 31)
+}
+
 /// `portable::add_byte_lanes`: two `SXTB16`, two `SADD16`.
 #[inline(always)]
 pub(crate) fn add_byte_lanes(word: u32, (mut even, mut odd): (u32, u32)) -> (u32, u32) {

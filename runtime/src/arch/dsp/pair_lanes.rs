@@ -93,18 +93,24 @@ macro_rules! lane_down_one {
     };
 }
 
-/// Groups per pass of [`lane_blocks_down`]'s group loop (rows of up to 64
-/// values run straight, longer ones in loops whose count lives on the
-/// stack, about 8 cycles per pass): 16, 12 or 8, the largest that divides
-/// `groups`, else 8 and a remainder first (a group's code is 100 bytes).
+/// Groups that run straight in [`lane_blocks_down`] (rows of up to 144
+/// values, about 4 KB of code): longer rows take a loop whose count lives
+/// on the stack (about 8 cycles per pass).
+const STRAIGHT_GROUPS: usize = 36;
+
+/// Groups per pass of [`lane_blocks_down`]'s group loop: the largest of
+/// 36, 32, 24, 16, 12 and 8 that divides `groups`, else 8 and a remainder
+/// first (a group's code is about 110 bytes).
 const fn unroll_of(groups: usize) -> usize {
-    if groups % 16 == 0 {
-        16
-    } else if groups % 12 == 0 {
-        12
-    } else {
-        8
+    let by = [36, 32, 24, 16, 12];
+    let mut k = 0;
+    while k < by.len() {
+        if groups % by[k] == 0 {
+            return by[k];
+        }
+        k += 1;
     }
+    8
 }
 
 /// `portable::dot_pair_blocks_down` for rows in the pair-row layout, as
@@ -232,8 +238,12 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
             inout("lr") rows.as_ptr() => _,
             nudge = const NUDGE as usize,
             unroll = const unroll_of(DEPTH.div_ceil(4)),
-            rem = const if DEPTH <= 64 { DEPTH.div_ceil(4) } else { DEPTH.div_ceil(4) % unroll_of(DEPTH.div_ceil(4)) },
-            loops = const if DEPTH <= 64 { 0 } else { DEPTH.div_ceil(4) / unroll_of(DEPTH.div_ceil(4)) },
+            rem = const if DEPTH.div_ceil(4) <= STRAIGHT_GROUPS {
+                DEPTH.div_ceil(4)
+            } else {
+                DEPTH.div_ceil(4) % unroll_of(DEPTH.div_ceil(4))
+            },
+            loops = const if DEPTH.div_ceil(4) <= STRAIGHT_GROUPS { 0 } else { DEPTH.div_ceil(4) / unroll_of(DEPTH.div_ceil(4)) },
         );
     }
 }
