@@ -456,23 +456,26 @@ pub const fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
     ((p >> 32) as i32) >> shift
 }
 
-/// [`rescale_down`] for a sum below 2^30 in magnitude and a scale whose K
+/// The constants of [`rescale_down_doubled`] for a [`DownScale`]: the
+/// multiplier, twice K's high word and the right shift plus one, where K's
 /// low word is 2^30 (every right shift of 2 or more, see
-/// [`down_scale_of`]): `floor(2p / 2^32) >> (shift + 1)` with `2p = 2 acc
+/// [`down_scale_of`]); `None` otherwise.
+pub const fn doubled_of(s: &DownScale) -> Option<(i32, i32, i32)> {
+    let [multiplier, shift, k_low, k_high] = *s;
+    if k_low == 1 << 30 { Some((multiplier, 2 * k_high, shift + 1)) } else { None }
+}
+
+/// [`rescale_down`] for a sum below 2^30 in magnitude, with the constants
+/// of [`doubled_of`]: `floor(2p / 2^32) >> (shift + 1)` with `2p = 2 acc
 /// m + 2^31 + (2 K_high - [acc < 0]) 2^32`, which is what one `SMMLAR`
 /// (rounding high multiply-accumulate) of `2 acc`, `m` and `2 K_high -
 /// [acc < 0]` gives, then one shift. Exactly [`rescale_down`]: `p` is
-/// `rescale_down`'s 64-bit sum, and nested floors of divisions by powers
-/// of two are one floor. `None` where the scale does not allow it.
+/// `rescale_down`'s 64-bit sum (its K low word 2^30 doubled is the 2^31),
+/// and nested floors of divisions by powers of two are one floor.
 #[inline(always)]
-pub const fn rescale_down_doubled(acc: i32, s: &DownScale) -> Option<i32> {
-    let [multiplier, shift, k_low, k_high] = *s;
-    if k_low != 1 << 30 {
-        return None;
-    }
-    let ra = (2 * k_high as i64 + (acc >> 31) as i64) << 32;
-    let high = ((2 * acc as i64 * multiplier as i64 + (1i64 << 31) + ra) >> 32) as i32;
-    Some(high >> (shift + 1))
+pub const fn rescale_down_doubled(acc: i32, multiplier: i32, k_high2: i32, shift1: i32) -> i32 {
+    let ra = (k_high2 as i64 + (acc >> 31) as i64) << 32;
+    (((2 * acc as i64 * multiplier as i64 + (1i64 << 31) + ra) >> 32) as i32) >> shift1
 }
 
 #[cfg(test)]
@@ -495,8 +498,9 @@ mod tests {
             let offset = (next() % 257) as i32 - 128;
             let acc = ((next() as i32) >> 2) >> (next() % 24);
             let s = down_scale_of(multiplier, shift, offset).unwrap();
-            match rescale_down_doubled(acc, &s) {
-                Some(v) => {
+            match doubled_of(&s) {
+                Some((m, k2, s1)) => {
+                    let v = rescale_down_doubled(acc, m, k2, s1);
                     assert_eq!(v, rescale_down(acc, &s), "{acc} {multiplier} {shift} {offset}");
                     checked += 1;
                 }
@@ -507,8 +511,9 @@ mod tests {
         // Ties at both signs: sums that are exact multiples of the step.
         for r in 2..=23 {
             let s = down_scale_of(1 << 30, -r, -5).unwrap();
+            let (m, k2, s1) = doubled_of(&s).unwrap();
             for acc in [-(3 << r), -(1 << r), -(1 << (r - 1)), 1 << (r - 1), 3 << r, (1 << 30) - 1, -(1 << 30)] {
-                assert_eq!(rescale_down_doubled(acc, &s), Some(rescale_down(acc, &s)), "{acc} {r}");
+                assert_eq!(rescale_down_doubled(acc, m, k2, s1), rescale_down(acc, &s), "{acc} {r}");
             }
         }
     }

@@ -1183,3 +1183,25 @@ fn hybrid_batch_matmul_takes_litert_row_scales() {
         }
     }
 }
+
+#[test]
+fn window_rows_widen_like_their_patch() {
+    use tinyaot::__private::kernels::dot::{widen_pair_lane, widen_pair_lane_rows};
+    // A 3x3 window of 16 channels inside a 5-pixel-wide image (rows 80
+    // values apart), and 2 rows of 12 (a 3-wide window of 4 channels):
+    // widened from the image's rows or from the gathered patch, the pair
+    // buffer's words and the input sum after them agree, in both lanes.
+    for (rows, len, step) in [(3, 48, 80), (2, 12, 20), (1, 16, 16)] {
+        let image: Vec<i8> = (0..rows * step).map(|i| ((i * 53 + 7) % 256) as u8 as i8).collect();
+        let patch: Vec<i8> = (0..rows).flat_map(|r| image[r * step..r * step + len].iter().copied()).collect();
+        for lane in 0..2 {
+            let mut by_rows = vec![0xdead_beefu32; 4 * (rows * len) / 4 + 2];
+            let mut by_patch = by_rows.clone();
+            widen_pair_lane_rows::<true>(&image, rows, len, step, lane, &mut by_rows);
+            widen_pair_lane::<true>(&patch, lane, &mut by_patch);
+            assert_eq!(by_rows, by_patch, "{rows} rows of {len}, lane {lane}");
+            let sum: i32 = patch.iter().map(|&v| v as i32).sum();
+            assert_eq!(by_rows[rows * len + lane] as i32, 128 * sum);
+        }
+    }
+}

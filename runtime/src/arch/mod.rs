@@ -41,6 +41,12 @@ pub(crate) use armv6m::dot_groups;
 // same int8 outputs where those apply).
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
 pub(crate) use portable::{rescale_down_halves as rescale_down, rescale_down_halves as rescale_down_unnudged};
+/// `portable::ELEMENTWISE_RUN` and `ELEMENTWISE_GATHER` on ARMv6-M: runs of
+/// 4 gathered into one word (its 8 low registers).
+#[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
+pub(crate) const ELEMENTWISE_RUN: usize = 4;
+#[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
+pub(crate) const ELEMENTWISE_GATHER: bool = true;
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;

@@ -367,18 +367,27 @@ pub(crate) fn rescale_down_unnudged(acc: i32, s: &DownScale) -> i32 {
     tinyaot_common::fixedpoint::rescale_down_unnudged(acc, s)
 }
 
+/// Elements per run of the same-shape elementwise kernels
+/// (`kernels::binary::binary`: one bounds check per run, the run's inputs
+/// read before its outputs are written).
+pub(crate) const ELEMENTWISE_RUN: usize = 8;
+
+/// Whether a run's outputs are gathered before they are stored (one
+/// copy of the run) rather than stored as each is made: faster on
+/// ARMv6-M, slower where registers are many (an int8 ADD on the M4: 15
+/// cycles per element against 20).
+pub(crate) const ELEMENTWISE_GATHER: bool = false;
+
 /// Whether [`rescale_down_doubled`] is the faster form here (one
 /// `SMMLAR` on DSP cores; the host, so the differential tests run it).
 /// ARMv6-M and ARMv7-M without DSP keep [`rescale_down`].
 pub(crate) const DOUBLED_RESCALE: bool = true;
 
-/// `tinyaot_common::fixedpoint::rescale_down_doubled` of a scale that
-/// allows it (its K low word 2^30) and a sum below 2^30 in magnitude:
-/// `multiplier`, `2 K_high` and the right shift plus one.
+/// `tinyaot_common::fixedpoint::rescale_down_doubled`: a sum below 2^30
+/// in magnitude with the constants of `fixedpoint::doubled_of`.
 #[inline(always)]
 pub(crate) fn rescale_down_doubled(acc: i32, multiplier: i32, k_high2: i32, shift1: i32) -> i32 {
-    let ra = ((k_high2 as i64) + (acc >> 31) as i64) << 32;
-    (((2 * acc as i64 * multiplier as i64 + (1i64 << 31) + ra) >> 32) as i32) >> shift1
+    tinyaot_common::fixedpoint::rescale_down_doubled(acc, multiplier, k_high2, shift1)
 }
 
 /// [`rescale_down`] from four 16x16-bit products, for cores whose only

@@ -2,8 +2,8 @@
 //! or with TFLite's broadcasting (up to 6 dimensions).
 
 use super::{Io, Narrow, Strided6, clamp_i32};
-use crate::fixedpoint::down_scale_of;
 use crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp as mul_lt1;
+use crate::fixedpoint::{doubled_of, down_scale_of};
 use crate::fixedpoint::{
     get_reciprocal, multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
 };
@@ -72,10 +72,12 @@ impl AddQuant {
 #[inline(always)]
 fn lt1(x: i32, m: i32, shift: i32, offset: i32, small: bool) -> i32 {
     match down_scale_of(m, shift, offset) {
-        Some([m, s, k_low, k_high]) if small && crate::arch::DOUBLED_RESCALE && k_low == 1 << 30 => {
-            crate::arch::rescale_down_doubled(x, m, 2 * k_high, s + 1)
-        }
-        Some(s) => crate::arch::rescale_down(x, &s),
+        Some(s) => match doubled_of(&s) {
+            Some((m, k_high2, shift1)) if small && crate::arch::DOUBLED_RESCALE => {
+                crate::arch::rescale_down_doubled(x, m, k_high2, shift1)
+            }
+            _ => crate::arch::rescale_down(x, &s),
+        },
         None => mul_lt1(x, m, shift).wrapping_add(offset),
     }
 }
@@ -245,12 +247,17 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
     let (runs, tail) = other[..LEN].as_chunks::<BINARY_RUN>();
     for (r, ys) in runs.iter().enumerate() {
         let start = r * BINARY_RUN;
-        let Some(&xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
+        let Some(xs) = io.run(start, BINARY_RUN).first_chunk::<BINARY_RUN>() else {
             unreachable!("io.run returns BINARY_RUN values")
         };
-        // Each output stored as it is made (not gathered into a word).
-        for ((o, &x), &y) in io.out_run(start, BINARY_RUN).iter_mut().zip(&xs).zip(ys) {
-            *o = apply(x, y);
+        if crate::arch::ELEMENTWISE_GATHER {
+            let out: [O; BINARY_RUN] = core::array::from_fn(|k| apply(xs[k], ys[k]));
+            io.out_run(start, BINARY_RUN).copy_from_slice(&out);
+        } else {
+            let xs = *xs;
+            for ((o, &x), &y) in io.out_run(start, BINARY_RUN).iter_mut().zip(&xs).zip(ys) {
+                *o = apply(x, y);
+            }
         }
     }
     let start = runs.len() * BINARY_RUN;
@@ -260,8 +267,8 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
     }
 }
 
-/// Elements per run of [`binary`].
-const BINARY_RUN: usize = 8;
+/// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
+const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
 /// An elementwise binary op with broadcasting: `shape` walks the output,
 /// its `a` strides index `io`'s operand, its `b` strides `other` (0 along
