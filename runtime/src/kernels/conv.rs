@@ -367,7 +367,9 @@ pub fn conv2d_im2col_s8<
             )
         };
     }
-    let start_pixel = |px: &Pixel| ((px.b * IH + px.y0 as usize) * IW + px.x0 as usize) * IC;
+    // The input offset of a pixel's first tap inside the image (its
+    // window's top-left tap, clipped to the image's edge).
+    let start_pixel = |px: &Pixel| ((px.b * IH + px.y0.max(0) as usize) * IW + px.x0.max(0) as usize) * IC;
     if let (true, Some(rows)) = (pointwise, lane_rows) {
         pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
     }
@@ -380,8 +382,8 @@ pub fn conv2d_im2col_s8<
     // them).
     let long_rows = fused_pairs || D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
     let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
+        let pixel = start_pixel(&px);
         let Pixel { b, y0, x0, ys, xs, .. } = px;
-        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
         fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
     };
     if let (false, Some(rows)) = (pointwise, lane_rows) {
@@ -407,8 +409,9 @@ pub fn conv2d_im2col_s8<
             &patch[..D4]
         });
     }
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        let pixel = ((b * IH + y0.max(0) as usize) * IW + x0.max(0) as usize) * IC;
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let pixel = start_pixel(&px);
+        let Pixel { b, y0, x0, ys, xs, index, .. } = px;
         if !pointwise {
             fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
         }

@@ -64,31 +64,20 @@ macro_rules! lane_row_down {
 /// Assembly: one sum `$a` of [`lane_row_down!`] from the multiplier in
 /// r0, the shift in r1 and K in r2, r3 (consumed); the int8 result is
 /// left in `$a`.
+#[rustfmt::skip]
 macro_rules! lane_down_one {
     ($a:literal) => {
         concat!(
             ".if {nudge}\n",
-            "asr lr, ",
-            $a,
-            ", #31\n",
-            "smlal r2, r3, ",
-            $a,
-            ", r0\n",
+            "asr lr, ", $a, ", #31\n",
+            "smlal r2, r3, ", $a, ", r0\n",
             "adds r2, r2, lr, lsl #31\n",
             "adc r3, r3, lr\n",
             ".else\n",
-            "smlal r2, r3, ",
-            $a,
-            ", r0\n",
+            "smlal r2, r3, ", $a, ", r0\n",
             ".endif\n",
-            "asr ",
-            $a,
-            ", r3, r1\n",
-            "ssat ",
-            $a,
-            ", #8, ",
-            $a,
-            "\n"
+            "asr ", $a, ", r3, r1\n",
+            "ssat ", $a, ", #8, ", $a, "\n"
         )
     };
 }
