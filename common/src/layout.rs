@@ -216,31 +216,71 @@ pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, 
 /// high word), multiplier and shift.
 pub const DEPTHWISE_ROWS_HEADER: usize = 6;
 
+/// Whether [`pack_depthwise_rows`] may pack a layer doubled: every
+/// channel's scale has the form of `fixedpoint::doubled_of` (right shift 2
+/// or more) and its sums stay below 2^30 in magnitude (`|bias| + 128 *
+/// sum |w|`, inputs being int8), so twice a sum is an `i32` and one
+/// rounding high multiply-accumulate requantizes it exactly
+/// (`fixedpoint::rescale_down_doubled`).
+pub fn depthwise_rows_doubled(filter: &[i8], bias: &[i32], scales: &[[i32; 4]], channels: usize) -> bool {
+    (0..channels).all(|c| {
+        let taps: i64 = filter.iter().skip(c).step_by(channels.max(1)).map(|&w| (w as i64).abs()).sum();
+        crate::fixedpoint::doubled_of(&scales[c]).is_some() && (bias[c] as i64).abs() + 128 * taps < 1 << 30
+    })
+}
+
 /// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1), its folded
 /// bias and short-form scales (`fixedpoint::DownScale`, `[multiplier,
 /// shift, k_low, k_high]` per channel) repacked for
 /// `depthwise::depthwise_rows_s8`: per channel the header
 /// ([`DEPTHWISE_ROWS_HEADER`] words: bias, bias, `k_low`, `k_high`,
 /// multiplier, shift), then per filter row the taps as 16-bit pairs (taps
-/// 0 and 1 in the low and high half, then 2 and 3, ...; an odd last tap
-/// with a zero), the operands of `SMLAD` against two adjacent widened
-/// inputs. Returns `channels * (6 + kh * kw.div_ceil(2))` words.
+/// 0 and 1 in the low and high half, then 2 and 3, ...), the operands of
+/// `SMLAD` against two adjacent widened inputs. An odd last tap is the
+/// high half of its word, the tap before it the low half (a zero for a
+/// single tap): a 3-tap row is the pairs (0, 1) and (1, 2), which serve
+/// both of two neighbouring outputs as pairs.
+///
+/// `doubled` (where [`depthwise_rows_doubled`] allows it): the bias and
+/// the taps twice their values, so the sums are twice the sums, and the
+/// header bias, bias, `2 * k_high` (from `fixedpoint::doubled_of`), 0,
+/// multiplier, shift + 1: the kernels requantize with
+/// `fixedpoint::rescale_down_doubled`. Returns `channels * (6 + kh *
+/// kw.div_ceil(2))` words.
 pub fn pack_depthwise_rows<'a>(
     filter: &'a [i8],
     bias: &'a [i32],
     scales: &'a [[i32; 4]],
     (kh, kw): (usize, usize),
     channels: usize,
+    doubled: bool,
 ) -> impl Iterator<Item = u32> + 'a {
+    let times = if doubled { 2 } else { 1 };
     let value = move |c: usize, y: usize, x: usize| {
-        if x < kw { filter[(y * kw + x) * channels + c] as i16 as u16 as u32 } else { 0 }
+        if x < kw { (times * filter[(y * kw + x) * channels + c] as i16) as u16 as u32 } else { 0 }
     };
     (0..channels).flat_map(move |c| {
         let [m, shift, k_low, k_high] = scales[c];
-        let header = [bias[c], bias[c], k_low, k_high, m, shift].map(|v| v as u32);
-        let taps = (0..kh)
-            .flat_map(move |y| (0..kw.div_ceil(2)).map(move |p| value(c, y, 2 * p) | (value(c, y, 2 * p + 1) << 16)));
-        header.into_iter().chain(taps)
+        let header = if doubled {
+            let Some((m, k_high2, shift1)) = crate::fixedpoint::doubled_of(&scales[c]) else {
+                panic!("a doubled layer's scales have the doubled form (depthwise_rows_doubled)")
+            };
+            [2 * bias[c], 2 * bias[c], k_high2, 0, m, shift1]
+        } else {
+            [bias[c], bias[c], k_low, k_high, m, shift]
+        };
+        let taps = (0..kh).flat_map(move |y| {
+            (0..kw.div_ceil(2)).map(move |p| {
+                if 2 * p + 1 == kw {
+                    // The odd last tap high, its neighbour (if any) low.
+                    let low = if p > 0 { value(c, y, 2 * p - 1) } else { 0 };
+                    low | (value(c, y, 2 * p) << 16)
+                } else {
+                    value(c, y, 2 * p) | (value(c, y, 2 * p + 1) << 16)
+                }
+            })
+        });
+        header.map(|v| v as u32).into_iter().chain(taps)
     })
 }
 

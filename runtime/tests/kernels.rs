@@ -905,7 +905,7 @@ fn fused_kernels_in_place_match_separate() {
 #[test]
 fn depthwise_rows_matches_direct() {
     use tinyaot::__private::kernels::depthwise::depthwise_rows_s8;
-    use tinyaot::__private::kernels::layout::{depthwise_row_width, pack_depthwise_rows};
+    use tinyaot::__private::kernels::layout::{depthwise_row_width, depthwise_rows_doubled, pack_depthwise_rows};
     const C: usize = 5;
     const IH: usize = 6;
     const IW: usize = 7;
@@ -914,9 +914,12 @@ fn depthwise_rows_matches_direct() {
     ) {
         assert_eq!(RW, depthwise_row_width(OW, SW, KW));
         // Output zero point 6, then -128 (where the rounding of negative
-        // sums may skip its nudge: `NUDGE` false).
+        // sums may skip its nudge: `NUDGE` false); the stream as is and
+        // doubled (`DOUBLED`: the scales' right shifts are 8 and 9).
         for output_offset in [6, -128] {
-            check_with::<KH, KW, OH, OW, SW, RW>(&win, output_offset);
+            for doubled in [false, true] {
+                check_with::<KH, KW, OH, OW, SW, RW>(&win, output_offset, doubled);
+            }
         }
     }
     fn check_with<
@@ -929,6 +932,7 @@ fn depthwise_rows_matches_direct() {
     >(
         win: &Window,
         output_offset: i32,
+        doubled: bool,
     ) {
         let win = *win;
         let input: Vec<i8> = (0..2 * IH * IW * C).map(|i| ((i * 97 + 13) % 256) as u8 as i8).collect();
@@ -943,7 +947,8 @@ fn depthwise_rows_matches_direct() {
         let taps = KH * KW;
         let folded: Vec<i32> =
             (0..C).map(|c| bias[c] + input_offset * (0..taps).map(|t| filter[t * C + c] as i32).sum::<i32>()).collect();
-        let stream: Vec<u32> = pack_depthwise_rows(&filter, &folded, &down, (KH, KW), C).collect();
+        assert!(depthwise_rows_doubled(&filter, &folded, &down, C));
+        let stream: Vec<u32> = pack_depthwise_rows(&filter, &folded, &down, (KH, KW), C, doubled).collect();
         let mut want = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut want[..] };
         depthwise::<i32, _, 2, IH, IW, C, OH, OW, 1, KH, KW, _>(io, filter.as_slice(), Some(&bias), &win, &q);
@@ -951,24 +956,41 @@ fn depthwise_rows_matches_direct() {
         let mut got = vec![0i8; 2 * OH * OW * C];
         let io = Separate { input: &input[..], output: &mut got[..] };
         assert!(fused_scales(&r).is_some());
-        if output_offset == -128 {
-            depthwise_rows_s8::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, false, _>(
-                io,
-                &stream,
-                &win,
-                input_offset,
-                &mut ring,
-            );
-        } else {
-            depthwise_rows_s8::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, true, _>(
-                io,
-                &stream,
-                &win,
-                input_offset,
-                &mut ring,
-            );
+        let args = (&stream[..], &win, input_offset, &mut ring[..]);
+        match (output_offset == -128, doubled) {
+            (true, false) => rows::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, false, false>(io, args),
+            (true, true) => rows::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, false, true>(io, args),
+            (false, false) => rows::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, true, false>(io, args),
+            (false, true) => rows::<2, IH, IW, C, OH, OW, KH, KW, SW, RW, true, true>(io, args),
         }
-        assert_eq!(got, want, "{KH}x{KW}, stride {SW}, {win:?}, output offset {output_offset}");
+        assert_eq!(got, want, "{KH}x{KW}, stride {SW}, {win:?}, output offset {output_offset}, doubled {doubled}");
+    }
+    /// `depthwise_rows_s8` with its slice arguments in one tuple.
+    #[allow(clippy::type_complexity)]
+    fn rows<
+        const N: usize,
+        const IH: usize,
+        const IW: usize,
+        const C: usize,
+        const OH: usize,
+        const OW: usize,
+        const KH: usize,
+        const KW: usize,
+        const SW: usize,
+        const RW: usize,
+        const NUDGE: bool,
+        const DOUBLED: bool,
+    >(
+        io: Separate<'_, i8>,
+        (stream, win, input_offset, ring): (&[u32], &Window, i32, &mut [i16]),
+    ) {
+        depthwise_rows_s8::<N, IH, IW, C, OH, OW, KH, KW, SW, RW, NUDGE, DOUBLED, _>(
+            io,
+            stream,
+            win,
+            input_offset,
+            ring,
+        );
     }
     // SAME 3x3: stride 1 (odd width), stride 2 both ways.
     check::<3, 3, 6, 7, 1, 10>(Window { pad_top: 1, pad_left: 1, ..UNIT });
@@ -999,12 +1021,12 @@ fn depthwise_rows_in_place_matches_separate() {
     let bias: Vec<i32> = (0..C as i32).map(|c| c * 211 - 900).collect();
     let down: Vec<[i32; 4]> =
         (0..C as i32).map(|c| down_scale_of(1_200_000_000 + c * 9_000_000, -8 - c % 2, 3).unwrap()).collect();
-    let stream: Vec<u32> = pack_depthwise_rows(&filter, &bias, &down, (3, 3), C).collect();
+    let stream: Vec<u32> = pack_depthwise_rows(&filter, &bias, &down, (3, 3), C, false).collect();
     let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
     let mut ring = [0i16; 3 * C * RW];
     let mut want = [0i8; H * W * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
-    depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, _>(io, &stream, &win, 11, &mut ring);
+    depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, false, _>(io, &stream, &win, 11, &mut ring);
     // SAME 3x3, stride 1: pixel k's output (bytes up to (k + 1) * C) must
     // end before the first input byte pixels k and later read, W + 1
     // pixels before k: the output may start (W + 2) pixels before the
@@ -1013,7 +1035,7 @@ fn depthwise_rows_in_place_matches_separate() {
         let mut buf = vec![0i8; at + H * W * C];
         buf[at..].copy_from_slice(&input);
         let io = InPlace { buf: &mut buf, input: at, output: 0 };
-        depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, _>(io, &stream, &win, 11, &mut ring);
+        depthwise_rows_s8::<1, H, W, C, H, W, 3, 3, 1, RW, true, false, _>(io, &stream, &win, 11, &mut ring);
         assert_eq!(&buf[..H * W * C], &want[..], "output {at} bytes before the input");
     }
 }

@@ -5,7 +5,9 @@
 use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
-use crate::layout::{depthwise_row_width, pack_depthwise, pack_depthwise_int4, pack_depthwise_rows};
+use crate::layout::{
+    depthwise_row_width, depthwise_rows_doubled, pack_depthwise, pack_depthwise_int4, pack_depthwise_rows,
+};
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
 use crate::lowering::operator::{InPlace, Kernel, Operator, PairKernel, Variant, WindowOp};
@@ -162,14 +164,16 @@ impl Operator for DepthwiseConv2d {
                     .down_scales()
                     .filter(|_| q.fused())
                     .ok_or_else(|| Error::model("internal error: widened-rows depthwise without fused scales"))?;
-                let words: Vec<u8> =
-                    pack_depthwise_rows(weights, &folded, &scales, (kh, kw), oc).flat_map(u32::to_le_bytes).collect();
+                let doubled = depthwise_rows_doubled(weights, &folded, &scales, oc);
+                let words: Vec<u8> = pack_depthwise_rows(weights, &folded, &scales, (kh, kw), oc, doubled)
+                    .flat_map(u32::to_le_bytes)
+                    .collect();
                 let stream = cx.bytes(&words);
                 let input_offset = q.input_offset;
                 let nudge = q.nudges();
                 let ring = cx.scratch::<i16>()?;
                 return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_rows_s8::<
-                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #nudge, _>(
+                    #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #nudge, #doubled, _>(
                     #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
             if m == 1 {

@@ -120,6 +120,7 @@ pub(crate) fn depthwise_rows_fused<
     const SW: usize,
     const RW: usize,
     const NUDGE: bool,
+    const DOUBLED: bool,
 >(
     _phase: usize,
     _ring: &[i16],

@@ -237,7 +237,9 @@ pub fn depthwise_m1_s8<
 /// kernel only where the requantization fuses (short-form scales, the
 /// whole int8 range); `NUDGE` false is its word that the output zero
 /// point is -128, where negative sums need no rounding nudge
-/// (`fixedpoint::rescale_down_unnudged`).
+/// (`fixedpoint::rescale_down_unnudged`); `DOUBLED` that the stream is
+/// packed doubled (`layout::depthwise_rows_doubled`: twice the sums, one
+/// rounding high multiply per output where the target has it).
 ///
 /// In place it keeps the pixel-order kernels' rule: each input row is
 /// read once, before any output of the first output row whose window
@@ -256,6 +258,7 @@ pub fn depthwise_rows_s8<
     const SW: usize,
     const RW: usize,
     const NUDGE: bool,
+    const DOUBLED: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -305,7 +308,7 @@ pub fn depthwise_rows_s8<
             let phase = y0.rem_euclid(KH as isize) as usize;
             let out = &mut io.out_run((b * OH + oy) * OW * C, OW * C).as_chunks_mut::<C>().0[..OW];
             if super::layout::rows_fast(KH, KW, SW, RW, C)
-                && arch::depthwise_rows_fused::<KH, KW, C, OW, SW, RW, NUDGE>(phase, ring, stream, out)
+                && arch::depthwise_rows_fused::<KH, KW, C, OW, SW, RW, NUDGE, DOUBLED>(phase, ring, stream, out)
             {
                 continue;
             }
@@ -313,9 +316,17 @@ pub fn depthwise_rows_s8<
                 ring.as_chunks::<RW>().0.chunks_exact(KH).zip(stream.chunks_exact(per_channel)).enumerate()
             {
                 let rows: [&[i16; RW]; KH] = core::array::from_fn(|ky| &rows[(phase + ky) % KH]);
-                // The header's short-form scale, as `DownScale` orders it.
-                let scale = [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32);
+                // The header's short-form scale, as `DownScale` orders it
+                // (a doubled one's K low word is 2^30, its high word half
+                // the header's), and the sums halved back: exact, they are
+                // even.
+                let scale = if DOUBLED {
+                    [stream[4] as i32, stream[5] as i32 - 1, 1 << 30, stream[2] as i32 >> 1]
+                } else {
+                    [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32)
+                };
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
+                    let acc = if DOUBLED { acc >> 1 } else { acc };
                     let v =
                         if NUDGE { arch::rescale_down(acc, &scale) } else { arch::rescale_down_unnudged(acc, &scale) };
                     out[ox][c] = arch::saturate_i8(v)
@@ -341,12 +352,14 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
     if !arch::LANES16 && KH * KW <= 9 {
         // No 16-bit lanes: the taps' weights unpacked once per channel row,
         // then one multiply-accumulate per tap (a pair's halves unpacked
-        // again per output would cost more than the products).
+        // again per output would cost more than the products). An odd last
+        // tap is its word's high half.
         let mut taps = [0i32; 9];
         for (ky, w) in weights.chunks_exact(kp).enumerate() {
             for kx in 0..KW {
                 let word = w[kx / 2];
-                taps[ky * KW + kx] = (if kx % 2 == 0 { word } else { word >> 16 }) as u16 as i16 as i32;
+                let high = kx % 2 == 1 || kx + 1 == KW;
+                taps[ky * KW + kx] = (if high { word >> 16 } else { word }) as u16 as i16 as i32;
             }
         }
         for ox in 0..OW {
@@ -366,10 +379,9 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
         for (row, w) in rows.iter().zip(weights.chunks_exact(kp)) {
             for (p, &w) in w.iter().enumerate() {
                 let i = ox * SW + 2 * p;
-                if !arch::LANES16 && 2 * p + 1 == KW {
-                    // An odd last tap (its pair's high half is zero): one
-                    // product where `SMLAD` is two.
-                    a = arch::smlabb(row[i] as u16 as u32, w, a);
+                if 2 * p + 1 == KW {
+                    // An odd last tap (its pair's high half): one product.
+                    a = arch::smlabb(row[i] as u16 as u32, w >> 16, a);
                 } else {
                     a = arch::smlad(pair(row, i), w, a);
                 }

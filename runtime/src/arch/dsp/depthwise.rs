@@ -7,7 +7,8 @@ use tinyaot_common::layout;
 /// checks `layout::rows_fast`): per channel, outputs
 /// four at a time (each weight pair loaded once for four), then a pair and
 /// an odd last one as the row needs; each output's sum requantized in
-/// registers (`SMLAL`, the sign nudge as a 64-bit add, `ASR`, `SSAT`) and
+/// registers (`SMLAL`, the sign nudge as a 64-bit add, `ASR`, `SSAT`; a
+/// doubled stream's sums with one `SMMLAR`, the nudge in its addend) and
 /// stored `C` bytes after the previous one. `phase` is which ring slot
 /// holds the window's first row.
 #[inline(always)]
@@ -19,6 +20,7 @@ pub(crate) fn depthwise_rows_fused<
     const SW: usize,
     const RW: usize,
     const NUDGE: bool,
+    const DOUBLED: bool,
 >(
     phase: usize,
     ring: &[i16],
@@ -28,7 +30,7 @@ pub(crate) fn depthwise_rows_fused<
     macro_rules! phases {
         ($($p:literal)*) => {
             match phase {
-                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW, NUDGE>(ring, stream, out),)*
+                $($p if $p < KH => rows_fused_phase::<$p, KH, KW, C, OW, SW, RW, NUDGE, DOUBLED>(ring, stream, out),)*
                 _ => unreachable!("the phase is below KH <= 5"),
             }
         };
@@ -49,6 +51,7 @@ fn rows_fused_phase<
     const SW: usize,
     const RW: usize,
     const NUDGE: bool,
+    const DOUBLED: bool,
 >(
     ring: &[i16],
     stream: &[u32],
@@ -76,9 +79,19 @@ fn rows_fused_phase<
     unsafe {
         core::arch::asm!(
             // Requantize `a` (the channel's short-form scale: `k` at
-            // stream words 2-3, multiplier `m`, shift `sh`; the nudge of
-            // a negative sum unless `{nudge}` is 0), store, step.
+            // stream words 2-3, multiplier r12, shift lr; the nudge of a
+            // negative sum unless `{nudge}` is 0), store, step. Doubled:
+            // twice K's high word in r8 (`tinyaot_doubled` loads it), one
+            // `SMMLAR` (`fixedpoint::rescale_down_doubled`).
             ".macro tinyaot_requant a",
+            ".if {doubled}",
+            ".if {nudge}",
+            "add r9, r8, \\a, asr #31",
+            "smmlar r9, \\a, r12, r9",
+            ".else",
+            "smmlar r9, \\a, r12, r8",
+            ".endif",
+            ".else",
             "ldrd r8, r9, [r1, #8]",
             "smlal r8, r9, \\a, r12",
             ".if {nudge}",
@@ -86,15 +99,24 @@ fn rows_fused_phase<
             "adds r8, r8, r5, lsl #31",
             "adc r9, r9, r5",
             ".endif",
+            ".endif",
             "asr r9, r9, lr",
             "ssat r9, #8, r9",
             "strb r9, [r2], #{c}",
             ".endm",
             // Tap pair `pp` of a filter row (`row`: the slot's byte
             // offset; weights in `w`) for output `a0`, and with `two` for
-            // the next one in `a1`; an odd last tap multiplies the low
-            // half only (with stride 1 the next output's tap is the high
-            // half of the same word).
+            // the next one in `a1`; an odd last tap is its weight word's
+            // high half (`pack_depthwise_rows`) times the input word's low
+            // half (with stride 1 the next output's tap is the high half
+            // of the same word).
+            // A doubled stream's requantization constant (twice K's high
+            // word) into r8, free after the window's sums.
+            ".macro tinyaot_doubled",
+            ".if {doubled}",
+            "ldr r8, [r1, #8]",
+            ".endif",
+            ".endm",
             ".macro tinyaot_pair row, pp, w, n",
             "ldr r5, [r0, #(\\row + 4 * \\pp)]",
             ".if 2 * \\pp + 1 < {kw}",
@@ -110,23 +132,23 @@ fn rows_fused_phase<
             "smlad r7, r5, \\w, r7",
             ".endif",
             ".else",
-            "smlabb r10, r5, \\w, r10",
+            "smlabt r10, r5, \\w, r10",
             ".if \\n >= 2",
             ".if {sw} == 1",
-            "smlatb r11, r5, \\w, r11",
+            "smlatt r11, r5, \\w, r11",
             ".else",
             "ldr r5, [r0, #(\\row + 4 * \\pp + 2 * {sw})]",
-            "smlabb r11, r5, \\w, r11",
+            "smlabt r11, r5, \\w, r11",
             ".endif",
             ".endif",
             ".if \\n == 4",
             "ldr r5, [r0, #(\\row + 4 * \\pp + 4 * {sw})]",
-            "smlabb r6, r5, \\w, r6",
+            "smlabt r6, r5, \\w, r6",
             ".if {sw} == 1",
-            "smlatb r7, r5, \\w, r7",
+            "smlatt r7, r5, \\w, r7",
             ".else",
             "ldr r5, [r0, #(\\row + 4 * \\pp + 6 * {sw})]",
-            "smlabb r7, r5, \\w, r7",
+            "smlabt r7, r5, \\w, r7",
             ".endif",
             ".endif",
             ".endif",
@@ -146,12 +168,14 @@ fn rows_fused_phase<
             ".set tinyaot_pp, tinyaot_pp + 2",
             ".endr",
             ".endm",
-            // A 3-tap filter row at stride 1 or 2 (`{row3}`): taps 0, 1 in
-            // r8, tap 2 in r9's low half; the window's inputs as aligned
-            // words (the pass starts at an even column), each loaded once
-            // for all the outputs it feeds: a word's halves serve one
-            // output as a pair and (stride 1) its neighbour as single
-            // taps. r5, r12 and lr hold the words.
+            // A 3-tap filter row at stride 1 or 2 (`{row3}`): r8 holds
+            // taps (0, 1), r9 taps (1, 2) (`pack_depthwise_rows`); the
+            // window's inputs as aligned words (the pass starts at an even
+            // column), each loaded once for all the outputs it feeds. At
+            // stride 1 an output starting at an odd column takes its first
+            // tap from a word's high half and the pair (1, 2) from the
+            // next word: two multiplies per output and row, as at an even
+            // column. r5, r12 and lr hold the words.
             ".macro tinyaot_row3 ky, row, n",
             "ldrd r8, r9, [r1, #(24 + 8 * \\ky)]",
             "ldr r5, [r0, #\\row]",
@@ -161,35 +185,33 @@ fn rows_fused_phase<
             "ldr lr, [r0, #(\\row + 8)]",
             ".endif",
             "smlad r10, r5, r8, r10",
-            "smlabb r10, r12, r9, r10",
+            "smlabt r10, r12, r9, r10",
             ".if \\n >= 2",
             "smlatb r11, r5, r8, r11",
-            "smlabt r11, r12, r8, r11",
-            "smlatb r11, r12, r9, r11",
+            "smlad r11, r12, r9, r11",
             ".endif",
             ".if \\n >= 3",
             "smlad r6, r12, r8, r6",
-            "smlabb r6, lr, r9, r6",
+            "smlabt r6, lr, r9, r6",
             ".endif",
             ".if \\n >= 4",
             "smlatb r7, r12, r8, r7",
-            "smlabt r7, lr, r8, r7",
-            "smlatb r7, lr, r9, r7",
+            "smlad r7, lr, r9, r7",
             ".endif",
             ".if \\n == 5",
             "ldr r5, [r0, #(\\row + 12)]",
             "smlad r4, lr, r8, r4",
-            "smlabb r4, r5, r9, r4",
+            "smlabt r4, r5, r9, r4",
             ".endif",
             ".else",
             ".if \\n >= 2",
             "ldr lr, [r0, #(\\row + 8)]",
             ".endif",
             "smlad r10, r5, r8, r10",
-            "smlabb r10, r12, r9, r10",
+            "smlabt r10, r12, r9, r10",
             ".if \\n >= 2",
             "smlad r11, r12, r8, r11",
-            "smlabb r11, lr, r9, r11",
+            "smlabt r11, lr, r9, r11",
             ".endif",
             ".if \\n >= 4",
             "ldr r5, [r0, #(\\row + 12)]",
@@ -199,16 +221,16 @@ fn rows_fused_phase<
             ".endif",
             ".if \\n >= 3",
             "smlad r6, lr, r8, r6",
-            "smlabb r6, r5, r9, r6",
+            "smlabt r6, r5, r9, r6",
             ".endif",
             ".if \\n >= 4",
             "smlad r7, r5, r8, r7",
-            "smlabb r7, r12, r9, r7",
+            "smlabt r7, r12, r9, r7",
             ".endif",
             ".if \\n == 5",
             "ldr r5, [r0, #(\\row + 20)]",
             "smlad r4, r12, r8, r4",
-            "smlabb r4, r5, r9, r4",
+            "smlabt r4, r5, r9, r4",
             ".endif",
             ".endif",
             ".endm",
@@ -245,6 +267,7 @@ fn rows_fused_phase<
             ".if {row3}",
             "ldrd r12, lr, [r1, #16]",
             ".endif",
+            "tinyaot_doubled",
             "tinyaot_requant r10",
             "tinyaot_requant r11",
             "tinyaot_requant r6",
@@ -259,6 +282,7 @@ fn rows_fused_phase<
             ".if {row3}",
             "ldrd r12, lr, [r1, #16]",
             ".endif",
+            "tinyaot_doubled",
             "tinyaot_requant r10",
             "tinyaot_requant r11",
             ".endif",
@@ -268,6 +292,7 @@ fn rows_fused_phase<
             ".if {row3}",
             "ldrd r12, lr, [r1, #16]",
             ".endif",
+            "tinyaot_doubled",
             "tinyaot_requant r10",
             ".endif",
             // 3-tap rows: the row's last 1, 2, 3 or 5 outputs in one pass
@@ -284,6 +309,7 @@ fn rows_fused_phase<
             ".endif",
             "tinyaot_window {tail}",
             "ldrd r12, lr, [r1, #16]",
+            "tinyaot_doubled",
             "tinyaot_requant r10",
             ".if {tail} >= 2",
             "tinyaot_requant r11",
@@ -310,6 +336,7 @@ fn rows_fused_phase<
             "bne 1b",
             "pop {{r6, r7}}",
             ".purgem tinyaot_requant",
+            ".purgem tinyaot_doubled",
             ".purgem tinyaot_pair",
             ".purgem tinyaot_taps",
             ".purgem tinyaot_window",
@@ -347,6 +374,7 @@ fn rows_fused_phase<
             phase = const PHASE,
             row3 = const (KW == 3 && SW <= 2) as usize,
             nudge = const NUDGE as usize,
+            doubled = const DOUBLED as usize,
         );
     }
 }
