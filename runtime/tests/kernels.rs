@@ -559,7 +559,7 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
 #[test]
 fn pair_rows_match_plain_rows_for_every_block_shape() {
     use tinyaot::__private::kernels::PackedRows;
-    use tinyaot::__private::kernels::dot::{PairRows, dots_pair_down, widen_pair_lane};
+    use tinyaot::__private::kernels::dot::{PairRows, dots_pair_lanes_down, widen_pair_lane};
     use tinyaot::__private::kernels::layout::{pack_pair_rows, packed_len};
     use tinyaot::__private::kernels::{down_scale_of, rescale_down};
     // 1..=9 channels: whole blocks of 4 in the lane layout, then 2 and 1
@@ -608,19 +608,36 @@ fn pair_rows_match_plain_rows_for_every_block_shape() {
         let scales: Vec<[i32; 4]> = (0..channels)
             .map(|c| down_scale_of(1_100_000_000 + c as i32 * 7_000_000, -9 - c as i32 % 3, offset).unwrap())
             .collect();
-        let mut pair = [0u32; 4 * 40 + 2];
-        widen_pair_lane::<true>(x, 0, &mut pair);
-        widen_pair_lane::<true>(xb, 1, &mut pair);
-        let (mut out_a, mut out_b) = (vec![0i8; channels], vec![0i8; channels]);
-        if offset == -128 {
-            dots_pair_down::<DEPTH, true, false>(&pair, lanes, bias, &scales, &mut out_a, &mut out_b);
-        } else {
-            dots_pair_down::<DEPTH, true, true>(&pair, lanes, bias, &scales, &mut out_a, &mut out_b);
-        }
         let down = |x: &[i8]| -> Vec<i8> {
             (0..channels).map(|c| rescale_down(plain(x, c), &scales[c]).clamp(-128, 127) as i8).collect()
         };
-        assert_eq!((out_a, out_b), (down(x), down(xb)), "pairs: {channels} channels, depth {DEPTH}, offset {offset}");
+        let mut pair = [0u32; 4 * 40 + 2];
+        widen_pair_lane::<true>(x, 0, &mut pair);
+        widen_pair_lane::<true>(xb, 1, &mut pair);
+        // Pixel b's outputs right after pixel a's, then 3 bytes further
+        // (untouched between).
+        for gap in [0, 3] {
+            let second = channels + gap;
+            let mut out = vec![99i8; second + channels];
+            if offset == -128 {
+                dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, second, channels);
+            } else {
+                dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, second, channels);
+            }
+            let mut want = down(x);
+            want.extend(vec![99i8; gap]);
+            want.extend(down(xb));
+            assert_eq!(out, want, "pairs: {channels} channels, depth {DEPTH}, offset {offset}, gap {gap}");
+        }
+        // The same pixel in both lanes, its outputs once.
+        widen_pair_lane::<true>(x, 1, &mut pair);
+        let mut out = vec![0i8; channels];
+        if offset == -128 {
+            dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, 0, channels);
+        } else {
+            dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, 0, channels);
+        }
+        assert_eq!(out, down(x), "one pixel: {channels} channels, depth {DEPTH}, offset {offset}");
     }
     for channels in 1..=9 {
         check::<1>(channels, 1);

@@ -280,17 +280,15 @@ pub(crate) fn dot_pair_rows<const STRIDE: usize, const DEPTH: usize>(
     acc
 }
 
-/// The whole blocks of 4 packed rows (`rows` at the first block; in
-/// `layout::pack_rows`'s layout, or with `LANES` in
-/// `layout::pack_pair_rows`'s, then `pair` holds each pixel's input sum
-/// times 128 after its groups) against both pixels of a pair buffer, each
-/// sum requantized (short form, whole int8 range) as soon as it is done:
-/// `out_a[c]` and `out_b[c]` for every channel `c` of `out_a.len()`, a
-/// multiple of 4; `bias` and `scales` start at the first row. Without
+/// The whole blocks of 4 packed rows (`rows` at the first block, in
+/// `layout::pack_rows`'s layout) against both pixels of a pair buffer,
+/// each sum requantized (short form, whole int8 range) as soon as it is
+/// done: `out_a[c]` and `out_b[c]` for every channel `c` of `out_a.len()`,
+/// a multiple of 4; `bias` and `scales` start at the first row. Without
 /// `NUDGE` (output zero point -128) negative sums skip the rounding nudge
 /// (`fixedpoint::rescale_down_unnudged`).
 #[inline(always)]
-pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const NUDGE: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -300,27 +298,56 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
 ) {
     let block = 4 * crate::kernels::layout::depth4(DEPTH);
     let channels = out_a.len();
-    let blocks = rows[..channels / 4 * block].chunks_exact(block);
-    let rows_of = |block: &[i8], b0: i32, b1: i32| {
-        if LANES {
-            pair_lane_rows::<DEPTH>(pair, block, b0, b1)
-        } else {
-            crate::arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1])
-        }
-    };
-    for (k, block) in blocks.enumerate() {
+    for (k, block) in rows[..channels / 4 * block].chunks_exact(block).enumerate() {
         let c = 4 * k;
         let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
-        let [a0, a1, p0, p1] = rows_of(block, b0, b1);
-        let [a2, a3, p2, p3] = rows_of(&block[8..], b2, b3);
+        let [a0, a1, p0, p1] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, block, [b0, b1, b0, b1]);
+        let [a2, a3, p2, p3] = crate::arch::dot_pair_rows::<4, DEPTH>(pair, &block[8..], [b2, b3, b2, b3]);
+        let sums = [[a0, a1, a2, a3], [p0, p1, p2, p3]];
+        requantize_pair_block::<NUDGE>(sums, &scales[c..c + 4], [&mut out_a[c..c + 4], &mut out_b[c..c + 4]]);
+    }
+}
+
+/// [`dot_pair_blocks_down`] for rows in the pair-row layout
+/// (`layout::pack_pair_rows`; `pair` holds each pixel's input sum times
+/// 128 after its groups) and one output slice: the whole blocks of the
+/// first `channels` rows, pixel a's outputs at `out[c]`, pixel b's at
+/// `out[second + c]` (`second` 0: the same pixel in both lanes, its
+/// outputs written twice).
+#[inline(always)]
+pub(crate) fn dot_pair_lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
+    pair: &[u32],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+    second: usize,
+    channels: usize,
+) {
+    let block = 4 * crate::kernels::layout::depth4(DEPTH);
+    for (k, block) in rows[..channels / 4 * block].chunks_exact(block).enumerate() {
+        let c = 4 * k;
+        let (b0, b1, b2, b3) = (bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
+        let [a0, a1, p0, p1] = pair_lane_rows::<DEPTH>(pair, block, b0, b1);
+        let [a2, a3, p2, p3] = pair_lane_rows::<DEPTH>(pair, &block[8..], b2, b3);
+        let mut outs = [[0i8; 4]; 2];
+        let [oa, ob] = &mut outs;
+        let sums = [[a0, a1, a2, a3], [p0, p1, p2, p3]];
+        requantize_pair_block::<NUDGE>(sums, &scales[c..c + 4], [oa, ob]);
+        out[second + c..second + c + 4].copy_from_slice(ob);
+        out[c..c + 4].copy_from_slice(oa);
+    }
+}
+
+/// Both pixels' sums of one block of 4 rows requantized into `outs`.
+#[inline(always)]
+fn requantize_pair_block<const NUDGE: bool>(sums: [[i32; 4]; 2], scales: &[DownScale], outs: [&mut [i8]; 2]) {
+    for (sums, out) in sums.iter().zip(outs) {
         if NUDGE {
-            crate::arch::requantize_block(&[a0, a1, a2, a3], &scales[c..], &mut out_a[c..c + 4]);
-            crate::arch::requantize_block(&[p0, p1, p2, p3], &scales[c..], &mut out_b[c..c + 4]);
+            crate::arch::requantize_block(sums, scales, out);
         } else {
-            for (k, (a, p)) in [(a0, p0), (a1, p1), (a2, p2), (a3, p3)].into_iter().enumerate() {
-                let s = &scales[c + k];
-                out_a[c + k] = saturate_i8(crate::arch::rescale_down_unnudged(a, s));
-                out_b[c + k] = saturate_i8(crate::arch::rescale_down_unnudged(p, s));
+            for ((o, &a), s) in out.iter_mut().zip(sums).zip(scales) {
+                *o = saturate_i8(crate::arch::rescale_down_unnudged(a, s));
             }
         }
     }

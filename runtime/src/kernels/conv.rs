@@ -370,7 +370,14 @@ pub fn conv2d_im2col_s8<
     // The input offset of a pixel's first tap inside the image (its
     // window's top-left tap, clipped to the image's edge).
     let start_pixel = |px: &Pixel| ((px.b * IH + px.y0.max(0) as usize) * IW + px.x0.max(0) as usize) * IC;
-    if let (true, Some(rows)) = (pointwise, lane_rows) {
+    if let (true, Some(rows), Some(scales)) = (pointwise, lane_rows, fused) {
+        // Dense (stride 1): input pixel k is output pixel k, walked two
+        // at a time by index, without the windows' walk.
+        if win.stride_h == 1 && win.stride_w == 1 && IH == OH && IW == OW {
+            let tail = const { OC & 3 != 0 };
+            let run = if tail { pointwise_pairs::<IC, NUDGE, true, _> } else { pointwise_pairs::<IC, NUDGE, false, _> };
+            return run(io, N * OH * OW, OC, rows, (bias, scales));
+        }
         pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
     }
     if let Some(rows) = pairs {
@@ -485,20 +492,8 @@ fn by_pairs<
     fused: Option<&[super::DownScale]>,
     mut widen: impl FnMut(&IO, Pixel, usize, &mut [u32]),
 ) {
-    // The pair buffer (up to 2.3 KB of stack on DSP cores): only the
-    // words of `DEPTH` values are used, so only those are initialized
-    // (zeroing all of it cost ~0.2% on models with short rows).
-    let mut storage = core::mem::MaybeUninit::<[u32; super::dot::PAIR_WORDS + 2]>::uninit();
-    // With `LANES`, the pixels' input sums after the groups.
-    let words = super::layout::depth4(DEPTH).min(super::dot::PAIR_WORDS) + 2 * LANES as usize;
-    // SAFETY: `words` u32s fit in `storage` (at most `PAIR_WORDS`); they
-    // are zeroed before the slice over them exists, and the slice borrows
-    // `storage` for its whole use.
-    let pair: &mut [u32] = unsafe {
-        let first = storage.as_mut_ptr().cast::<u32>();
-        core::ptr::write_bytes(first, 0, words);
-        core::slice::from_raw_parts_mut(first, words)
-    };
+    let mut storage = core::mem::MaybeUninit::uninit();
+    let pair = pair_buffer::<DEPTH, LANES>(&mut storage);
     // The pairs' sums: one buffer for the whole layer (zeroed once, not
     // per pair: 512 bytes, 4% of a DS-CNN's instructions when it was).
     let mut acc = [0i32; 2 * super::dot::CHUNK];
@@ -523,6 +518,58 @@ fn by_pairs<
             pair[d4 + 1] = pair[d4];
         }
         pair_outputs::<DEPTH, OC, LANES, NUDGE>(pair, rows, bias, q, fused, [last, last], &mut acc, &mut io);
+    }
+}
+
+/// The pair buffer of [`by_pairs`] for rows of `DEPTH` values (with
+/// `LANES`, the pixels' input sums after the groups) in `storage` (up to
+/// 2.3 KB of stack on DSP cores): only the words used are initialized
+/// (zeroing all of it cost ~0.2% on models with short rows).
+#[inline(always)]
+fn pair_buffer<const DEPTH: usize, const LANES: bool>(
+    storage: &mut core::mem::MaybeUninit<[u32; super::dot::PAIR_WORDS + 2]>,
+) -> &mut [u32] {
+    let words = super::layout::depth4(DEPTH).min(super::dot::PAIR_WORDS) + 2 * LANES as usize;
+    // SAFETY: `words` u32s fit in `storage` (at most `PAIR_WORDS + 2`);
+    // they are zeroed before the slice over them exists, and the slice
+    // borrows `storage` for its whole use.
+    unsafe {
+        let first = storage.as_mut_ptr().cast::<u32>();
+        core::ptr::write_bytes(first, 0, words);
+        core::slice::from_raw_parts_mut(first, words)
+    }
+}
+
+/// A dense pointwise layer (1x1, stride 1, no padding: input pixel `k` is
+/// output pixel `k`, `pixels` of them) over rows in the pair-row layout
+/// with the requantization fused: [`by_pairs`] without the windows' walk
+/// and with the pair kernel inlined, one instance per depth (`oc` is not
+/// a constant; `TAIL`: whether it has a last 2 or 1 rows after its blocks
+/// of 4): the walk and the call cost more than an 8-value row's
+/// multiplies. Each pair's outputs are written after both its pixels were
+/// widened, so in place is safe as there.
+#[inline(never)]
+fn pointwise_pairs<const IC: usize, const NUDGE: bool, const TAIL: bool, IO: Io<i8>>(
+    mut io: IO,
+    pixels: usize,
+    oc: usize,
+    rows: &[i8],
+    (bias, scales): (&[i32], &[super::DownScale]),
+) {
+    // Opaque, so that a layer of few pixels does not get the loop (and
+    // the pair kernel's code in it) unrolled.
+    let pixels = core::hint::black_box(pixels);
+    let mut storage = core::mem::MaybeUninit::uninit();
+    let pair = pair_buffer::<IC, true>(&mut storage);
+    let rows = &rows[..oc * super::layout::depth4(IC)];
+    for k in (0..pixels.div_ceil(2)).map(|p| 2 * p) {
+        // The odd last pixel in both lanes, its outputs written twice.
+        let (next, second) = if k + 1 < pixels { (IC, oc) } else { (0, 0) };
+        let x = io.run(k * IC, IC + next);
+        super::dot::widen_pair_lane::<true>(&x[..IC], 0, pair);
+        super::dot::widen_pair_lane::<true>(&x[next..next + IC], 1, pair);
+        let out = io.out_run(k * oc, second + oc);
+        super::dot::pair_lanes_down::<IC, NUDGE, TAIL>(pair, rows, (bias, scales), out, second, oc);
     }
 }
 
@@ -619,16 +666,22 @@ fn pair_outputs<const DEPTH: usize, const OC: usize, const LANES: bool, const NU
     if let Some(scales) = fused {
         // The common requantization: straight from the sums' registers.
         let rows = &rows[..OC * d4];
+        if LANES {
+            // Pairs are neighbours, or the odd last pixel in both lanes.
+            let second = (index[1] - index[0]) * OC;
+            let out = io.out_run(index[0] * OC, second + OC);
+            return super::dot::dots_pair_lanes_down::<DEPTH, NUDGE>(pair, rows, bias, scales, out, second, OC);
+        }
         if index[1] == index[0] + 1 {
             let (a, b) = io.out_run(index[0] * OC, 2 * OC).split_at_mut(OC);
-            super::dot::dots_pair_down::<DEPTH, LANES, NUDGE>(pair, rows, bias, scales, a, b);
+            super::dot::dots_pair_down::<DEPTH, NUDGE>(pair, rows, bias, scales, a, b);
         } else {
             // The odd last pixel in both lanes (pairs are neighbours
             // otherwise): its second copy goes to a spare row, so no
             // other instance of the pair loops is needed.
             debug_assert_eq!(index[0], index[1]);
             let mut spare = [0i8; OC];
-            super::dot::dots_pair_down::<DEPTH, LANES, NUDGE>(
+            super::dot::dots_pair_down::<DEPTH, NUDGE>(
                 pair,
                 rows,
                 bias,

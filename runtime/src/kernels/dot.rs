@@ -230,13 +230,12 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
 /// [`dots_pair`] with the requantization fused: each block's sums go
 /// from registers straight to `out_a` and `out_b` (short-form scales, the
 /// whole int8 range: `fused_scales`), never through memory. `scales` and
-/// `bias` start at the first row. With `LANES` the whole blocks of 4 rows
-/// are in the pair-row layout ([`PairRows`], the pair buffer with its
-/// input sums), the last 2 or 1 rows in the plain one. Without `NUDGE`
-/// (the compiler's word: output zero point -128) the whole blocks skip
-/// the rounding nudge of negative sums (`rescale_down_unnudged`).
+/// `bias` start at the first row. Without `NUDGE` (the compiler's word:
+/// output zero point -128) the whole blocks skip the rounding nudge of
+/// negative sums (`rescale_down_unnudged`). Rows in the pair-row layout:
+/// [`dots_pair_lanes_down`].
 #[inline(never)]
-pub fn dots_pair_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
+pub fn dots_pair_down<const DEPTH: usize, const NUDGE: bool>(
     pair: &[u32],
     packed: &[i8],
     bias: &[i32],
@@ -244,26 +243,82 @@ pub fn dots_pair_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
     out_a: &mut [i8],
     out_b: &mut [i8],
 ) {
-    let d4 = depth4(DEPTH);
     // Opaque, as in `dots_pair`.
     let channels = core::hint::black_box(out_a.len());
     let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
     let (bias, scales) = (&bias[..channels], &scales[..channels]);
     let whole = channels / 4 * 4;
-    arch::dot_pair_blocks_down::<DEPTH, LANES, NUDGE>(
-        pair,
-        packed,
-        bias,
-        scales,
-        &mut out_a[..whole],
-        &mut out_b[..whole],
-    );
+    arch::dot_pair_blocks_down::<DEPTH, NUDGE>(pair, packed, bias, scales, &mut out_a[..whole], &mut out_b[..whole]);
+    pair_tail_down::<DEPTH>(pair, packed, bias, scales, whole, |c, a, b| {
+        out_a[c..c + a.len()].copy_from_slice(a);
+        out_b[c..c + b.len()].copy_from_slice(b);
+    });
+}
+
+/// [`dots_pair_down`] for rows whose whole blocks of 4 are in the pair-row
+/// layout ([`PairRows`], the pair buffer with its input sums; the last 2
+/// or 1 rows in the plain one), the first `channels` of them, into one
+/// output slice: pixel a's outputs at `out[c]`, pixel b's at `out[second
+/// + c]` (`second` 0: the same pixel in both lanes).
+#[inline(never)]
+pub fn dots_pair_lanes_down<const DEPTH: usize, const NUDGE: bool>(
+    pair: &[u32],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+    second: usize,
+    channels: usize,
+) {
+    pair_lanes_down::<DEPTH, NUDGE, true>(pair, packed, (bias, scales), out, second, channels);
+}
+
+/// The body of [`dots_pair_lanes_down`], inlined where a caller walks many
+/// pairs with it; without `TAIL` (the caller's word: `channels` is a
+/// multiple of 4) no code for a last 2 or 1 rows.
+#[inline(always)]
+pub(crate) fn pair_lanes_down<const DEPTH: usize, const NUDGE: bool, const TAIL: bool>(
+    pair: &[u32],
+    packed: &[i8],
+    (bias, scales): (&[i32], &[DownScale]),
+    out: &mut [i8],
+    second: usize,
+    channels: usize,
+) {
+    assert!(TAIL || channels & 3 == 0);
+    let (bias, scales) = (&bias[..channels], &scales[..channels]);
+    let whole = channels / 4 * 4;
+    arch::dot_pair_lane_blocks_down::<DEPTH, NUDGE>(pair, packed, bias, scales, out, second, whole);
+    if TAIL && whole < channels {
+        pair_tail_down::<DEPTH>(pair, packed, bias, scales, whole, |c, a, b| {
+            out[second + c..second + c + b.len()].copy_from_slice(b);
+            out[c..c + a.len()].copy_from_slice(a);
+        });
+    }
+}
+
+/// The last 2 or 1 rows after the `whole` blocks (plain rows, from byte
+/// `whole * depth4(DEPTH)` of `packed`), requantized: `put(c, a, b)` gets
+/// both pixels' outputs of the rows from `c`.
+#[inline(always)]
+fn pair_tail_down<const DEPTH: usize>(
+    pair: &[u32],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    whole: usize,
+    mut put: impl FnMut(usize, &[i8], &[i8]),
+) {
+    let d4 = depth4(DEPTH);
+    let channels = bias.len();
     let (mut c, mut off) = (whole, whole * d4);
     if channels - c >= 2 {
         let (b0, b1) = (bias[c], bias[c + 1]);
         let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
-        arch::requantize_block(&[a0, a1], &scales[c..], &mut out_a[c..c + 2]);
-        arch::requantize_block(&[p0, p1], &scales[c..], &mut out_b[c..c + 2]);
+        let (mut a, mut b) = ([0i8; 2], [0i8; 2]);
+        arch::requantize_block(&[a0, a1], &scales[c..], &mut a);
+        arch::requantize_block(&[p0, p1], &scales[c..], &mut b);
+        put(c, &a, &b);
         c += 2;
         off += 2 * d4;
     }
@@ -275,8 +330,10 @@ pub fn dots_pair_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
             a = arch::smlad(x[1], w13, arch::smlad(x[0], w02, a));
             b = arch::smlad(x[3], w13, arch::smlad(x[2], w02, b));
         }
-        arch::requantize_block(&[a], &scales[c..], &mut out_a[c..c + 1]);
-        arch::requantize_block(&[b], &scales[c..], &mut out_b[c..c + 1]);
+        let (mut oa, mut ob) = ([0i8; 1], [0i8; 1]);
+        arch::requantize_block(&[a], &scales[c..], &mut oa);
+        arch::requantize_block(&[b], &scales[c..], &mut ob);
+        put(c, &oa, &ob);
     }
 }
 

@@ -477,11 +477,10 @@ macro_rules! pair_half_down {
 /// halves), with all 14 general registers (r6 and r7, which inline
 /// assembly may not name as operands, saved and restored here): 19
 /// cycles per group of 16 MACs and about 17 per output for the
-/// requantization and the loop bookkeeping. Rows in the pair-row layout
-/// (`LANES`) take all four rows of a block at once
-/// (`pair_lanes::lane_blocks_down`).
+/// requantization and the loop bookkeeping. (Rows in the pair-row layout:
+/// `pair_lanes::lane_blocks_down`.)
 #[inline(always)]
-pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const NUDGE: bool>(
+pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const NUDGE: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
@@ -489,9 +488,6 @@ pub(crate) fn dot_pair_blocks_down<const DEPTH: usize, const LANES: bool, const 
     out_a: &mut [i8],
     out_b: &mut [i8],
 ) {
-    if LANES {
-        return super::pair_lanes::lane_blocks_down::<DEPTH, NUDGE>(pair, rows, bias, scales, out_a, out_b);
-    }
     let groups = const { DEPTH.div_ceil(4) };
     // The step back from a block's rows 0, 1 to its rows 2, 3 is an
     // immediate (`SUBW`, 12 bits).

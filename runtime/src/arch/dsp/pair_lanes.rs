@@ -102,48 +102,52 @@ const fn unroll_of(groups: usize) -> usize {
     8
 }
 
-/// `portable::dot_pair_blocks_down` for rows in the pair-row layout, as
-/// one assembly loop over the blocks of 4 rows: per group 8 pipelined
-/// loads, 16 `SMLAD` and 4 `SXTB16` for 32 MACs (30 cycles on a
-/// Cortex-M4, where two rows at a time took 34), the 8 sums in r4-r11,
-/// all 14 general registers in use (r6 and r7, which inline assembly may
-/// not name as operands, saved and restored here); then the four rows'
-/// requantization and one word store per pixel: about 110 cycles per
-/// block of 8 outputs besides the groups.
+/// `portable::dot_pair_lane_blocks_down` as one assembly loop over the
+/// blocks of 4 rows: per group 8 pipelined loads, 16 `SMLAD` and 4
+/// `SXTB16` for 32 MACs (30 cycles on a Cortex-M4, where two rows at a
+/// time took 34), the 8 sums in r4-r11, all 14 general registers in use
+/// (r6 and r7, which inline assembly may not name as operands, saved and
+/// restored here); then the four rows' requantization and one word store
+/// per pixel: about 100 cycles per block of 8 outputs besides the groups.
 #[inline(always)]
 pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
     pair: &[u32],
     rows: &[i8],
     bias: &[i32],
     scales: &[DownScale],
-    out_a: &mut [i8],
-    out_b: &mut [i8],
+    out: &mut [i8],
+    second: usize,
+    channels: usize,
 ) {
     const { assert!(DEPTH > 0) };
     let groups = const { DEPTH.div_ceil(4) };
-    let blocks = out_a.len() / 4;
+    let blocks = channels / 4;
     if blocks == 0 {
         return;
     }
     let n = 4 * blocks;
-    // The pixels' input sums (times 128) after the groups.
+    // The pixels' input sums (times 128) after the groups; pixel b's
+    // outputs apart from pixel a's, or on them (the same pixel twice).
     assert!(
         pair.len() >= 4 * groups + 2
             && rows.len() >= n * groups * 4
             && bias.len() >= n
             && scales.len() >= n
-            && out_b.len() >= n
+            && (second == 0 || second >= n)
+            && out.len() >= second + n
     );
     let (sum_a, sum_b) = (pair[4 * groups], pair[4 * groups + 1]);
+    let out_a = out.as_mut_ptr();
     // SAFETY: per block reads `16 * groups` bytes of `rows` (plain LDR,
     // unaligned allowed) and `4 * groups` words of `pair` (aligned), four
     // biases and four scales, and writes one word (4 bytes, STR, unaligned
-    // allowed) to each output, `blocks` times: all inside the slices by the
-    // assert above. r6 and r7 (not nameable as operands: LLVM's base and
-    // frame pointers) are pushed first and popped last; the frame of 10
-    // words (scales, bias, out a, out b, blocks left, the pair buffer, the
-    // two input sums, the group-loop count, the saved row pointer) is
-    // dropped before them, so they and the stack pointer are restored.
+    // allowed) at `out_a + 4k` and at `out_a + second + 4k` for block `k <
+    // blocks`: all inside the slices by the assert above. r6 and r7 (not
+    // nameable as operands: LLVM's base and frame pointers) are pushed
+    // first and popped last; the frame of 10 words (scales, out a, the
+    // step to out b, out a's end, bias, the pair buffer, the two input
+    // sums, the group-loop count, the saved row pointer) is dropped before
+    // them, so they and the stack pointer are restored.
     unsafe {
         core::arch::asm!(
             "push {{r6, r7}}",
@@ -153,9 +157,9 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
             // row 1's (3's), less 128 times each pixel's input sum, so
             // that the lane sum less 256 times row 1's (3's) is row 0's
             // (2's); the odd rows' sums from their biases.
-            "ldr r12, [sp, #4]",
+            "ldr r12, [sp, #16]",
             "ldm r12!, {{r4, r6, r8, r10}}",
-            "str r12, [sp, #4]",
+            "str r12, [sp, #16]",
             "ldrd r0, r1, [sp, #24]",
             "add r4, r4, r6, lsl #8",
             "mov r7, r6",
@@ -202,22 +206,22 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
             ".if {nudge}",
             "ldr lr, [sp, #36]",
             ".endif",
-            "str r12, [sp]",
-            "ldrd r0, r1, [sp, #8]",
+            // Pixel b's word (first: on pixel a's when they are the same
+            // pixel), pixel a's, the pointers kept, until out a's end.
+            "ldrd r0, r1, [sp, #4]",
+            "str r5, [r0, r1]",
             "str r4, [r0], #4",
-            "str r5, [r1], #4",
-            "strd r0, r1, [sp, #8]",
-            "ldr r0, [sp, #16]",
-            "subs r0, r0, #1",
-            "str r0, [sp, #16]",
+            "strd r12, r0, [sp]",
+            "ldr r1, [sp, #12]",
+            "cmp r0, r1",
             "bne 1b",
             "add sp, sp, #40",
             "pop {{r6, r7}}",
             inout("r0") scales.as_ptr() => _,
-            inout("r1") bias.as_ptr() => _,
-            inout("r2") out_a.as_mut_ptr() => _,
-            inout("r3") out_b.as_mut_ptr() => _,
-            inout("r4") blocks => _,
+            inout("r1") out_a => _,
+            inout("r2") second => _,
+            inout("r3") out_a.wrapping_add(n) => _,
+            inout("r4") bias.as_ptr() => _,
             inout("r5") pair.as_ptr() => _,
             inout("r8") sum_a => _,
             inout("r9") sum_b => _,
