@@ -196,8 +196,8 @@ pub const fn depthwise_row_width(out_w: usize, stride_w: usize, kw: usize) -> us
 /// Whether `depthwise::depthwise_rows_s8` has its assembly loop for a
 /// shape (on DSP cores, with fused requantization): at most 8 taps wide
 /// and 5 rows (a copy of the loop per row phase), stride at most 4, a
-/// channel's rows within reach of immediate offsets, the channel step an
-/// 8-bit immediate.
+/// channel's rows within reach of immediate offsets, the output step
+/// between pixels a 12-bit immediate.
 pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, channels: usize) -> bool {
     kw >= 1
         && kw <= 8
@@ -207,7 +207,7 @@ pub const fn rows_fast(kh: usize, kw: usize, stride_w: usize, row_width: usize, 
         && stride_w <= 4
         && row_width <= 400
         && kh * row_width * 2 <= 4000
-        && channels <= 255
+        && channels <= 4095
 }
 
 /// Words before the tap pairs of each channel in

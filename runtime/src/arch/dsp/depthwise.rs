@@ -102,7 +102,13 @@ fn rows_fused_phase<
             ".endif",
             "asr r9, r9, lr",
             "ssat r9, #8, r9",
+            // (A post-index step is 8 bits: a wider one is its own add.)
+            ".if {c} < 256",
             "strb r9, [r2], #{c}",
+            ".else",
+            "strb r9, [r2]",
+            "addw r2, r2, #{c}",
+            ".endif",
             ".endm",
             // Tap pair `pp` of a filter row (`row`: the slot's byte
             // offset; weights in `w`) for output `a0`, and with `two` for
