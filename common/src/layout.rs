@@ -243,9 +243,11 @@ pub fn depthwise_rows_doubled(filter: &[i8], bias: &[i32], scales: &[[i32; 4]], 
 ///
 /// `doubled` (where [`depthwise_rows_doubled`] allows it): the bias and
 /// the taps twice their values, so the sums are twice the sums, and the
-/// header bias, bias, `2 * k_high` (from `fixedpoint::doubled_of`), 0,
+/// header bias, bias, `2 * k_high` (from `fixedpoint::doubled_of`), 2^31,
 /// multiplier, shift + 1: the kernels requantize with
-/// `fixedpoint::rescale_down_doubled`. Returns `channels * (6 + kh *
+/// `fixedpoint::rescale_down_doubled`, or take words 3, 2 as the low and
+/// high word of twice K (`rescale_down_unnudged` of twice the sums with
+/// one more right shift is the same floor). Returns `channels * (6 + kh *
 /// kw.div_ceil(2))` words.
 pub fn pack_depthwise_rows<'a>(
     filter: &'a [i8],
@@ -265,7 +267,7 @@ pub fn pack_depthwise_rows<'a>(
             let Some((m, k_high2, shift1)) = crate::fixedpoint::doubled_of(&scales[c]) else {
                 panic!("a doubled layer's scales have the doubled form (depthwise_rows_doubled)")
             };
-            [2 * bias[c], 2 * bias[c], k_high2, 0, m, shift1]
+            [2 * bias[c], 2 * bias[c], k_high2, i32::MIN, m, shift1]
         } else {
             [bias[c], bias[c], k_low, k_high, m, shift]
         };

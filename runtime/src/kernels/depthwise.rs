@@ -316,19 +316,25 @@ pub fn depthwise_rows_s8<
                 ring.as_chunks::<RW>().0.chunks_exact(KH).zip(stream.chunks_exact(per_channel)).enumerate()
             {
                 let rows: [&[i16; RW]; KH] = core::array::from_fn(|ky| &rows[(phase + ky) % KH]);
-                // The header's short-form scale, as `DownScale` orders it
-                // (a doubled one's K low word is 2^30, its high word half
-                // the header's), and the sums halved back: exact, they are
-                // even.
-                let scale = if DOUBLED {
-                    [stream[4] as i32, stream[5] as i32 - 1, 1 << 30, stream[2] as i32 >> 1]
-                } else {
-                    [stream[4], stream[5], stream[2], stream[3]].map(|v| v as i32)
+                // The header's short-form scale, as `DownScale` orders it.
+                // Doubled: without the nudge, the scale of twice the sums
+                // (twice K, its low word 2^31 in word 3, its high word in
+                // word 2; one more right shift: the same floor, exactly);
+                // with it (whose 2^31 would need doubling too), the sums
+                // halved back (they are even) and the plain scale (K low
+                // word 2^30, high word half the header's).
+                let [m, shift] = [stream[4] as i32, stream[5] as i32];
+                let scale = match (DOUBLED, NUDGE) {
+                    (true, false) => [m, shift, stream[3] as i32, stream[2] as i32],
+                    (true, true) => [m, shift - 1, 1 << 30, stream[2] as i32 >> 1],
+                    _ => [m, shift, stream[2] as i32, stream[3] as i32],
                 };
                 channel_row::<OW, KH, KW, SW, RW>(&rows, stream, |ox, acc| {
-                    let acc = if DOUBLED { acc >> 1 } else { acc };
-                    let v =
-                        if NUDGE { arch::rescale_down(acc, &scale) } else { arch::rescale_down_unnudged(acc, &scale) };
+                    let v = if NUDGE {
+                        arch::rescale_down(if DOUBLED { acc >> 1 } else { acc }, &scale)
+                    } else {
+                        arch::rescale_down_unnudged(acc, &scale)
+                    };
                     out[ox][c] = arch::saturate_i8(v)
                 });
             }
