@@ -66,3 +66,10 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
     out.copy_from_slice(&sums[..R]);
     out
 }
+
+/// `portable::doubled_k_low`: the constant the stream holds, folded into
+/// the halves form's low-word sum.
+#[inline(always)]
+pub(crate) fn doubled_k_low(_word: u32) -> i32 {
+    i32::MIN
+}

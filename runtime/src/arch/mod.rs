@@ -35,7 +35,7 @@ pub(crate) use armv7m::dot_groups;
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
 mod armv6m;
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
-pub(crate) use armv6m::dot_groups;
+pub(crate) use armv6m::{dot_groups, doubled_k_low};
 // ARMv6-M has no 32x32 -> 64-bit multiply: the halves form, whose nudge
 // costs little beside the products, serves the unnudged uses too (the
 // same int8 outputs where those apply).

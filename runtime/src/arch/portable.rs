@@ -411,6 +411,14 @@ pub(crate) const ELEMENTWISE_GATHER: bool = false;
 /// ARMv6-M and ARMv7-M without DSP keep [`rescale_down`].
 pub(crate) const DOUBLED_RESCALE: bool = true;
 
+/// The low word of twice K in a doubled depthwise-rows stream (header
+/// word 3, always 2^31: `layout::pack_depthwise_rows`), read from the
+/// stream; ARMv6-M takes the constant, which its halves form folds.
+#[inline(always)]
+pub(crate) fn doubled_k_low(word: u32) -> i32 {
+    word as i32
+}
+
 /// `tinyaot_common::fixedpoint::rescale_down_doubled`: a sum below 2^30
 /// in magnitude with the constants of `fixedpoint::doubled_of`.
 #[inline(always)]

@@ -325,7 +325,7 @@ pub fn depthwise_rows_s8<
                 // word 2^30, high word half the header's).
                 let [m, shift] = [stream[4] as i32, stream[5] as i32];
                 let scale = match (DOUBLED, NUDGE) {
-                    (true, false) => [m, shift, stream[3] as i32, stream[2] as i32],
+                    (true, false) => [m, shift, arch::doubled_k_low(stream[3]), stream[2] as i32],
                     (true, true) => [m, shift - 1, 1 << 30, stream[2] as i32 >> 1],
                     _ => [m, shift, stream[2] as i32, stream[3] as i32],
                 };
