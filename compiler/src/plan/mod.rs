@@ -209,6 +209,15 @@ impl Rng {
     }
 }
 
+/// A placement and how it was made.
+struct Candidate {
+    size: usize,
+    offsets: Vec<usize>,
+    order: Vec<usize>,
+    strategy: &'static str,
+    best_fit: bool,
+}
+
 /// Our planner: never worse than TFLM's greedy planner, equal to the lower
 /// bound whenever one of its searches reaches it.
 pub fn plan(reqs: &[Request]) -> Plan {
@@ -226,14 +235,6 @@ pub fn plan(reqs: &[Request]) -> Plan {
         ("lifetime", by(&|r| (r.life.last - r.life.first, r.footprint()))),
         ("first-use", by(&|r| (usize::MAX - r.life.first, r.footprint()))),
     ];
-    /// The best placement found so far and how it was made.
-    struct Candidate {
-        size: usize,
-        offsets: Vec<usize>,
-        order: Vec<usize>,
-        strategy: &'static str,
-        best_fit: bool,
-    }
     let mut best: Option<Candidate>;
     // TFLM's plan of these buffers (no overlaps) is always a candidate, so
     // overlaps can only help.
@@ -247,22 +248,47 @@ pub fn plan(reqs: &[Request]) -> Plan {
         strategy: "tflm-greedy",
         best_fit: false,
     });
+    // Every starting order, placed both ways: the best is where the local
+    // search starts first.
+    let mut starts: Vec<Candidate> = Vec::new();
     for (strategy, order) in orders {
         for best_fit in [false, true] {
             let offsets = place(reqs, &order, best_fit);
             let size = extent(reqs, &offsets);
             if best.as_ref().is_none_or(|b| size < b.size) {
-                best = Some(Candidate { size, offsets, order: order.clone(), strategy, best_fit });
+                best = Some(Candidate { size, offsets: offsets.clone(), order: order.clone(), strategy, best_fit });
             }
+            starts.push(Candidate { size, offsets, order: order.clone(), strategy, best_fit });
         }
     }
-    let Some(Candidate { mut size, mut offsets, mut order, mut strategy, best_fit }) = best else {
+    let Some(first) = best else {
         return Plan { offsets: vec![], arena_size: 0, strategy: "empty" };
     };
+    starts.sort_by_key(|c| c.size);
+    let mut plan = local_search(reqs, bound, first);
+    // Where the search from the best start stops above the lower bound, it
+    // starts again from the next best orders (another start often finds
+    // what swaps from the first could not: a search is cheap beside the
+    // build).
+    for start in starts.into_iter().skip(1).take(3) {
+        if plan.arena_size == bound {
+            break;
+        }
+        let other = local_search(reqs, bound, start);
+        if other.arena_size < plan.arena_size {
+            plan = other;
+        }
+    }
+    plan
+}
 
-    // Local search: swap two buffers in the placement order, keep the swap
-    // when the arena does not grow. Budget scales down with graph size so a
-    // 100-op model plans in well under a second.
+/// The local search of [`plan`] from one start: swap two buffers in the
+/// placement order, keep the swap when the arena does not grow.
+fn local_search(reqs: &[Request], bound: usize, start: Candidate) -> Plan {
+    let n = reqs.len();
+    let Candidate { mut size, mut offsets, mut order, mut strategy, best_fit } = start;
+    // Budget scales down with graph size so a 100-op model plans in well
+    // under a second.
     if n >= 2 && size > bound {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let budget = (400_000 / (n * n)).clamp(50, 3000);
