@@ -204,17 +204,36 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
         c += 4;
         off += 4 * d4;
     }
+    pair_tail::<DEPTH>(pair, packed, bias, c, |c, a, b| {
+        acc_a[c..c + a.len()].copy_from_slice(a);
+        acc_b[c..c + b.len()].copy_from_slice(b);
+    });
+}
+
+/// The last 2 or 1 rows after the `whole` blocks of 4 (plain rows, from
+/// byte `whole * depth4(DEPTH)` of `packed`; `bias.len()` rows in all)
+/// against both pixels of `pair`: `put(c, a, b)` gets both pixels' sums
+/// of the rows from `c`. The single row is plain code, once per pixel
+/// pair.
+#[inline(always)]
+fn pair_tail<const DEPTH: usize>(
+    pair: &[u32],
+    packed: &[i8],
+    bias: &[i32],
+    whole: usize,
+    mut put: impl FnMut(usize, &[i32], &[i32]),
+) {
+    let d4 = depth4(DEPTH);
+    let channels = bias.len();
+    let (mut c, mut off) = (whole, whole * d4);
     if channels - c >= 2 {
         let (b0, b1) = (bias[c], bias[c + 1]);
         let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
-        acc_a[c..c + 2].copy_from_slice(&[a0, a1]);
-        acc_b[c..c + 2].copy_from_slice(&[p0, p1]);
+        put(c, &[a0, a1], &[p0, p1]);
         c += 2;
         off += 2 * d4;
     }
     if channels - c == 1 {
-        // A last single row (an odd channel count): plain code, once per
-        // pixel pair.
         let (mut a, mut b) = (bias[c], bias[c]);
         for (x, w) in pair.chunks_exact(4).zip(packed[off..off + d4].chunks_exact(4)) {
             let w = u32::from_le_bytes([w[0] as u8, w[1] as u8, w[2] as u8, w[3] as u8]);
@@ -222,8 +241,7 @@ pub fn dots_pair<const DEPTH: usize>(pair: &[u32], packed: &[i8], bias: &[i32], 
             a = arch::smlad(x[1], w13, arch::smlad(x[0], w02, a));
             b = arch::smlad(x[3], w13, arch::smlad(x[2], w02, b));
         }
-        acc_a[c] = a;
-        acc_b[c] = b;
+        put(c, &[a], &[b]);
     }
 }
 
@@ -297,9 +315,8 @@ pub(crate) fn pair_lanes_down<const DEPTH: usize, const NUDGE: bool, const TAIL:
     }
 }
 
-/// The last 2 or 1 rows after the `whole` blocks (plain rows, from byte
-/// `whole * depth4(DEPTH)` of `packed`), requantized: `put(c, a, b)` gets
-/// both pixels' outputs of the rows from `c`.
+/// [`pair_tail`] requantized: `put(c, a, b)` gets both pixels' outputs
+/// of the rows from `c`.
 #[inline(always)]
 fn pair_tail_down<const DEPTH: usize>(
     pair: &[u32],
@@ -309,32 +326,13 @@ fn pair_tail_down<const DEPTH: usize>(
     whole: usize,
     mut put: impl FnMut(usize, &[i8], &[i8]),
 ) {
-    let d4 = depth4(DEPTH);
-    let channels = bias.len();
-    let (mut c, mut off) = (whole, whole * d4);
-    if channels - c >= 2 {
-        let (b0, b1) = (bias[c], bias[c + 1]);
-        let [a0, a1, p0, p1] = arch::dot_pair_rows::<2, DEPTH>(pair, &packed[off..off + 2 * d4], [b0, b1, b0, b1]);
-        let (mut a, mut b) = ([0i8; 2], [0i8; 2]);
-        arch::requantize_block(&[a0, a1], &scales[c..], &mut a);
-        arch::requantize_block(&[p0, p1], &scales[c..], &mut b);
-        put(c, &a, &b);
-        c += 2;
-        off += 2 * d4;
-    }
-    if channels - c == 1 {
-        let (mut a, mut b) = (bias[c], bias[c]);
-        for (x, w) in pair.chunks_exact(4).zip(packed[off..off + d4].chunks_exact(4)) {
-            let w = u32::from_le_bytes([w[0] as u8, w[1] as u8, w[2] as u8, w[3] as u8]);
-            let (w02, w13) = (arch::sxtb16(w), arch::sxtb16(w.rotate_right(8)));
-            a = arch::smlad(x[1], w13, arch::smlad(x[0], w02, a));
-            b = arch::smlad(x[3], w13, arch::smlad(x[2], w02, b));
-        }
-        let (mut oa, mut ob) = ([0i8; 1], [0i8; 1]);
-        arch::requantize_block(&[a], &scales[c..], &mut oa);
-        arch::requantize_block(&[b], &scales[c..], &mut ob);
-        put(c, &oa, &ob);
-    }
+    pair_tail::<DEPTH>(pair, packed, bias, whole, |c, a, b| {
+        let (mut oa, mut ob) = ([0i8; 2], [0i8; 2]);
+        let n = a.len();
+        arch::requantize_block(a, &scales[c..], &mut oa[..n]);
+        arch::requantize_block(b, &scales[c..], &mut ob[..n]);
+        put(c, &oa[..n], &ob[..n]);
+    });
 }
 
 /// The walk of [`dots`]: blocks of 4 rows, then 2, then 1, each block's
