@@ -4,7 +4,6 @@
 
 use crate::diag::Error;
 use crate::tflite::{self, Options, names};
-use flatbuffers::{ForwardsUOffset, Vector};
 use std::borrow::Cow;
 
 /// Largest tensor tinyaot accepts, in bytes. No microcontroller has more
@@ -319,7 +318,7 @@ pub mod codes {
 
 /// Reads subgraphs into one [`Graph`], inlining CALL_ONCE's callees.
 struct Reader<'m, 'a> {
-    subgraphs: &'m Vector<'a, ForwardsUOffset<tflite::SubGraph<'a>>>,
+    subgraphs: &'m tflite::List<'a, tflite::SubGraph<'a>>,
     codes: Option<CodeVec<'a>>,
     buffers: Option<BufferVec<'a>>,
     /// Subgraphs being read (to refuse recursion).
@@ -348,36 +347,36 @@ impl<'a> Reader<'_, 'a> {
         enter: Copies,
         leave: Copies,
     ) -> Result<(Vec<usize>, Vec<usize>), Error> {
-        let sg = self.subgraphs.get(s);
+        let sg = self.subgraphs.get(s)?;
         let what = if s == 0 { "the graph".to_string() } else { format!("subgraph {s}") };
-        let raw_tensors = sg.tensors().ok_or_else(|| Error::model(format!("{what} has no tensors")))?;
+        let raw_tensors = sg.tensors()?.ok_or_else(|| Error::model(format!("{what} has no tensors")))?;
         let count = raw_tensors.len();
         if graph.tensors.len() + count > MAX_TENSORS {
             return Err(Error::model(format!(
                 "the model has more than {MAX_TENSORS} tensors (with its called subgraphs); tinyaot accepts up to {MAX_TENSORS}"
             )));
         }
-        let op_count = sg.operators().map_or(0, |o| o.len());
+        let op_count = sg.operators()?.map_or(0, |o| o.len());
         if graph.nodes.len() + op_count > MAX_OPS {
             return Err(Error::model(format!(
                 "the model has more than {MAX_OPS} operators (with its called subgraphs); tinyaot accepts up to {MAX_OPS}"
             )));
         }
         let mut nodes = Vec::new();
-        if let Some(ops) = sg.operators() {
+        if let Some(ops) = sg.operators()? {
             for (index, op) in ops.iter().enumerate() {
-                let mut node = read_node(index, &op, self.codes.as_ref(), count)?;
+                let mut node = read_node(index, &op?, self.codes.as_ref(), count)?;
                 node.subgraph = s;
                 nodes.push(node);
             }
         }
-        let ends = |v: Option<Vector<'a, i32>>, role: &str| -> Result<Vec<usize>, Error> {
+        let ends = |v: Option<tflite::flat::Vector<'a, i32>>, role: &str| -> Result<Vec<usize>, Error> {
             v.map(|v| v.iter().map(|i| tensor_index(i, count, role)).collect::<Result<Vec<_>, _>>())
                 .transpose()
                 .map(Option::unwrap_or_default)
         };
-        let inputs = ends(sg.inputs(), &format!("an input of {what}"))?;
-        let outputs = ends(sg.outputs(), &format!("an output of {what}"))?;
+        let inputs = ends(sg.inputs()?, &format!("an input of {what}"))?;
+        let outputs = ends(sg.outputs()?, &format!("an output of {what}"))?;
 
         // Like TFLM's allocator, look only at tensors the graph reads or
         // writes: LSTM intermediates (quantization notes with shape [0]) and
@@ -393,9 +392,10 @@ impl<'a> Reader<'_, 'a> {
         }
         let base = graph.tensors.len();
         for (index, t) in raw_tensors.iter().enumerate() {
+            let t = t?;
             // A -1 dimension TFLM refuses on any tensor (it sizes them all).
-            let dynamic = t.shape().is_some_and(|s| s.iter().any(|d| d < 0));
-            let name = match (t.name(), s) {
+            let dynamic = t.shape()?.is_some_and(|s| s.iter().any(|d| d < 0));
+            let name = match (t.name()?, s) {
                 ("", 0) => format!("tensor {index}"),
                 ("", s) => format!("subgraph {s} tensor {index}"),
                 (n, _) => n.to_string(),
@@ -616,7 +616,7 @@ impl<'a> Graph<'a> {
     /// constant data instead of a copy into the arena (the caller retries
     /// without when an op there wants the operand in memory).
     pub fn read_with(model: &tflite::Model<'a>, fold_constant_operands: bool) -> Result<Graph<'a>, Error> {
-        let subgraphs = model.subgraphs().ok_or_else(|| Error::model("the model has no subgraph"))?;
+        let subgraphs = model.subgraphs()?.ok_or_else(|| Error::model("the model has no subgraph"))?;
         if subgraphs.is_empty() {
             return Err(Error::model("the model has no subgraph"));
         }
@@ -630,8 +630,8 @@ impl<'a> Graph<'a> {
         };
         let mut reader = Reader {
             subgraphs: &subgraphs,
-            codes: model.operator_codes(),
-            buffers: model.buffers(),
+            codes: model.operator_codes()?,
+            buffers: model.buffers()?,
             stack: vec![0],
             fold_constant_operands,
             callers: Vec::new(),
@@ -761,8 +761,8 @@ fn unpack_int4(packed: &[u8], n: usize) -> Vec<u8> {
         .collect()
 }
 
-type CodeVec<'a> = Vector<'a, ForwardsUOffset<tflite::OperatorCode<'a>>>;
-type BufferVec<'a> = Vector<'a, ForwardsUOffset<tflite::Buffer<'a>>>;
+type CodeVec<'a> = tflite::List<'a, tflite::OperatorCode<'a>>;
+type BufferVec<'a> = tflite::List<'a, tflite::Buffer<'a>>;
 
 fn read_node<'a>(
     index: usize,
@@ -770,20 +770,20 @@ fn read_node<'a>(
     codes: Option<&CodeVec<'a>>,
     count: usize,
 ) -> Result<Node<'a>, Error> {
-    let opcode_index = op.opcode_index() as usize;
+    let opcode_index = op.opcode_index()? as usize;
     let code = codes
         .filter(|c| opcode_index < c.len())
         .map(|c| c.get(opcode_index))
-        .ok_or_else(|| Error::model(format!("op {index}: operator code index {opcode_index} is out of range")))?;
-    let builtin = code.code();
+        .ok_or_else(|| Error::model(format!("op {index}: operator code index {opcode_index} is out of range")))??;
+    let builtin = code.code()?;
     let name = if builtin == 32 {
-        format!("CUSTOM:{}", code.custom_code().unwrap_or("?"))
+        format!("CUSTOM:{}", code.custom_code()?.unwrap_or("?"))
     } else {
         names::builtin_name(builtin).map_or_else(|| format!("builtin operator {builtin}"), str::to_string)
     };
     let what = format!("op {index} ({name})");
     let inputs = op
-        .inputs()
+        .inputs()?
         .map(|v| {
             v.iter()
                 .map(|i| if i < 0 { Ok(None) } else { tensor_index(i, count, &what).map(Some) })
@@ -792,7 +792,7 @@ fn read_node<'a>(
         .transpose()?
         .unwrap_or_default();
     let outputs = op
-        .outputs()
+        .outputs()?
         .map(|v| v.iter().map(|i| tensor_index(i, count, &what)).collect::<Result<Vec<_>, _>>())
         .transpose()?
         .unwrap_or_default();
@@ -800,12 +800,12 @@ fn read_node<'a>(
         index,
         code: builtin,
         name,
-        version: code.version(),
+        version: code.version()?,
         inputs,
         outputs,
-        options_type: op.builtin_options_type(),
-        options: op.builtin_options(),
-        custom_options: op.custom_options(),
+        options_type: op.builtin_options_type()?,
+        options: op.builtin_options()?,
+        custom_options: op.custom_options()?,
         subgraph: 0,
         scopes: Vec::new(),
     })
@@ -819,9 +819,9 @@ fn read_tensor<'a>(
 ) -> Result<Tensor<'a>, Error> {
     // int4 (TensorType 17) is taken as TFLM takes it, for constant weights
     // only: unpacked here into int8 (two per byte, low nibble first).
-    let int4 = t.dtype() == INT4;
-    let dtype = if int4 { DType::I8 } else { DType::from_code(t.dtype()) };
-    let raw_shape: Vec<i32> = t.shape().map(|s| s.iter().collect()).unwrap_or_default();
+    let int4 = t.dtype()? == INT4;
+    let dtype = if int4 { DType::I8 } else { DType::from_code(t.dtype()?) };
+    let raw_shape: Vec<i32> = t.shape()?.map(|s| s.iter().collect()).unwrap_or_default();
     if raw_shape.len() > MAX_RANK {
         return Err(Error::model(format!(
             "tensor '{name}' has rank {}; tinyaot supports up to {MAX_RANK} dimensions",
@@ -854,31 +854,29 @@ fn read_tensor<'a>(
         return Err(Error::model(format!("tensor '{name}' is sparse; sparse tensors are not supported")));
     }
 
-    let quant = match t.quantization() {
-        Some(q) if q.details_type() != 0 => {
+    let quant = match t.quantization()? {
+        Some(q) if q.details_type()? != 0 => {
             return Err(Error::model(format!(
                 "tensor '{name}' uses custom quantization details, which are not supported"
             )));
         }
-        Some(q) => match q.scale() {
+        Some(q) => match q.scale()? {
             Some(scales) if !scales.is_empty() => {
                 let scales: Vec<f32> = scales.iter().collect();
-                let mut zero_points: Vec<i64> = q.zero_point().map(|z| z.iter().collect()).unwrap_or_default();
-                if zero_points.is_empty() {
-                    zero_points = vec![0; scales.len()];
-                }
-                if zero_points.len() != scales.len() {
-                    return Err(Error::model(format!(
-                        "tensor '{name}' has {} scales but {} zero points",
-                        scales.len(),
-                        zero_points.len()
-                    )));
-                }
+                // As TFLM's allocator: one zero point per scale where the
+                // counts agree, else the first for every channel (weights'
+                // zero points written once); none reads as 0.
+                let written: Vec<i64> = q.zero_point()?.map(|z| z.iter().collect()).unwrap_or_default();
+                let zero_points: Vec<i64> = match written.len() {
+                    n if n == scales.len() => written,
+                    0 => vec![0; scales.len()],
+                    _ => vec![written[0]; scales.len()],
+                };
                 // TFLM's allocator copies the dimension without checking it:
                 // only a kernel that reads per-channel parameters looks at it
                 // (and checks the count against its own channel axis), so a
                 // bias that carries its filter's axis 3 at rank 1 is fine.
-                let axis = usize::try_from(q.quantized_dimension()).unwrap_or(usize::MAX);
+                let axis = usize::try_from(q.quantized_dimension()?).unwrap_or(usize::MAX);
                 let (zmin, zmax) = match dtype {
                     DType::I8 => (-128, 127),
                     DType::U8 => (0, 255),
@@ -901,20 +899,20 @@ fn read_tensor<'a>(
         None => None,
     };
 
-    let buffer_index = t.buffer() as usize;
+    let buffer_index = t.buffer()? as usize;
     let data = if buffer_index == 0 {
         None
     } else {
         let buffers = buffers.filter(|b| buffer_index < b.len()).ok_or_else(|| {
             Error::model(format!("tensor '{name}' refers to buffer {buffer_index}, which does not exist"))
         })?;
-        let buffer = buffers.get(buffer_index);
-        if buffer.offset() > 1 {
+        let buffer = buffers.get(buffer_index)?;
+        if buffer.offset()? > 1 {
             return Err(Error::model(format!(
                 "tensor '{name}' keeps its data outside the flatbuffer (a >2 GB model); not supported"
             )));
         }
-        match buffer.data() {
+        match buffer.data()? {
             Some(d) if !d.is_empty() && int4 => {
                 if d.len() != elements.div_ceil(2) {
                     return Err(Error::model(format!(
@@ -954,7 +952,7 @@ fn read_tensor<'a>(
     }
     // TFLM never reads a variable's buffer: it resets the state to zero
     // (int8: the zero point) when the interpreter is set up and on reset.
-    let is_variable = t.is_variable();
+    let is_variable = t.is_variable()?;
     let data = if is_variable { None } else { data };
     if is_variable && (bytes == 0 || dtype.size().is_none()) {
         return Err(Error::model(format!("variable tensor '{name}' ({}{shape:?}) has no storage", dtype.name())));

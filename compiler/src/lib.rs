@@ -4,7 +4,7 @@
 //! library (the proc macro, the CLI and the tests all call it):
 //!
 //! ```text
-//! bytes --tflite::read--> verified flatbuffer --Graph::read--> Graph
+//! bytes --tflite::read--> bounds-checked flatbuffer views --Graph::read--> Graph
 //!       --lowering::registry::lower--> checked operators --schedule--> buffers + lifetimes
 //!       --plan--> offsets --codegen--> Rust tokens
 //! ```

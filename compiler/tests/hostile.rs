@@ -53,13 +53,15 @@ fn every_truncation_is_an_error() {
 }
 
 #[test]
-fn corrupted_identifier_and_root_are_errors() {
+fn corrupted_root_is_an_error_and_identifier_is_not_checked() {
     let model = real_model();
     for i in 0..8 {
         let mut m = model.clone();
         m[i] ^= 0xA5;
         let r = outcome(&m, &format!("byte {i} flipped"));
-        assert!(r.is_err(), "header byte {i} flipped but compiled");
+        // TFLM casts the bytes without looking at the identifier: a model
+        // whose structure reads is a model, whatever bytes 4..8 say.
+        assert_eq!(r.is_err(), i < 4, "header byte {i} flipped: {r:?}");
     }
 }
 

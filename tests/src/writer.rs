@@ -476,3 +476,27 @@ pub fn fc_model(depth: i32, units: i32) -> ModelDef {
         vec![weights, bias],
     )
 }
+
+/// Moves the object of `len` bytes at `pos` (a vector with its length
+/// word, or a table with scalar fields only) to the end of the file, at an
+/// address `r` past a multiple of `m`, and points the offset stored at
+/// `referrer` there: layouts the flatbuffers builder never writes and
+/// other writers do (a vector of `int64` at 4 past an 8-byte boundary, a
+/// table at an odd address). `table` says whether the object begins with
+/// its vtable's signed offset, which is moved along.
+pub fn relocate(bytes: &[u8], referrer: usize, pos: usize, len: usize, table: bool, (m, r): (usize, usize)) -> Vec<u8> {
+    let stored = u32::from_le_bytes(bytes[referrer..referrer + 4].try_into().unwrap()) as usize;
+    assert_eq!(referrer + stored, pos, "the offset at {referrer} does not point to {pos}");
+    let mut out = bytes.to_vec();
+    while out.len() % m != r {
+        out.push(0);
+    }
+    let new = out.len();
+    out.extend_from_slice(&bytes[pos..pos + len]);
+    if table {
+        let vtable = pos as i64 - i64::from(i32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()));
+        out[new..new + 4].copy_from_slice(&((new as i64 - vtable) as i32).to_le_bytes());
+    }
+    out[referrer..referrer + 4].copy_from_slice(&((new - referrer) as u32).to_le_bytes());
+    out
+}

@@ -4,7 +4,9 @@
 //! rewrites them) and checks the compiler's verdict on each.
 
 use std::path::Path;
-use tinyaot_tests::writer::{Extras, ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype, fc_model};
+use tinyaot_tests::writer::{
+    Extras, ModelDef, OpDef, QuantDef, Scalar, SubgraphDef, TensorDef, dtype, fc_model, relocate,
+};
 
 /// (name, bytes, a fragment the compiler's error must contain)
 fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
@@ -118,6 +120,12 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let mut m = base.clone();
     m.subgraphs[0].tensors[0].shape = vec![65536, 65536, 4];
     v.push(("huge_tensor", m.to_bytes(), "too large for any microcontroller"));
+
+    // A vector whose length runs past the end of the file.
+    let mut bytes = ok.clone();
+    let at = output_shape_position(&ok);
+    bytes[at..at + 4].copy_from_slice(&0x4000_0000u32.to_le_bytes());
+    v.push(("vector_oob", bytes, "tensor 3's shape (4294967296 bytes at byte"));
 
     let mut m = base.clone();
     m.subgraphs[0].tensors[1].buffer = 99;
@@ -302,10 +310,78 @@ fn lenient() -> Vec<(&'static str, Vec<u8>)> {
 
     // An omitted optional input (-1): FULLY_CONNECTED without a bias, on a
     // model whose bias is zero anyway.
-    let mut m = base;
+    let mut m = base.clone();
     m.subgraphs[0].ops[0].inputs[2] = -1;
     v.push(("accept_omitted_bias", m.to_bytes()));
+
+    // Layouts other writers make (TFLM reads them, the flatbuffers
+    // verifier calls them unaligned): an int64 zero-point vector at 4 past
+    // an 8-byte boundary, a shape vector, a weights buffer and an options
+    // table at odd addresses.
+    v.push(("accept_unaligned", unaligned(&base.to_bytes())));
+
+    // One zero point for several scales (TFLM gives every channel the
+    // first), names and a description that are not UTF-8 (TFLM never
+    // reads them as text), no file identifier, bytes after the flatbuffer.
+    let mut m = base.clone();
+    m.subgraphs[0].tensors[2].quant = Some(QuantDef { scale: vec![0.125; 3], zero_point: vec![0], axis: 0 });
+    m.extras = Some(Extras { description: "Converted by a vendor tool".into(), ..Extras::default() });
+    let mut bytes = m.to_bytes();
+    for text in [&b"\x06\0\0\0output"[..], b"\x1a\0\0\0Converted by"] {
+        let at = find_once(&bytes, text) + 4;
+        bytes[at] = 0xff;
+    }
+    bytes[4..8].fill(0);
+    bytes.extend_from_slice(&[0xab; 3]);
+    v.push(("accept_loose_file", bytes));
     v
+}
+
+/// Where the base model's output tensor's shape vector starts.
+fn output_shape_position(bytes: &[u8]) -> usize {
+    let model = tinyaot_compiler::tflite::read(bytes).unwrap();
+    let sg = model.subgraphs().unwrap().unwrap().get(0).unwrap();
+    sg.tensors().unwrap().unwrap().get(3).unwrap().shape().unwrap().unwrap().position()
+}
+
+/// Where `needle` occurs in `bytes`, which it must do exactly once.
+fn find_once(bytes: &[u8], needle: &[u8]) -> usize {
+    let hits: Vec<usize> =
+        bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect();
+    assert_eq!(hits.len(), 1, "{needle:?} should occur once");
+    hits[0]
+}
+
+/// The base model with its input's zero points, its output's shape, its
+/// weights and its operator's options moved where the builder never puts
+/// them (see `writer::relocate`).
+fn unaligned(bytes: &[u8]) -> Vec<u8> {
+    use tinyaot_compiler::tflite;
+    let model = tflite::read(bytes).unwrap();
+    let sg = model.subgraphs().unwrap().unwrap().get(0).unwrap();
+    let tensors = sg.tensors().unwrap().unwrap();
+    let quant = tensors.get(0).unwrap().quantization().unwrap().unwrap();
+    let zero_points = quant.zero_point().unwrap().unwrap();
+    let output = tensors.get(3).unwrap();
+    let shape = output.shape().unwrap().unwrap();
+    let buffer = model.buffers().unwrap().unwrap().get(1).unwrap().table_view();
+    let weights = buffer.vector::<u8>(0, "data").unwrap().unwrap();
+    let op = sg.operators().unwrap().unwrap().get(0).unwrap().table_view();
+    let options = op.table(4, "options").unwrap().unwrap();
+    // A table's inline size is its vtable's second half-word.
+    let at = options.position();
+    let vtable = at - i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let options_len = u16::from_le_bytes([bytes[vtable + 2], bytes[vtable + 3]]) as usize;
+    // (referrer, object, bytes, is a table, where)
+    let moves = [
+        (quant.table_view().field(3), zero_points.position(), 4 + 8 * zero_points.len(), false, (8, 4)),
+        (output.table_view().field(0), shape.position(), 4 + 4 * shape.len(), false, (2, 1)),
+        (buffer.field(0), weights.position(), 4 + weights.len(), false, (4, 1)),
+        (op.field(4), at, options_len, true, (2, 1)),
+    ];
+    moves.into_iter().fold(bytes.to_vec(), |out, (referrer, pos, len, table, place)| {
+        relocate(&out, referrer.unwrap(), pos, len, table, place)
+    })
 }
 
 /// Keeps a committed fixture equal to what the writer makes.

@@ -6,6 +6,8 @@ tinyaot::include_model!(UnusedTensors = "../../ui/fixtures/accept_unused_tensors
 tinyaot::include_model!(ConverterExtras = "../../ui/fixtures/accept_converter_extras.tflite");
 tinyaot::include_model!(OmittedBias = "../../ui/fixtures/accept_omitted_bias.tflite");
 tinyaot::include_model!(UncalledSubgraph = "../../ui/fixtures/accept_uncalled_subgraph.tflite");
+tinyaot::include_model!(Unaligned = "../../ui/fixtures/accept_unaligned.tflite");
+tinyaot::include_model!(LooseFile = "../../ui/fixtures/accept_loose_file.tflite");
 
 macro_rules! run {
     ($model:ident, $x:expr) => {{
@@ -25,6 +27,8 @@ fn main() {
         assert_eq!(run!(ConverterExtras, &x), want);
         assert_eq!(run!(OmittedBias, &x), want);
         assert_eq!(run!(UncalledSubgraph, &x), want);
+        assert_eq!(run!(Unaligned, &x), want);
+        assert_eq!(run!(LooseFile, &x), want);
         // weights all 1, scales 0.5 * 0.25 / 1.0: the sum of x over 8, rounded.
         let sum: i32 = x.iter().map(|&v| i32::from(v)).sum();
         let expect = ((sum as f64) / 8.0).round().clamp(-128.0, 127.0) as i8;

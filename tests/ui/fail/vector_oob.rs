@@ -1,0 +1,3 @@
+tinyaot::include_model!(Model = "../fixtures/vector_oob.tflite");
+
+fn main() {}
