@@ -1244,3 +1244,24 @@ fn window_rows_widen_like_their_patch() {
         }
     }
 }
+
+/// int32 FLOOR_DIV and FLOOR_MOD against their definitions in i64 (the
+/// floor of the real quotient; `a - b * floor(a / b)`), over small values,
+/// the extremes, and the zero divisor (0, where LiteRT's invoke fails).
+#[test]
+fn floor_div_and_mod_i32_match_their_definitions() {
+    use tinyaot::__private::kernels::binary::{floor_div_i32, floor_mod_i32};
+    let values = [i32::MIN, i32::MIN + 1, -1000, -41, -7, -3, -1, 0, 1, 2, 3, 7, 40, 999, i32::MAX - 1, i32::MAX];
+    for &a in &values {
+        for &b in &values {
+            if b == 0 {
+                assert_eq!((floor_div_i32(a, b), floor_mod_i32(a, b)), (0, 0));
+                continue;
+            }
+            let q = (a as i64).div_euclid(b as i64) - if b < 0 && (a as i64).rem_euclid(b as i64) != 0 { 1 } else { 0 };
+            let r = a as i64 - b as i64 * q;
+            assert_eq!(floor_div_i32(a, b), q as i32, "{a} floordiv {b}");
+            assert_eq!(floor_mod_i32(a, b) as i64, r, "{a} floormod {b}");
+        }
+    }
+}

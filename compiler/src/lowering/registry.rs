@@ -1,5 +1,5 @@
 //! The operator registry: which builtin codes tinyaot compiles, in which
-//! dtypes, and the lowering function of each (the README's table and
+//! dtypes, and the lowering function of each (the table in docs/operators.md and
 //! `tinyaot ops` are generated from it).
 
 use super::context::OpCx;
@@ -54,22 +54,17 @@ pub const SUPPORTED: &[OpSupport] = &[
         dtypes: &["int8", "int16", "float32"],
         lower: pool_2d::lower_average,
     },
-    OpSupport {
-        code: 3,
-        name: "CONV_2D",
-        dtypes: &["int8", "int16x8", "float32", "hybrid (float32, int8 weights)"],
-        lower: conv_2d::lower,
-    },
+    OpSupport { code: 3, name: "CONV_2D", dtypes: &["int8", "int16x8", "float32", HYBRID], lower: conv_2d::lower },
     OpSupport {
         code: 4,
         name: "DEPTHWISE_CONV_2D",
-        dtypes: &["int8", "int16x8", "float32", "hybrid (float32, int8 weights)"],
+        dtypes: &["int8", "int16x8", "float32", HYBRID],
         lower: depthwise_conv_2d::lower,
     },
     OpSupport {
         code: 9,
         name: "FULLY_CONNECTED",
-        dtypes: &["int8", "int16x8", "float32", "hybrid (float32, int8 weights)"],
+        dtypes: &["int8", "int16x8", "float32", HYBRID],
         lower: fully_connected::lower,
     },
     OpSupport { code: 17, name: "MAX_POOL_2D", dtypes: &["int8", "int16", "float32"], lower: pool_2d::lower_max },
@@ -188,13 +183,13 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport {
         code: 27,
         name: "SVDF",
-        dtypes: &["int8 (int8 or int16 state)", "float32", "hybrid (float32, int8 weights)"],
+        dtypes: &["int8 (int8 or int16 state)", "float32", HYBRID],
         lower: svdf::lower,
     },
     OpSupport {
         code: 44,
         name: "UNIDIRECTIONAL_SEQUENCE_LSTM",
-        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32", "hybrid (float32, int8 weights)"],
+        dtypes: &["int8 (int16 cell)", "int16x8 (int16 cell)", "float32", HYBRID],
         lower: lstm::lower,
     },
     OpSupport { code: 66, name: "SIN", dtypes: &["float32"], lower: math::lower_sin },
@@ -223,7 +218,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport {
         code: 126,
         name: "BATCH_MATMUL",
-        dtypes: &["int8", "int16", "float32", "hybrid (float32, int8 weights)"],
+        dtypes: &["int8", "int16", "float32", HYBRID],
         lower: batch_matmul::lower,
     },
     OpSupport { code: 151, name: "DYNAMIC_UPDATE_SLICE", dtypes: ANY, lower: dynamic_update_slice::lower },
@@ -246,8 +241,8 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 143, name: "READ_VARIABLE", dtypes: &["any"], lower: resource_variable::lower_read },
     OpSupport { code: 144, name: "ASSIGN_VARIABLE", dtypes: &["any"], lower: resource_variable::lower_assign },
     OpSupport { code: 77, name: "SHAPE", dtypes: &["any -> int32"], lower: shape::lower },
-    OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["float32"], lower: binary::lower_floor_div },
-    OpSupport { code: 95, name: "FLOOR_MOD", dtypes: &["float32"], lower: binary::lower_floor_mod },
+    OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["int32", "float32"], lower: binary::lower_floor_div },
+    OpSupport { code: 95, name: "FLOOR_MOD", dtypes: &["int32", "float32"], lower: binary::lower_floor_mod },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalWindow", dtypes: &["int16"], lower: signal_window::lower },
     OpSupport {
         code: CUSTOM,
@@ -347,6 +342,26 @@ const COMPARE: &[&str] = &["int8", "int32", "int64", "float32 -> bool"];
 /// EQUAL and NOT_EQUAL also compare bools.
 const COMPARE_EQUAL: &[&str] = &["int8", "int32", "int64", "float32", "bool -> bool"];
 
+/// What TFLM refuses and LiteRT runs, matched against LiteRT's reference
+/// kernels (`ai-edge-litert`, `BUILTIN_REF`) in the differential suite:
+/// (op, its dtypes entries of that kind). A test keeps each entry one of
+/// the op's [`OpSupport::dtypes`].
+pub const LITERT_ONLY: &[(&str, &[&str])] = &[
+    ("BATCH_MATMUL", &[HYBRID]),
+    ("CONV_2D", &[HYBRID]),
+    ("DEPTHWISE_CONV_2D", &[HYBRID]),
+    ("FLOOR_DIV", &["int32"]),
+    ("FLOOR_MOD", &["int32"]),
+    ("FULLY_CONNECTED", &[HYBRID]),
+    ("GELU", &["int8", "float32"]),
+    ("SVDF", &[HYBRID]),
+    ("TILE", ANY),
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", &[HYBRID]),
+];
+
+/// A dynamic-range layer's dtypes entry.
+const HYBRID: &str = "hybrid (float32, int8 weights)";
+
 /// The supported operator names, sorted, for error messages.
 pub fn supported_list() -> String {
     let mut names: Vec<&str> = SUPPORTED.iter().map(|s| s.name).collect();
@@ -354,14 +369,15 @@ pub fn supported_list() -> String {
     names.join(", ")
 }
 
-/// The op x dtype table of the README, generated from the registry (a test
-/// keeps the README's copy equal to this).
+/// The op x dtype table of docs/operators.md, generated from the registry (a test
+/// keeps that copy equal to this).
 pub fn support_table() -> String {
     let mut rows: Vec<&OpSupport> = SUPPORTED.iter().collect();
     rows.sort_by_key(|s| s.name);
-    let mut t = String::from("| op | dtypes |\n|---|---|\n");
+    let mut t = String::from("| op | dtypes | of which LiteRT only |\n|---|---|---|\n");
     for s in rows {
-        t.push_str(&format!("| {} | {} |\n", s.name, s.dtypes.join(", ")));
+        let litert = LITERT_ONLY.iter().find(|(name, _)| *name == s.name).map_or(String::new(), |(_, d)| d.join(", "));
+        t.push_str(&format!("| {} | {} | {litert} |\n", s.name, s.dtypes.join(", ")));
     }
     t
 }
@@ -394,5 +410,15 @@ mod tests {
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), SUPPORTED.len(), "an op is registered twice");
+    }
+
+    #[test]
+    fn litert_only_entries_are_supported_dtypes() {
+        for (name, dtypes) in super::LITERT_ONLY {
+            let op = SUPPORTED.iter().find(|s| s.name == *name).unwrap_or_else(|| panic!("{name} is not registered"));
+            for d in *dtypes {
+                assert!(op.dtypes.contains(d), "{name}: {d} is not among its dtypes {:?}", op.dtypes);
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! rescaling with a 20/15-bit headroom shift), MUL (one requantization of
 //! the product), MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (int8, int16), DIV
 //! (int8 through a fixed-point reciprocal), PRELU (int8); float32 for all,
-//! and FLOOR_DIV and FLOOR_MOD in float32 only (as TFLM);
+//! and FLOOR_DIV and FLOOR_MOD in float32 (as TFLM) and int32 (as LiteRT);
 //! int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM and int64 MAXIMUM, MINIMUM
 //! on plain values; NumPy-style broadcasting up to 6 dimensions; fused RELU
 //! family where the op has it.
@@ -34,9 +34,9 @@ enum Kind {
     Div,
     /// float32 only.
     SquaredDifference,
-    /// float32 only: `floor(a / b)` in double.
+    /// float32 (`floor(a / b)` in double) and int32 (LiteRT only).
     FloorDiv,
-    /// float32 only: `fmod` moved to the divisor's sign.
+    /// float32 (`fmod` moved to the divisor's sign) and int32 (LiteRT only).
     FloorMod,
 }
 
@@ -307,8 +307,13 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         (t @ (DType::I32 | DType::I64), u, o)
             if u == t && o == t && (t == DType::I32 || matches!(kind, Kind::Maximum | Kind::Minimum)) =>
         {
-            if !matches!(kind, Kind::Add | Kind::Sub | Kind::Mul | Kind::Div | Kind::Maximum | Kind::Minimum) {
+            let floor = matches!(kind, Kind::FloorDiv | Kind::FloorMod);
+            if !matches!(kind, Kind::Add | Kind::Sub | Kind::Mul | Kind::Div | Kind::Maximum | Kind::Minimum) && !floor
+            {
                 return Err(cx.unsupported(&format!("dtype {}", t.name()), "int8, int16, float32 (as TFLM)"));
+            }
+            if floor && t != DType::I32 {
+                return Err(cx.unsupported(&format!("dtype {}", t.name()), "int32 (as LiteRT), float32 (as TFLM)"));
             }
             let (lo, hi) = match (kind, activation) {
                 // TFLM's int32 ADD clamps to the whole range whatever its activation.
@@ -465,6 +470,12 @@ impl Binary {
                     Kind::Mul => quote!(x.wrapping_mul(y)),
                     // C truncates; a zero divisor (which crashes TFLM) gives 0.
                     Kind::Div => quote!(if y == 0 { 0 } else { x.wrapping_div(y) }),
+                    // LiteRT's FloorDiv (`floor` of the double quotient, exact
+                    // for int32) and FloorMod (C's remainder moved to the
+                    // divisor's sign); a zero divisor, which LiteRT refuses
+                    // at invoke, gives 0.
+                    Kind::FloorDiv => quote!(::tinyaot::__private::kernels::binary::floor_div_i32(x, y)),
+                    Kind::FloorMod => quote!(::tinyaot::__private::kernels::binary::floor_mod_i32(x, y)),
                     Kind::Maximum => quote!(if x > y { x } else { y }),
                     _ => quote!(if x < y { x } else { y }),
                 };

@@ -346,6 +346,31 @@ pub fn floor_mod_f32(a: f32, b: f32) -> f32 {
     if r != 0.0 && ((b < 0.0) != (r < 0.0)) { r + b } else { r }
 }
 
+/// int32 FLOOR_DIV as LiteRT's reference kernel (TFLM has none): the
+/// floor of the quotient (LiteRT floors the double quotient, which for
+/// int32 operands is exact). A zero divisor, which LiteRT refuses at
+/// invoke, gives 0; `i32::MIN / -1` wraps to `i32::MIN`, as x86 converts it.
+#[inline(always)]
+pub fn floor_div_i32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a.wrapping_div(b);
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q }
+}
+
+/// int32 FLOOR_MOD as LiteRT's reference kernel (TFLM has none): C's
+/// truncated remainder, plus the divisor when their signs differ. A zero
+/// divisor, which LiteRT refuses at invoke, gives 0.
+#[inline(always)]
+pub fn floor_mod_i32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        return 0;
+    }
+    let r = a.wrapping_rem(b);
+    if r != 0 && ((b < 0) != (r < 0)) { r + b } else { r }
+}
+
 /// float32 `max` as TFLite's `MaximumOp` (`a > b ? a : b`).
 #[inline(always)]
 pub fn maximum_f32(a: f32, b: f32) -> f32 {

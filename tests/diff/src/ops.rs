@@ -1851,11 +1851,34 @@ fn reduce_all(r: &mut Rng) -> (Model, String) {
 /// on a zero divisor; random floats are never exactly zero).
 fn floor_binary(r: &mut Rng, code: i32) -> (Model, String) {
     let (sa, sb, so) = broadcast_shapes(r);
+    // int32 is LiteRT's (TFLM has float32 only): answered by its reference
+    // kernels, the divisors nonzero (LiteRT's invoke fails on a zero), the
+    // extremes now and then (FLOOR_DIV's i32::MIN over -1 wraps).
+    let int32 = r.chance(0.5);
+    let ty = if int32 { Ty::I32 } else { Ty::F32 };
     let mut b = Builder::default();
-    let a = b.input("a", &sa, Ty::F32, None);
-    let c = b.input("b", &sb, Ty::F32, None);
-    let out = b.output("output", &so, Ty::F32, None);
-    (b.finish(code, &[a, c], &[out], None), format!("float32 {sa:?} {sb:?} -> {so:?}"))
+    let a = b.input("a", &sa, ty, None);
+    let c = b.input("b", &sb, ty, None);
+    let out = b.output("output", &so, ty, None);
+    let mut m = b.finish(code, &[a, c], &[out], None);
+    if int32 {
+        // C's `i32::MIN % -1` traps (LiteRT's FloorMod dies on it): FLOOR_MOD
+        // takes the next value up.
+        let low = if code == 95 { i32::MIN as i64 + 1 } else { i32::MIN as i64 };
+        let extreme = |r: &mut Rng, v: i64| if r.chance(0.05) { r.pick(&[low, i32::MAX as i64]) } else { v };
+        let mut values: Vec<i64> = Vec::new();
+        for _ in 0..sa.iter().product::<usize>() {
+            let v = r.range(-1000, 1000);
+            values.push(extreme(r, v));
+        }
+        for _ in 0..sb.iter().product::<usize>() {
+            let v = r.pick(&[-1, 1]) * r.range(1, 40);
+            values.push(if r.chance(0.05) { r.pick(&[-1, i32::MIN as i64, i32::MAX as i64]) } else { v });
+        }
+        m.fixed = Some(values);
+        m.litert = true;
+    }
+    (m, format!("{} {sa:?} {sb:?} -> {so:?}", ty.name()))
 }
 
 /// SHAPE of an input of any rank and dtype, as int32.
