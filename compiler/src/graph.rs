@@ -16,6 +16,10 @@ pub const MAX_RANK: usize = 6;
 pub const MAX_OPS: usize = 4096;
 /// Most tensors accepted.
 pub const MAX_TENSORS: usize = 16384;
+/// A pass an operator registers over the read graph (a fold of its
+/// constants, a flag on its nodes): `lowering::registry::GRAPH_PASSES`.
+pub type Pass = for<'x> fn(&mut Graph<'x>) -> Result<(), Error>;
+
 /// Deepest nesting of called subgraphs accepted (a bound on the reader's
 /// recursion for hostile files; real models nest a few levels).
 pub const MAX_NESTING: usize = 64;
@@ -229,6 +233,10 @@ pub struct Node<'a> {
     pub options: Option<Options<'a>>,
     /// A custom operator's options (a FlexBuffer: `tflite::flexbuffer`).
     pub custom_options: Option<&'a [u8]>,
+    /// The op must run where the model puts it: state passes outside the
+    /// tensors' data flow (a resource variable's read or assignment), or it
+    /// may stop the invoke (CIRCULAR_BUFFER). Set by the op's graph pass.
+    pub fixed_order: bool,
 }
 
 impl Node<'_> {
@@ -289,7 +297,6 @@ fn tensor_index(raw: i32, count: usize, what: &str) -> Result<usize, Error> {
 /// adds around an inlined subgraph (negative: no builtin has them).
 pub mod codes {
     /// `DEQUANTIZE`.
-    pub const DEQUANTIZE: i32 = 6;
     /// `IF`.
     pub const IF: i32 = 118;
     /// `WHILE`.
@@ -308,12 +315,6 @@ pub mod codes {
     pub const OUTPUT_COPY: i32 = -4;
     /// `CALL_ONCE`.
     pub const CALL_ONCE: i32 = 129;
-    /// `VAR_HANDLE`.
-    pub const VAR_HANDLE: i32 = 142;
-    /// `READ_VARIABLE`.
-    pub const READ_VARIABLE: i32 = 143;
-    /// `ASSIGN_VARIABLE`.
-    pub const ASSIGN_VARIABLE: i32 = 144;
 }
 
 /// Reads subgraphs into one [`Graph`], inlining CALL_ONCE's callees.
@@ -601,21 +602,29 @@ fn copies<'a>(
         options_type: 0,
         options: None,
         custom_options: None,
+        fixed_order: false,
     }
 }
 
 impl<'a> Graph<'a> {
-    /// Reads a verified model: subgraph 0 and, inlined, the subgraphs it
-    /// calls; resource variables resolved to variable tensors.
+    /// Reads a model as the file has it: subgraph 0 and, inlined, the
+    /// subgraphs it calls, without the operators' graph passes
+    /// (`lowering::registry::read_graph` runs those).
     pub fn read(model: &tflite::Model<'a>) -> Result<Graph<'a>, Error> {
-        Graph::read_with(model, true)
+        Graph::read_with(model, true, &[])
     }
 
-    /// [`Graph::read`]; with `fold_constant_operands`, a constant a
-    /// control-flow op passes into a subgraph becomes that subgraph input's
-    /// constant data instead of a copy into the arena (the caller retries
-    /// without when an op there wants the operand in memory).
-    pub fn read_with(model: &tflite::Model<'a>, fold_constant_operands: bool) -> Result<Graph<'a>, Error> {
+    /// [`Graph::read`], then `passes` in order (the operators' folds and
+    /// flags, registered in `lowering::registry::GRAPH_PASSES`); with
+    /// `fold_constant_operands`, a constant a control-flow op passes into a
+    /// subgraph becomes that subgraph input's constant data instead of a
+    /// copy into the arena (the caller retries without when an op there
+    /// wants the operand in memory).
+    pub fn read_with(
+        model: &tflite::Model<'a>,
+        fold_constant_operands: bool,
+        passes: &[Pass],
+    ) -> Result<Graph<'a>, Error> {
         let subgraphs = model.subgraphs()?.ok_or_else(|| Error::model("the model has no subgraph"))?;
         if subgraphs.is_empty() {
             return Err(Error::model("the model has no subgraph"));
@@ -644,23 +653,11 @@ impl<'a> Graph<'a> {
         if graph.outputs.is_empty() {
             return Err(Error::model("the graph has no outputs"));
         }
-        crate::resources::resolve(&mut graph)?;
-        graph.fold_float16_constants();
-        graph.fold_decoded_constants();
-        graph.keep_circular_buffers();
+        for pass in passes {
+            pass(&mut graph)?;
+        }
         graph.copy_variable_outputs();
         Ok(graph)
-    }
-
-    /// A CIRCULAR_BUFFER's output holds its rows from one invoke to the
-    /// next (the op shifts them): a variable, in the state memory.
-    fn keep_circular_buffers(&mut self) {
-        for node in self.nodes.iter().filter(|n| n.name == crate::ops::circular_buffer::NAME) {
-            if let Some(&o) = node.outputs.first() {
-                self.tensors[o].is_variable = true;
-                self.tensors[o].data = None;
-            }
-        }
     }
 
     /// A variable that is a graph output (TFLM hands out the variable's
@@ -680,69 +677,16 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// Whether the operators must run in the model's order: state passes
-    /// between them outside the tensors' data flow (resource variables, a
-    /// CALL_ONCE's init subgraph), or an op may stop the invoke
-    /// (CIRCULAR_BUFFER: the ops after it must not run before it).
+    /// Whether the operators must run in the model's order: an op says so
+    /// ([`Node::fixed_order`]), or control flow runs subgraphs (a
+    /// CALL_ONCE's init, IF's branches, WHILE's loop).
     pub fn order_is_fixed(&self) -> bool {
         self.nodes.iter().any(|n| {
             !n.scopes.is_empty()
-                || n.name == crate::ops::circular_buffer::NAME
+                || n.fixed_order
                 || n.code < 0
-                || matches!(
-                    n.code,
-                    codes::CALL_ONCE | codes::IF | codes::WHILE | codes::READ_VARIABLE | codes::ASSIGN_VARIABLE
-                )
+                || matches!(n.code, codes::CALL_ONCE | codes::IF | codes::WHILE)
         })
-    }
-
-    /// A DEQUANTIZE of a constant float16 tensor (the converter's float16
-    /// weights) becomes the constant float32 tensor it computes: exact
-    /// widening, done here once, so the ops reading it see constant
-    /// weights and the arena holds none of it. The DEQUANTIZE is then a
-    /// no-op (`ops::dequantize`). A graph output is left to the op.
-    fn fold_float16_constants(&mut self) {
-        for node in &self.nodes {
-            let (Some(Some(i)), Some(&o)) = (node.inputs.first(), node.outputs.first()) else { continue };
-            let (input, output) = (&self.tensors[*i], &self.tensors[o]);
-            let foldable = node.code == codes::DEQUANTIZE
-                && (input.dtype, output.dtype) == (DType::F16, DType::F32)
-                && input.elements == output.elements
-                && output.data.is_none()
-                && !output.is_variable
-                && !self.outputs.contains(&o);
-            let Some(half) = input.data.as_deref().filter(|_| foldable) else { continue };
-            let wide: Vec<u8> = half
-                .chunks_exact(2)
-                .flat_map(|h| crate::quant::f16_to_f32(u16::from_le_bytes([h[0], h[1]])).to_le_bytes())
-                .collect();
-            self.tensors[o].data = Some(Cow::Owned(wide));
-        }
-    }
-}
-
-impl Graph<'_> {
-    /// Each output of a TFLM DECODE (compressed constants, `ops::decode`)
-    /// becomes the constant it decodes to, once, here: the ops reading it
-    /// see constant weights. What cannot be decoded, or is a graph output
-    /// or a variable, is left to the op, which says why.
-    fn fold_decoded_constants(&mut self) {
-        for n in 0..self.nodes.len() {
-            let node = &self.nodes[n];
-            if node.name != crate::ops::decode::NAME || node.inputs.len() != 2 * node.outputs.len() {
-                continue;
-            }
-            for (k, &o) in node.outputs.iter().enumerate() {
-                let (Some(e), Some(a)) = (node.inputs[2 * k], node.inputs[2 * k + 1]) else { continue };
-                let output = &self.tensors[o];
-                if output.data.is_some() || output.is_variable || self.outputs.contains(&o) {
-                    continue;
-                }
-                if let Ok(bytes) = crate::ops::decode::decoded(&self.tensors[e], &self.tensors[a], output) {
-                    self.tensors[o].data = Some(Cow::Owned(bytes));
-                }
-            }
-        }
     }
 }
 
@@ -806,6 +750,7 @@ fn read_node<'a>(
         options_type: op.builtin_options_type()?,
         options: op.builtin_options()?,
         custom_options: op.custom_options()?,
+        fixed_order: false,
         subgraph: 0,
         scopes: Vec::new(),
     })

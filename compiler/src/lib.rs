@@ -32,7 +32,8 @@ pub use codegen::model::Target;
 pub use diag::{Error, Site};
 
 use graph::Graph;
-use lowering::operator::{Operator, Variant};
+use lowering::operator::Operator;
+use lowering::variant::Variant;
 use plan::Plan;
 use proc_macro2::TokenStream;
 use schedule::Schedule;
@@ -71,7 +72,7 @@ pub struct Analysis<'a> {
     /// buffer, the model's op order).
     pub tflm_greedy: Plan,
     /// The buffers TFLM plans (for checking `tflm_greedy`).
-    pub tflm_requests: Vec<plan::Request>,
+    pub tflm_requests: Vec<schedule::Request>,
     /// Largest sum of aligned live sizes at one time step.
     pub lower_bound: usize,
     /// The TFLM time step at which that sum is reached.
@@ -275,7 +276,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     // Constants passed into a subgraph are folded into it unless an op
     // there wants that operand in memory (then every operand is copied).
     let lower = |fold| -> Result<(Graph<'a>, Vec<Box<dyn Operator>>), Error> {
-        let graph = Graph::read_with(&model, fold)?;
+        let graph = lowering::registry::read_graph(&model, fold)?;
         let ops = graph.nodes.iter().map(|n| lowering::registry::lower(&graph, n)).collect::<Result<Vec<_>, _>>()?;
         Ok((graph, ops))
     };

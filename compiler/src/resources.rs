@@ -13,8 +13,15 @@
 //! another size, a read of a variable nothing assigns), this is an error.
 
 use crate::diag::Error;
-use crate::graph::{Graph, Resource, Tensor, codes};
+use crate::graph::{Graph, Resource, Tensor};
 use crate::tflite::fields::var_handle as f;
+
+/// `VAR_HANDLE`.
+pub const VAR_HANDLE: i32 = 142;
+/// `READ_VARIABLE`.
+pub const READ_VARIABLE: i32 = 143;
+/// `ASSIGN_VARIABLE`.
+pub const ASSIGN_VARIABLE: i32 = 144;
 
 /// One VAR_HANDLE name as TFLM compares them (a missing container matches
 /// any).
@@ -23,11 +30,15 @@ struct Handle {
     shared_name: String,
 }
 
-/// Resolves every handle, makes one variable tensor per assigned resource
-/// and rewrites the reads and assignments onto it.
-pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
-    if !graph.nodes.iter().any(|n| matches!(n.code, codes::VAR_HANDLE | codes::READ_VARIABLE | codes::ASSIGN_VARIABLE))
-    {
+/// Graph pass: resolves every handle, makes one variable tensor per
+/// assigned resource and rewrites the reads and assignments onto it; the
+/// reads and assignments keep their place in the model's order (the state
+/// passes between them outside the tensors' data flow).
+pub fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
+    for node in graph.nodes.iter_mut().filter(|n| matches!(n.code, READ_VARIABLE | ASSIGN_VARIABLE)) {
+        node.fixed_order = true;
+    }
+    if !graph.nodes.iter().any(|n| matches!(n.code, VAR_HANDLE | READ_VARIABLE | ASSIGN_VARIABLE)) {
         return Ok(());
     }
     // TFLM prepares subgraph 0's ops, then subgraph 1's, ...
@@ -38,7 +49,7 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
     let mut handle_of = vec![None; graph.tensors.len()];
     for &n in &prepare {
         let node = &graph.nodes[n];
-        if node.code != codes::VAR_HANDLE {
+        if node.code != VAR_HANDLE {
             continue;
         }
         let err = |msg: &str| Error::model(format!("{}: {msg}", node.label()));
@@ -66,8 +77,8 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
     for &n in &prepare {
         let node = &graph.nodes[n];
         let (inputs, outputs) = match node.code {
-            codes::READ_VARIABLE => (1, 1),
-            codes::ASSIGN_VARIABLE => (2, 0),
+            READ_VARIABLE => (1, 1),
+            ASSIGN_VARIABLE => (2, 0),
             _ => continue,
         };
         let err = |msg: String| Error::model(format!("{}: {msg}", node.label()));
@@ -87,7 +98,7 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
             ))
         })?;
         resource_of[n] = Some(id);
-        if node.code == codes::ASSIGN_VARIABLE {
+        if node.code == ASSIGN_VARIABLE {
             let value = node.inputs[1].ok_or_else(|| err("the value input is missing".into()))?;
             allocated_by[id].get_or_insert(value);
         }
@@ -137,7 +148,7 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
         })?;
         let bytes = graph.tensors[variable].bytes;
         let other = match node.code {
-            codes::READ_VARIABLE => node.outputs[0],
+            READ_VARIABLE => node.outputs[0],
             _ => node.inputs[1].unwrap_or(variable),
         };
         let t = &graph.tensors[other];
@@ -152,7 +163,7 @@ pub(crate) fn resolve(graph: &mut Graph<'_>) -> Result<(), Error> {
         }
         graph.nodes[n].inputs[0] = Some(variable);
     }
-    for node in graph.nodes.iter_mut().filter(|n| n.code == codes::VAR_HANDLE) {
+    for node in graph.nodes.iter_mut().filter(|n| n.code == VAR_HANDLE) {
         node.outputs.clear();
     }
     Ok(())

@@ -5,8 +5,37 @@
 use crate::diag::Error;
 use crate::graph::{DType, Graph};
 use crate::lowering::operator::Operator;
-use crate::plan::{Lifetime, Request};
 use std::collections::HashSet;
+
+/// When a buffer is live, in TFLM's time steps: graph inputs are created
+/// at 0, op `i` runs at `i + 1`, graph outputs live to the last op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lifetime {
+    /// First time step (inclusive).
+    pub first: usize,
+    /// Last time step (inclusive).
+    pub last: usize,
+}
+
+impl Lifetime {
+    /// Whether two lifetimes share a time step.
+    pub fn overlaps(&self, other: &Lifetime) -> bool {
+        self.first <= other.last && other.first <= self.last
+    }
+}
+
+/// What the planner is asked to place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Bytes needed (unaligned).
+    pub size: usize,
+    /// When it is live.
+    pub life: Lifetime,
+    /// `Some((input, slack))`: this buffer is an op's output that may
+    /// overlap request `input` (the op's dying input) when placed at most
+    /// `slack` bytes after it.
+    pub overlap: Option<(usize, i64)>,
+}
 
 /// One arena buffer: one tensor, or several that alias each other.
 #[derive(Clone, Debug)]

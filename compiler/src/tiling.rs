@@ -20,8 +20,7 @@
 use crate::graph::Graph;
 use crate::lowering::operator::{Operator, WindowOp};
 use crate::lowering::window::Geometry;
-use crate::plan::Lifetime;
-use crate::schedule::{Overlap, Schedule};
+use crate::schedule::{Lifetime, Overlap, Schedule};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -480,8 +479,8 @@ pub fn check(t: &Tiling) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::Emit;
     use crate::diag::Error;
+    use crate::lowering::emit::Emit;
     use proc_macro2::TokenStream;
 
     /// An op that is only its MAC count (what `tile` asks of operators).

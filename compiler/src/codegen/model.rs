@@ -35,7 +35,7 @@ fn dtype_tokens(d: DType) -> TokenStream {
 fn quant_tokens(t: &Tensor<'_>) -> TokenStream {
     match &t.quant {
         Some(q) if q.scales.len() == 1 => {
-            let scale = super::f32_lit(q.scale());
+            let scale = crate::lowering::emit::f32_lit(q.scale());
             let zp = q.zero_point();
             quote!(::core::option::Option::Some(::tinyaot::Quant { scale: #scale, zero_point: #zp }))
         }

@@ -5,11 +5,11 @@
 //! the `FftTables` expression the kernels take.
 
 use super::context::OpCx;
-use super::operator::{Kernel, Variant};
-use crate::codegen::Emit;
-use crate::codegen::f32_lit;
+use super::variant::{Kernel, Variant};
 use crate::diag::Error;
 use crate::graph::DType;
+use crate::lowering::emit::Emit;
+use crate::lowering::emit::f32_lit;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;
 use quote::quote;

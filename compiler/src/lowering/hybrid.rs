@@ -1,12 +1,13 @@
 //! What the hybrid (dynamic-range) operators share: float32 activations
 //! with constant int8 weights (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,
-//! BATCH_MATMUL, SVDF, as LiteRT runs them; `kernels::hybrid` in the runtime), and the error
-//! for the hybrid layers tinyaot does not run.
+//! BATCH_MATMUL, SVDF, as LiteRT runs them; `kernels::hybrid` in the runtime). The error for
+//! the hybrid layers tinyaot does not run is `requant::hybrid_unsupported`, beside the dtype
+//! checks that give it.
 
-use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::f32_lit;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -38,18 +39,4 @@ pub fn row_sums(weights: &[u8], depth: usize) -> Vec<i32> {
 pub fn emit_range((lo, hi): (f32, f32)) -> TokenStream {
     let (lo, hi) = (f32_lit(lo), f32_lit(hi));
     quote!((#lo, #hi))
-}
-
-/// The error for a hybrid layer tinyaot does not run: float32 activations
-/// with integer weights, which TFLM refuses too.
-pub fn unsupported(cx: &OpCx<'_, '_>) -> Error {
-    cx.err(
-        "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
-         either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
-         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL, SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM with int8 \
-         weights (uint8 too in \
-         FULLY_CONNECTED and CONV_2D, as LiteRT), not this layer: convert \
-         with full-integer quantization (a representative dataset and int8 inputs/outputs) or keep the \
-         weights float32",
-    )
 }

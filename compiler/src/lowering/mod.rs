@@ -8,6 +8,7 @@
 pub mod broadcast;
 pub mod context;
 pub mod cost;
+pub mod emit;
 pub mod fft;
 pub mod hybrid;
 pub mod movement;
@@ -16,5 +17,6 @@ pub mod options;
 pub mod registry;
 pub mod requant;
 pub mod unary;
+pub mod variant;
 pub mod weights;
 pub mod window;

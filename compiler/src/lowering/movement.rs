@@ -4,9 +4,9 @@
 
 use super::context::OpCx;
 use super::operator::Operator;
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::emit::{Emit, f32_lit};
 use proc_macro2::TokenStream;
 use quote::quote;
 

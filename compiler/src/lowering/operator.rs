@@ -1,21 +1,12 @@
 //! What every operator's lowering produces: the checked [`Operator`], the
-//! kernel [`Variant`]s it offers the planner, and the in-place slack it allows.
+//! kernel variants it offers the planner (`lowering::variant`), and the
+//! in-place slack it allows.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
+use crate::lowering::emit::Emit;
+use crate::lowering::variant::{Kernel, PairKernel, Variant};
 use crate::lowering::window::Geometry;
 use proc_macro2::TokenStream;
-
-/// A fused pixel-pair kernel instance an op calls ([`Operator::pair_kernel`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PairKernel {
-    /// Values per row, a multiple of 4.
-    pub depth: usize,
-    /// Rows in the pair-row layout (`layout::pack_pair_rows`).
-    pub lanes: bool,
-    /// The op's outputs need the nudge (`Requant::nudges`).
-    pub nudge: bool,
-}
 
 /// A checked operator, ready to emit. `Debug` shows the constants it
 /// computed (tests read them without generating code).
@@ -94,44 +85,6 @@ pub struct WindowOp {
     pub output: usize,
     /// Its geometry over the whole image.
     pub geo: Geometry,
-}
-
-/// Which kernel an op runs with: offered by the op, chosen by the planner
-/// (within the RAM budget, by estimated cost), matched by the op's codegen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
-    /// The op's own loop over its input, with no scratch (every op has it).
-    Direct,
-    /// Each window gathered into a contiguous patch in scratch first, then
-    /// blocked dot products against packed weight rows (conv; depthwise
-    /// with input depth 1).
-    Im2col,
-    /// Depthwise over input rows widened once per channel into a ring of
-    /// 16-bit rows in scratch, adjacent taps as `SMLAD` pairs.
-    WidenedRows,
-}
-
-impl Kernel {
-    /// Short name for reports and plan tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Direct => "direct",
-            Kernel::Im2col => "im2col",
-            Kernel::WidenedRows => "rows",
-        }
-    }
-}
-
-/// One way to run an op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Variant {
-    /// The kernel.
-    pub kernel: Kernel,
-    /// Scratch bytes it needs during the op.
-    pub scratch: usize,
-    /// Estimated Cortex-M4 cycles per invoke (`lowering::cost` for the ops
-    /// whose kernels compete; one per MAC where an op has one kernel).
-    pub cost: u64,
 }
 
 /// An op that may write its output over its (dying) input: the output may

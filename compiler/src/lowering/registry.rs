@@ -342,6 +342,23 @@ const COMPARE: &[&str] = &["int8", "int32", "int64", "float32 -> bool"];
 /// EQUAL and NOT_EQUAL also compare bools.
 const COMPARE_EQUAL: &[&str] = &["int8", "int32", "int64", "float32", "bool -> bool"];
 
+/// The operators' passes over the read graph, in order: resource variables
+/// resolved to state tensors (before anything looks at variables), float16
+/// and compressed constants folded, CIRCULAR_BUFFER's state kept. The
+/// graph stage runs them without naming an operator.
+pub const GRAPH_PASSES: &[crate::graph::Pass] = &[
+    crate::resources::resolve,
+    crate::ops::dequantize::fold_float16_constants,
+    crate::ops::decode::fold_constants,
+    crate::ops::circular_buffer::keep_state,
+];
+
+/// Reads a model's graph with every operator's graph pass (see
+/// [`Graph::read_with`]).
+pub fn read_graph<'a>(model: &crate::tflite::Model<'a>, fold_constant_operands: bool) -> Result<Graph<'a>, Error> {
+    Graph::read_with(model, fold_constant_operands, GRAPH_PASSES)
+}
+
 /// What TFLM refuses and LiteRT runs, matched against LiteRT's reference
 /// kernels (`ai-edge-litert`, `BUILTIN_REF`) in the differential suite:
 /// (op, its dtypes entries of that kind). A test keeps each entry one of

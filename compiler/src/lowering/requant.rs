@@ -5,9 +5,9 @@
 
 use super::context::OpCx;
 use super::options::Activation;
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::emit::Emit;
 use proc_macro2::TokenStream;
 
 /// Integer range of a quantized activation type.
@@ -154,7 +154,7 @@ pub fn conv_arith(
             let (lo, hi) = activation.float_range();
             Ok(Arith::Float(lo, hi))
         }
-        (DType::F32, DType::I8 | DType::U8, DType::F32) => Err(crate::lowering::hybrid::unsupported(cx)),
+        (DType::F32, DType::I8 | DType::U8, DType::F32) => Err(hybrid_unsupported(cx)),
         (i, f, o) => Err(cx.unsupported(
             &format!("input {}, filter {}, output {}", i.name(), f.name(), o.name()),
             "int8/int8/int8 (int32 bias), int16/int8/int16 (int64 or int32 bias), float32/float32/float32",
@@ -334,7 +334,7 @@ impl<Q> Arith<Q> {
             Arith::Int8(q) => (quote::quote!(i32), int8(q, cx)),
             Arith::Int16(w) => w.emit(cx),
             Arith::Float(lo, hi) => {
-                let (lo, hi) = (crate::codegen::f32_lit(*lo), crate::codegen::f32_lit(*hi));
+                let (lo, hi) = (crate::lowering::emit::f32_lit(*lo), crate::lowering::emit::f32_lit(*hi));
                 (quote::quote!(f32), quote::quote!(&::tinyaot::__private::kernels::F32Range { min: #lo, max: #hi }))
             }
         }
@@ -456,4 +456,18 @@ impl SumRescale {
             #body
         })
     }
+}
+
+/// The error for a hybrid layer tinyaot does not run: float32 activations
+/// with integer weights, which TFLM refuses too.
+pub fn hybrid_unsupported(cx: &OpCx<'_, '_>) -> Error {
+    cx.err(
+        "float32 activations with integer weights: a hybrid (dynamic-range) model, which TFLM does not run \
+         either (\"Hybrid models are not supported on TFLite Micro\"); tinyaot runs hybrid \
+         FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL, SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM with int8 \
+         weights (uint8 too in \
+         FULLY_CONNECTED and CONV_2D, as LiteRT), not this layer: convert \
+         with full-integer quantization (a representative dataset and int8 inputs/outputs) or keep the \
+         weights float32",
+    )
 }

@@ -4,9 +4,9 @@
 
 use super::context::OpCx;
 use super::operator::{InPlace, Operator};
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::emit::Emit;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -141,7 +141,7 @@ impl Operator for Unary {
                 quote!(::tinyaot::__private::kernels::elementwise::map::<#i, #o, #len, _>(#io, #f);)
             }
             Compute::QuantizeF32 { scale, zero_point } => {
-                let scale = crate::codegen::f32_lit(*scale);
+                let scale = crate::lowering::emit::f32_lit(*scale);
                 quote!(::tinyaot::__private::kernels::elementwise::quantize_f32_s8::<#len, _>(#io, #scale, #zero_point);)
             }
         })

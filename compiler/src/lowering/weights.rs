@@ -3,7 +3,7 @@
 //! `layout` holds the arrangements themselves), and int4 rows kept as the
 //! model packs them.
 
-use crate::codegen::Emit;
+use crate::lowering::emit::Emit;
 use proc_macro2::TokenStream;
 
 /// Largest layer (int8 weight bytes) whose rows the compiler widens at

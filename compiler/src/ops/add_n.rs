@@ -4,10 +4,10 @@
 //! 20-bit headroom shift), the sums rescaled once, and, as TFLite's
 //! reference code does, one more term for a zero input.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::lowering::requant::SumRescale;
 use proc_macro2::TokenStream;

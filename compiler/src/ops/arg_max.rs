@@ -1,10 +1,10 @@
 //! ARG_MAX and ARG_MIN over one constant axis: int8, uint8, int16, int32
 //! and float32 inputs, int32 or int64 indices; ties keep the first index.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{axis, const_ints};
 use crate::lowering::operator::Operator;
 use proc_macro2::{Ident, Span, TokenStream};

@@ -7,11 +7,11 @@
 //! rhs: dynamic-range quantization, which TFLM does not run) as LiteRT's
 //! reference kernel runs it, quirks included (`HybridBatchMatMul`).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::broadcast::{Broadcast2, six_strides};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::lowering::requant::{Arith, Requant, Requant16, qrange};
 use crate::quant::quantize_multiplier;
@@ -298,8 +298,8 @@ impl Operator for HybridBatchMatMul {
         self.dims.iter().chain(&[m, k, n]).fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 
-    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
-        use crate::lowering::operator::{Kernel, Variant};
+    fn variants(&self) -> Vec<crate::lowering::variant::Variant> {
+        use crate::lowering::variant::{Kernel, Variant};
         // The rows' scales and zero points, and one gathered row.
         let scratch = 4 * (2 * self.rows + self.mkn[1]);
         vec![Variant { kernel: Kernel::Direct, scratch, cost: self.macs() * 2 }]

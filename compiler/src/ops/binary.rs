@@ -7,11 +7,11 @@
 //! on plain values; NumPy-style broadcasting up to 6 dimensions; fused RELU
 //! family where the op has it.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::Activation;
 use crate::lowering::requant::qrange;

@@ -3,10 +3,10 @@
 //! output holds. As TFLM, values pass through C `int` and two sizes that
 //! do not broadcast give the first (TFLM aborts).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;

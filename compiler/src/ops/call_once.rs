@@ -5,9 +5,9 @@
 //! reset the variables hold their default values and the init subgraph
 //! does not run again.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 

@@ -2,10 +2,10 @@
 //! bool to any of them (C++ `static_cast` semantics: float to integer
 //! truncates toward zero; a bool's byte is 0 or 1).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::lowering::unary::io;
 use proc_macro2::{Ident, Span, TokenStream};

@@ -15,10 +15,10 @@
 //! Shapes as TFLM checks them: 4-D, input `[n, 1, h, w]`, output
 //! `[n, num_slots, h, w]`; only the first batch row moves, as there.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
-use crate::graph::DType;
+use crate::graph::{DType, Graph};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;
@@ -120,4 +120,18 @@ impl Operator for CircularBuffer {
             }
         })
     }
+}
+
+/// Graph pass: a CIRCULAR_BUFFER's output holds its rows from one invoke
+/// to the next (the op shifts them): a variable, in the state memory. The
+/// op may stop the invoke, so the ops after it keep their place.
+pub fn keep_state(graph: &mut Graph<'_>) -> Result<(), Error> {
+    for node in graph.nodes.iter_mut().filter(|n| n.name == NAME) {
+        node.fixed_order = true;
+        if let Some(&o) = node.outputs.first() {
+            graph.tensors[o].is_variable = true;
+            graph.tensors[o].data = None;
+        }
+    }
+    Ok(())
 }

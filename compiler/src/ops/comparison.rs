@@ -5,11 +5,11 @@
 //! times a multiplier below one: two inputs of different scales compare
 //! in real terms); bool (EQUAL and NOT_EQUAL only, as TFLM) compares bytes.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::quant::quantize_multiplier_smaller_than_one;
 use proc_macro2::{Ident, Span, TokenStream};

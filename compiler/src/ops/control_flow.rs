@@ -10,10 +10,10 @@
 //!   left when its first output's first byte is 0, else the outputs copied
 //!   to the body's inputs, the body run, its outputs copied to WHILE's.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, codes};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -5,15 +5,16 @@
 
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
-use crate::lowering::operator::{InPlace, Kernel, Operator, PairKernel, Variant, WindowOp};
+use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith, folded_bias};
+use crate::lowering::variant::{Kernel, PairKernel, Variant};
 use crate::lowering::weights::PackedRows;
 use crate::lowering::window::{Geometry, window_slack};
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::emit::{Emit, f32_lit};
 use proc_macro2::TokenStream;
 use quote::quote;
 

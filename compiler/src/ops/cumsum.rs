@@ -4,10 +4,10 @@
 //! shift), each running sum rescaled to the output, and, as TFLite's
 //! reference code does, the sum started from a rescaled zero input.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{axis, const_ints};
 use crate::lowering::operator::{InPlace, Operator};
 use crate::lowering::requant::SumRescale;

@@ -3,7 +3,7 @@
 //! (the encoded tensor, its ancillary data), one output per pair, the
 //! constant as it was before compression. TFLM decodes into the arena on
 //! every invoke; every input is a constant, so here the graph reader
-//! decodes once at compile time (`Graph::fold_decoded_constants`) and the
+//! decodes once at compile time (`fold_constants`, a registered graph pass) and the
 //! ops reading the output see an ordinary constant (packed into their
 //! weight layouts, in flash): no RAM, no time, the same values. The flash
 //! holds the decoded constant, not the compressed form.
@@ -23,12 +23,13 @@
 //! `DecodeStateHuffman`: see [`huffman`]). TFLM's tool writes neither
 //! pruned nor Huffman-coded tensors yet.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
-use crate::graph::{DType, Tensor};
+use crate::graph::{DType, Graph, Tensor};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
+use std::borrow::Cow;
 
 /// The operator's name in the graph.
 pub const NAME: &str = "CUSTOM:TFLM_DECODE";
@@ -290,4 +291,28 @@ fn huffman(bits: &[u8], anc: &[u8], output: &Tensor<'_>) -> Result<Vec<u8>, Stri
         at -= used.saturating_sub(code);
     }
     Ok(out)
+}
+
+/// Graph pass: each output of a DECODE becomes the constant it decodes to,
+/// once, when the graph is read: the ops reading it see constant weights.
+/// What cannot be decoded, or is a graph output or a variable, is left to
+/// the op, which says why.
+pub fn fold_constants(graph: &mut Graph<'_>) -> Result<(), Error> {
+    for n in 0..graph.nodes.len() {
+        let node = &graph.nodes[n];
+        if node.name != NAME || node.inputs.len() != 2 * node.outputs.len() {
+            continue;
+        }
+        for (k, &o) in node.outputs.iter().enumerate() {
+            let (Some(e), Some(a)) = (node.inputs[2 * k], node.inputs[2 * k + 1]) else { continue };
+            let output = &graph.tensors[o];
+            if output.data.is_some() || output.is_variable || graph.outputs.contains(&o) {
+                continue;
+            }
+            if let Ok(bytes) = decoded(&graph.tensors[e], &graph.tensors[a], output) {
+                graph.tensors[o].data = Some(Cow::Owned(bytes));
+            }
+        }
+    }
+    Ok(())
 }

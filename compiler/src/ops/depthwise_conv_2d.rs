@@ -2,7 +2,6 @@
 //! float32; depth multiplier, stride, dilation, SAME/VALID, fused RELU
 //! family.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::layout::{
@@ -10,9 +9,11 @@ use crate::layout::{
 };
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
-use crate::lowering::operator::{InPlace, Kernel, Operator, PairKernel, Variant, WindowOp};
+use crate::lowering::emit::{Emit, f32_lit};
+use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith};
+use crate::lowering::variant::{Kernel, PairKernel, Variant};
 use crate::lowering::weights::PackedRows;
 use crate::lowering::window::{Geometry, window_slack};
 use proc_macro2::TokenStream;

@@ -2,16 +2,17 @@
 //! which in single precision is the correctly rounded product TFLite's
 //! double computation rounds to; int8 tabulated at compile time); and
 //! float16 constants -> float32, folded into a constant when the graph is
-//! read (`Graph::fold_float16_constants`), so nothing runs (TFLM has no
+//! read (`fold_float16_constants`, a registered graph pass), so nothing runs (TFLM has no
 //! float16 DEQUANTIZE; LiteRT does the same widening).
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
-use crate::graph::DType;
+use crate::graph::{DType, Graph};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use crate::lowering::unary::{Compute, io, unary};
 use quote::quote;
+use std::borrow::Cow;
 
 /// A DEQUANTIZE whose output the graph reader folded into a constant.
 #[derive(Debug)]
@@ -51,4 +52,32 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "int8, uint8, int16 -> float32"))
         }
     }
+}
+
+/// DEQUANTIZE's builtin code.
+const CODE: i32 = 6;
+
+/// Graph pass: a DEQUANTIZE of a constant float16 tensor (the converter's
+/// float16 weights) becomes the constant float32 tensor it computes: exact
+/// widening, done once when the graph is read, so the ops reading it see
+/// constant weights and the arena holds none of it. The DEQUANTIZE is then
+/// a no-op. A graph output is left to the op.
+pub fn fold_float16_constants(graph: &mut Graph<'_>) -> Result<(), Error> {
+    for node in &graph.nodes {
+        let (Some(Some(i)), Some(&o)) = (node.inputs.first(), node.outputs.first()) else { continue };
+        let (input, output) = (&graph.tensors[*i], &graph.tensors[o]);
+        let foldable = node.code == CODE
+            && (input.dtype, output.dtype) == (DType::F16, DType::F32)
+            && input.elements == output.elements
+            && output.data.is_none()
+            && !output.is_variable
+            && !graph.outputs.contains(&o);
+        let Some(half) = input.data.as_deref().filter(|_| foldable) else { continue };
+        let wide: Vec<u8> = half
+            .chunks_exact(2)
+            .flat_map(|h| crate::quant::f16_to_f32(u16::from_le_bytes([h[0], h[1]])).to_le_bytes())
+            .collect();
+        graph.tensors[o].data = Some(Cow::Owned(wide));
+    }
+    Ok(())
 }

@@ -5,11 +5,12 @@
 //! kernel (`runtime::kernels::detection`). Options are read by key, a
 //! missing one as TFLM reads it (0, or its default).
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
-use crate::lowering::operator::{Kernel, Operator, Variant};
+use crate::lowering::emit::{Emit, f32_lit};
+use crate::lowering::operator::Operator;
+use crate::lowering::variant::{Kernel, Variant};
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;
 use quote::quote;

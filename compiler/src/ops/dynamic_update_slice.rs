@@ -4,11 +4,11 @@
 //! is copied to the output (nothing to copy when the plan puts them in one
 //! place), then the update written over it.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::broadcast::six;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{same_dtype, strides};
 use crate::lowering::operator::{InPlace, Operator};
 use proc_macro2::TokenStream;

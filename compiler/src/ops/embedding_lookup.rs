@@ -3,10 +3,10 @@
 //! dequantizes them with the table's scale (zero point 0, as TFLM). An id
 //! outside the table gives a row of zeros (TFLM fails the invoke).
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -6,10 +6,10 @@
 //! each input row quantized on the fly (symmetric, or asymmetric with
 //! `asymmetric_quantize_inputs`), per-tensor or per-channel weight scales.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::hybrid;
 use crate::lowering::operator::Operator;
 use crate::lowering::options::Activation;
@@ -279,8 +279,8 @@ impl Operator for Hybrid {
         [self.batches, self.depth, self.units].iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 
-    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
-        use crate::lowering::operator::{Kernel, Variant};
+    fn variants(&self) -> Vec<crate::lowering::variant::Variant> {
+        use crate::lowering::variant::{Kernel, Variant};
         // The quantized input row lives in scratch.
         vec![Variant { kernel: Kernel::Direct, scratch: self.depth, cost: self.macs() * 2 }]
     }

@@ -3,10 +3,10 @@
 //! element dtype. An index out of range gives zeros (TFLM fails the
 //! invoke).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{axis, same_dtype};
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;

@@ -4,10 +4,10 @@
 //! is checked, so a tuple may run past one dimension into the next; a
 //! slice outside params gives zeros (TFLM fails the invoke).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{same_dtype, strides};
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;

@@ -4,10 +4,10 @@
 //! output in units of 1/128 with zero point 0 whatever the output tensor
 //! says (TFLM reads its quantization nowhere).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::{InPlace, Operator};
 use crate::lowering::unary::io;
 use crate::tflite::fields::l2_norm as field;

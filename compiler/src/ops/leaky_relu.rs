@@ -2,10 +2,10 @@
 //! `QuantizeLeakyRelu`, tabulated), int16 (the same per element) and
 //! float32; any alpha, negative too.
 
-use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::f32_lit;
 use crate::lowering::operator::Operator;
 use crate::lowering::unary::{Compute, Elem, elem, io, map16, table, unary};
 use crate::quant::quantize_multiplier;

@@ -3,10 +3,10 @@
 //! in fixed point; the output scale 16/256 and zero point 127 TFLM
 //! requires).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::{InPlace, Operator};
 use crate::lowering::unary::io;
 use crate::ops::softmax::{SCALED_DIFF_INTEGER_BITS, input_radius, preprocess_softmax_scaling};

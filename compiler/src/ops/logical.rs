@@ -1,11 +1,11 @@
 //! LOGICAL_AND and LOGICAL_OR (bool, NumPy-style broadcasting up to 6
 //! dimensions) and LOGICAL_NOT (bool). A bool is one byte, 0 or 1.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::{InPlace, Operator};
 use crate::lowering::unary::{Compute, io, unary};
 use proc_macro2::TokenStream;

@@ -8,10 +8,10 @@
 //! and states with int8 (or uint8, read as int8) weights of one scale
 //! each, as LiteRT's `EvalHybrid` runs it (`kernels::lstm::lstm_hybrid`).
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use crate::quant::{checked_log2, quantize_multiplier, sigmoid_q16};
 use proc_macro2::TokenStream;
@@ -318,8 +318,8 @@ impl Operator for Lstm {
         4 * (b * t) as u64 * u as u64 * (i + u) as u64
     }
 
-    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
-        use crate::lowering::operator::{Kernel, Variant};
+    fn variants(&self) -> Vec<crate::lowering::variant::Variant> {
+        use crate::lowering::variant::{Kernel, Variant};
         // The hybrid LSTM quantizes an input row and a hidden row into scratch.
         let [_, _, i, u] = self.dims;
         let scratch = if matches!(self.arith, Arith::Hybrid { .. }) { i + u } else { 0 };

@@ -4,11 +4,11 @@
 //! the sum rescaled once; max and min on raw values) and float32; and
 //! REDUCE_ALL of bool (the minimum of bytes that are 0 or 1).
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::broadcast::six;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use crate::quant::quantize_multiplier;
 use proc_macro2::TokenStream;

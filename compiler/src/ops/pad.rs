@@ -1,9 +1,9 @@
 //! PAD and PADV2: constant padding, any dtype (int8 pads with the output
 //! zero point, or PADV2's value), paddings from an int32/int64 constant.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::BoxCopy;
 use crate::lowering::movement::{
     Movement, paddings_and_shape, same_dtype, scalar_literal, strides, whole, zero_literal,

@@ -2,10 +2,10 @@
 //! (float32, as TFLM): SAME/VALID, strides, fused RELU family. They share
 //! options and geometry, so they share this file.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, qrange};

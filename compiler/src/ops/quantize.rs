@@ -3,11 +3,11 @@
 //! uint8, int16 and int32 in the pairs TFLM supports (`Requantize`:
 //! int8 -> int8 tabulated, the others per element).
 
-use crate::codegen::f32_lit;
 use crate::diag::Error;
 use crate::fixedpoint::multiply_by_quantized_multiplier;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::f32_lit;
 use crate::lowering::operator::Operator;
 use crate::lowering::requant::qrange;
 use crate::lowering::unary::{Compute, io, table, unary};
@@ -53,7 +53,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             if (i, o) == (DType::I8, DType::I8) {
                 table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo))
             } else {
-                let (it, ot) = (crate::codegen::Emit::rust_type(i)?, crate::codegen::Emit::rust_type(o)?);
+                let (it, ot) = (crate::lowering::emit::Emit::rust_type(i)?, crate::lowering::emit::Emit::rust_type(o)?);
                 Compute::Map {
                     from: i,
                     to: o,

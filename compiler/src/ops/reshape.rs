@@ -1,9 +1,9 @@
 //! RESHAPE: a view of its input with another shape. No code, no copy: the
 //! planner gives input and output one buffer.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 

@@ -5,10 +5,10 @@
 //! tables; the kernel only blends.
 
 use super::resize_nearest_neighbor::resize_io;
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -2,10 +2,10 @@
 //! the source row and column of every output pixel are computed here with
 //! TFLite's float formula and stored as two small tables.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::Tensor;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::movement::{const_ints, same_dtype};
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;

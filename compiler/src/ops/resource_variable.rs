@@ -4,9 +4,9 @@
 //! the others copy bytes (TFLM's `memcpy`: dtypes are not compared, sizes
 //! were checked when the handles were resolved).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

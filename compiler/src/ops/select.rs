@@ -3,11 +3,11 @@
 //! int8 or int16 (raw values copied: TFLM checks no quantization), the
 //! condition bool.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::broadcast::{Broadcast2, broadcast_shape, six_strides};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;

@@ -2,10 +2,10 @@
 //! Shapes are static here, so the op writes compile-time constants; the
 //! input is never read.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -4,10 +4,10 @@
 //! the op's state (zero until the first invoke and after `reset()`, TFLM's
 //! preloaded zeros).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

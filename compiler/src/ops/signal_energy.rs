@@ -3,10 +3,10 @@
 //! `start_index` to `end_index`, as uint32 (TFLM `SpectrumToEnergy`). TFLM
 //! leaves the other outputs unwritten; here they are zero.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

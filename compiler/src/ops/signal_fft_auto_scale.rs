@@ -3,10 +3,10 @@
 //! and that shift as an int32 scalar (TFLM `FftAutoScale`, its quirks
 //! kept: -32768 and an all-zero frame give shift 0).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -8,10 +8,10 @@
 //! checked here against the spectrum and weights; a computed one reads 0
 //! past their ends.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

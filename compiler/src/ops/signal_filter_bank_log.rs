@@ -4,10 +4,10 @@
 //! integer part from the top bit, the fraction by a 128-segment table
 //! interpolated linearly), saturated to int16; 0 for values below 2.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

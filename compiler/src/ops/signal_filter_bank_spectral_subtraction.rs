@@ -5,10 +5,10 @@
 //! down to a floor; outputs the channels and a copy of the estimate. TFLM
 //! `FilterbankSpectralSubtraction`, alternate smoothing on odd channels.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

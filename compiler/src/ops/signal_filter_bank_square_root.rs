@@ -3,10 +3,10 @@
 //! of each uint64 channel (TFLM `Sqrt64`, its 32-bit shortcut included),
 //! shifted right by a run-time int32 scalar, as uint32.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -5,12 +5,13 @@
 //! that type (fixed point divides every stage by its radix, float does not
 //! scale).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::fft;
-use crate::lowering::operator::{Operator, Variant};
+use crate::lowering::operator::Operator;
+use crate::lowering::variant::Variant;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -3,10 +3,10 @@
 //! zero after `reset()`) and `frame_step` samples of it output per frame:
 //! `[..., frames * frame_step]`. int16 saturates, float32 does not.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

@@ -5,10 +5,10 @@
 //! above). TFLM `ApplyPcanAutoGainControlFixed`, its integer conversions
 //! kept; a table entry past the table's end reads 0.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

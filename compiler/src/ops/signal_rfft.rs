@@ -4,12 +4,13 @@
 //! computes them in that type (`runtime::kernels::fft`; tables from
 //! `lowering::fft`).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::fft;
-use crate::lowering::operator::{Operator, Variant};
+use crate::lowering::operator::Operator;
+use crate::lowering::variant::Variant;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -6,10 +6,10 @@
 //! produced one (else the output is left as it was, as TFLM leaves it).
 //! The frames held are the op's state (empty after `reset()`).
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::Operator;
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

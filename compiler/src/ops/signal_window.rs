@@ -2,10 +2,10 @@
 //! int16 input times the int16 window, shifted right by `shift` and
 //! saturated to int16 (TFLM `ApplyWindow`), frame after frame.
 
-use crate::codegen::Emit;
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::Emit;
 use crate::lowering::operator::{InPlace, Operator};
 use crate::tflite::flexbuffer::FlexMap;
 use proc_macro2::TokenStream;

@@ -3,10 +3,10 @@
 //! interpolated exp and reciprocal tables, computed here) and float32,
 //! with beta.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::{InPlace, Operator};
 use crate::quant::{lut_populate_i16, quantize_multiplier};
 use proc_macro2::TokenStream;

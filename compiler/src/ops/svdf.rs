@@ -4,10 +4,10 @@
 //! which TFLM does not run) as LiteRT's `EvalHybridSVDF`. Input 4 is the state: a variable tensor, kept in the model's
 //! state memory between invocations and updated in place by the kernel.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use crate::lowering::options::Activation;
 use crate::lowering::requant::check_bias;
@@ -200,8 +200,8 @@ impl Operator for Svdf {
         (b as u64) * (f as u64) * (i as u64 + m as u64)
     }
 
-    fn variants(&self) -> Vec<crate::lowering::operator::Variant> {
-        use crate::lowering::operator::{Kernel, Variant};
+    fn variants(&self) -> Vec<crate::lowering::variant::Variant> {
+        use crate::lowering::variant::{Kernel, Variant};
         // A hybrid SVDF quantizes each frame into scratch.
         let scratch = if matches!(self.arith, Arith::Hybrid { .. }) { self.dims[1] } else { 0 };
         vec![Variant { kernel: Kernel::Direct, scratch, cost: self.macs() }]

@@ -10,10 +10,10 @@
 //! order the scatter adds them (input row, column, channel), so integer
 //! results are identical, float ones too, and no scratch is needed.
 
-use crate::codegen::{Emit, f32_lit};
 use crate::diag::Error;
 use crate::graph::DType;
 use crate::lowering::context::OpCx;
+use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, conv_arith};

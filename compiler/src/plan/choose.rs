@@ -7,7 +7,8 @@
 use crate::Options;
 use crate::diag::Error;
 use crate::graph::Graph;
-use crate::lowering::operator::{Operator, Variant};
+use crate::lowering::operator::Operator;
+use crate::lowering::variant::Variant;
 use crate::schedule::{self, Schedule};
 use crate::tiling::{self, Tiling};
 

@@ -14,42 +14,14 @@
 
 pub mod choose;
 
+use crate::schedule::Request;
+
 /// Alignment of every offset and of every buffer's footprint, as in TFLM.
 pub const ALIGN: usize = 16;
 
 /// Rounds up to [`ALIGN`].
 pub fn align(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
-}
-
-/// When a buffer is live, in TFLM's time steps: graph inputs are created
-/// at 0, op `i` runs at `i + 1`, graph outputs live to the last op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lifetime {
-    /// First time step (inclusive).
-    pub first: usize,
-    /// Last time step (inclusive).
-    pub last: usize,
-}
-
-impl Lifetime {
-    /// Whether two lifetimes share a time step.
-    pub fn overlaps(&self, other: &Lifetime) -> bool {
-        self.first <= other.last && other.first <= self.last
-    }
-}
-
-/// What the planner is asked to place.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// Bytes needed (unaligned).
-    pub size: usize,
-    /// When it is live.
-    pub life: Lifetime,
-    /// `Some((input, slack))`: this buffer is an op's output that may
-    /// overlap request `input` (the op's dying input) when placed at most
-    /// `slack` bytes after it.
-    pub overlap: Option<(usize, i64)>,
 }
 
 impl Request {
@@ -365,6 +337,7 @@ pub fn check(reqs: &[Request], plan: &Plan) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::Lifetime;
 
     fn req(size: usize, first: usize, last: usize) -> Request {
         Request { size, life: Lifetime { first, last }, overlap: None }

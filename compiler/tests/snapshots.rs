@@ -1,0 +1,58 @@
+//! Snapshots (naga's way): for a handful of the project's models, the plan
+//! report and the generated code, pretty-printed, are checked in under
+//! `tests/snapshots/`, so a change to what the compiler emits is a diff a
+//! reviewer reads. `TINYAOT_BLESS=1` rewrites them after a deliberate change.
+
+use std::path::Path;
+use tinyaot_compiler::codegen::{Ident, Span};
+use tinyaot_compiler::{Options, Target, compile};
+
+/// Each kind of model once: convolutions and pools, a residual ADD, state
+/// (LSTM, SVDF), control flow, a streaming CIRCULAR_BUFFER, compressed
+/// weights (DECODE's graph pass), hybrid layers (LiteRT's kernels).
+const MODELS: &[&str] = &[
+    "ds_cnn_kws_int8",
+    "resnet_block_int8",
+    "lstm_int8",
+    "svdf_int8",
+    "control_if_int8",
+    "streaming_kws_int8",
+    "lut_compressed_int8",
+    "hybrid_float",
+];
+
+fn generated(model: &str) -> (String, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
+    let bytes = std::fs::read(dir.join(format!("{model}.tflite"))).unwrap();
+    let target = Target { vis: Default::default(), name: Ident::new("Model", Span::call_site()), track_path: None };
+    let compiled = compile(&bytes, &target, &Options::default()).unwrap_or_else(|e| panic!("{model}: {}", e.message));
+    let code = match syn::parse2::<syn::File>(compiled.tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(e) => panic!("{model}: the generated code does not parse as Rust items: {e}"),
+    };
+    (compiled.report, code)
+}
+
+#[test]
+fn generated_code_and_plans_match_their_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let bless = std::env::var_os("TINYAOT_BLESS").is_some();
+    let mut stale = Vec::new();
+    for model in MODELS {
+        let (report, code) = generated(model);
+        for (file, text) in [(format!("{model}.plan.txt"), report), (format!("{model}.rs.txt"), code)] {
+            let path = dir.join(&file);
+            if bless {
+                std::fs::write(&path, &text).unwrap();
+            }
+            let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+            if on_disk != text {
+                stale.push(file);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "generated output differs from its snapshot (review the change, then TINYAOT_BLESS=1): {stale:?}"
+    );
+}
