@@ -7,6 +7,8 @@
 //!   and the compiler uses to fold constants and tabulate activations;
 //! - [`layout`]: the arrangements of constant weights in flash, written by
 //!   the compiler and read by the kernels;
+//! - [`scratch`]: the scratch bytes of each kernel that needs some, planned
+//!   by the compiler and taken by the kernel;
 //! - [`requant`]: when a kernel requantizes its sums in registers (the fused
 //!   form), decided by the compiler and relied on by the kernels.
 //!
@@ -38,6 +40,7 @@
 pub mod fixedpoint;
 pub mod gelu;
 pub mod layout;
+pub mod scratch;
 
 /// Whether a clamp to `min..=max` (`i32`s) is the whole int8 range: the
 /// condition under which a kernel requantizes its sums in registers (see

@@ -47,8 +47,8 @@ pub struct Analysis<'a> {
     /// Execution order: `order[p]` is the node run at position `p`. The
     /// model's own order unless another valid order needs less arena.
     pub order: Vec<usize>,
-    /// The kernel variant each node runs with (index into `variants`).
-    pub choice: Vec<usize>,
+    /// The kernel variant each node runs with (one of its `variants`).
+    pub choice: Vec<Variant>,
     /// The kernel variants each node offers.
     pub variants: Vec<Vec<Variant>>,
     /// The arena with scratch-free kernels only, when faster ones were chosen.
@@ -292,10 +292,17 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let tflm_requests = if graph.folded_operands {
         let (copied, copied_ops) = lower(false)?;
         let own: Vec<usize> = (0..copied.nodes.len()).collect();
-        schedule::schedule(&copied, &copied_ops, &own, &vec![0; copied_ops.len()], schedule::Inputs::Reused)?
-            .tflm_requests
+        schedule::schedule(
+            &copied,
+            &copied_ops,
+            &own,
+            &plan::choose::plainest(&copied_ops.iter().map(|o| o.variants()).collect::<Vec<_>>()),
+            schedule::Inputs::Reused,
+        )?
+        .tflm_requests
     } else {
-        schedule::schedule(&graph, &ops, &orders[0], &vec![0; ops.len()], schedule::Inputs::Reused)?.tflm_requests
+        schedule::schedule(&graph, &ops, &orders[0], &plan::choose::plainest(&variants), schedule::Inputs::Reused)?
+            .tflm_requests
     };
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
     let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);

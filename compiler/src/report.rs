@@ -89,9 +89,9 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         .order
         .iter()
         .enumerate()
-        .filter(|&(_, &n)| a.choice[n] != 0)
+        .filter(|&(_, &n)| Some(&a.choice[n]) != a.variants[n].first())
         .map(|(pos, &n)| {
-            let v = &a.variants[n][a.choice[n]];
+            let v = &a.choice[n];
             format!("op {pos} {} ({} B scratch)", v.kernel.name(), v.scratch)
         })
         .collect();
@@ -195,7 +195,7 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     } else {
         for b in scratch {
             // Scratch of variant 0 is the op's only way to run.
-            let needed = b.scratch.is_some_and(|pos| a.choice[a.order[pos]] == 0);
+            let needed = b.scratch.is_some_and(|pos| Some(&a.choice[a.order[pos]]) == a.variants[a.order[pos]].first());
             let why = if needed { "the op's only kernel" } else { "a fast kernel; its direct variant needs none" };
             let _ = writeln!(s, "  help: {} bytes are scratch of {why} ({})", align(b.size), b.name);
         }

@@ -5,6 +5,7 @@
 use crate::diag::Error;
 use crate::graph::{DType, Graph};
 use crate::lowering::operator::Operator;
+use crate::lowering::variant::Variant;
 use std::collections::HashSet;
 
 /// When a buffer is live, in TFLM's time steps: graph inputs are created
@@ -155,7 +156,7 @@ pub fn schedule(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     order: &[usize],
-    choice: &[usize],
+    choice: &[Variant],
     inputs: Inputs,
 ) -> Result<Schedule, Error> {
     let keep_inputs = inputs == Inputs::Kept;
@@ -277,7 +278,7 @@ pub fn schedule(
             let life = Lifetime { first: pos + 1, last: pos + 1 };
             tflm_requests.push(Request { size: v.scratch, life, overlap: None });
         }
-        if let Some(v) = variants.get(choice[n]).filter(|v| v.scratch > 0) {
+        if let Some(v) = choice.get(n).filter(|v| v.scratch > 0) {
             buffers.push(Buffer {
                 name: format!("scratch: op {pos} {} {}", graph.nodes[n].name, v.kernel.name()),
                 tensors: Vec::new(),

@@ -54,6 +54,10 @@ pub use tinyaot_macros::include_model;
 /// every release of the macro, which is pinned to this crate's version.
 #[doc(hidden)]
 pub mod __private {
+    /// The target's weight layout of a pixel-pair layer (`arch`'s selection point).
+    pub use crate::__tinyaot_pair_rows as pair_rows;
+    /// The target's weight layout of a widened-rows layer (`arch`'s selection point).
+    pub use crate::__tinyaot_widened_rows as widened_rows;
     pub use crate::arena::{view, view_mut};
     pub use crate::{Aligned, Pod, TakeOnce, fixedpoint, kernels};
 }

@@ -30,7 +30,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
     let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone(), a.schedule.borrowed.clone());
     for &n in &a.order {
-        if let Some(k) = a.ops[n].pair_kernel(a.variants[n][a.choice[n]].kernel) {
+        if let Some(k) = a.ops[n].pair_kernel(a.choice[n].kernel) {
             emit.note_pair_kernel(k);
         }
     }
@@ -59,7 +59,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             }
             continue;
         }
-        emit.set_op(a.variants[n][a.choice[n]].kernel, scratch_of(pos), a.op_states[n]);
+        emit.set_op(a.choice[n].kernel, scratch_of(pos), a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
         match node.code {
             codes::CALL_ONCE | codes::IF => {
@@ -99,7 +99,7 @@ fn tiled_stage(
                 emit.band_view(t, (rows.start - first_row) * row, rows.len() * row / elem);
             }
             let n = tiling.stage.nodes[i];
-            emit.set_op(a.variants[n][a.choice[n]].kernel, scratch_of(first + i), a.op_states[n]);
+            emit.set_op(a.choice[n].kernel, scratch_of(first + i), a.op_states[n]);
             let call = a.ops[n].emit_window(emit, &op.geo)?;
             calls.push(quote! { { #call } });
             emit.end_band();

@@ -40,7 +40,8 @@ impl Kernel {
     }
 }
 
-/// One way to run an op.
+/// One way to run an op: the planner's choice for each op is one of these,
+/// carried in the plan to the emitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     /// The kernel.
@@ -50,4 +51,10 @@ pub struct Variant {
     /// Estimated Cortex-M4 cycles per invoke (`lowering::cost` for the ops
     /// whose kernels compete; one per MAC where an op has one kernel).
     pub cost: u64,
+}
+
+impl Variant {
+    /// The direct kernel without scratch, at no estimated cost: what an op
+    /// that lists no variant runs.
+    pub const DIRECT: Variant = Variant { kernel: Kernel::Direct, scratch: 0, cost: 0 };
 }

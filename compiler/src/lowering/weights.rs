@@ -90,13 +90,8 @@ impl PackedRows {
             // Both layouts have the same size; one is counted.
             let lanes = cx.bytes(lanes);
             let bytes = cx.alternative_bytes(&self.bytes);
-            return quote::quote!({
-                #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
-                let rows = ::tinyaot::__private::kernels::dot::PairRows(#lanes.cast::<i8>());
-                #[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
-                let rows = #bytes.cast::<i8>();
-                rows
-            });
+            // The runtime keeps the layout the target's kernels read.
+            return quote::quote!(::tinyaot::__private::pair_rows!(#lanes.cast::<i8>(), #bytes.cast::<i8>()));
         }
         if let Some((words, depth, rows)) = &self.int4 {
             let words = cx.bytes(words);
@@ -113,13 +108,7 @@ impl PackedRows {
                 // WEIGHT_BYTES counts the larger, widened layout.
                 let widened = cx.bytes(widened);
                 let bytes = cx.alternative_bytes(&self.bytes);
-                quote::quote!({
-                    #[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
-                    let rows = #widened.cast::<u32>();
-                    #[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
-                    let rows = #bytes.cast::<i8>();
-                    rows
-                })
+                quote::quote!(::tinyaot::__private::widened_rows!(#widened.cast::<u32>(), #bytes.cast::<i8>()))
             }
         }
     }

@@ -232,7 +232,8 @@ impl Operator for Conv2d {
             let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
             let depth = taps * ic as u64;
             let im2col = cost::conv_im2col(outputs, depth, pixels, self.pointwise(), fused);
-            let scratch = if self.pointwise() { 0 } else { crate::layout::depth4(kh * kw * ic) };
+            let [pad_top, pad_left] = self.geo.pad;
+            let scratch = tinyaot_common::scratch::conv_im2col(kh, kw, ic, pad_top != 0 || pad_left != 0);
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: im2col });
         }
         v

@@ -238,7 +238,8 @@ impl Operator for DepthwiseConv2d {
         let mut v =
             vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: cost::depthwise_direct(outputs, taps, lanes) }];
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
-            let scratch = crate::layout::depth4(kh * kw);
+            let [pad_top, pad_left] = self.geo.pad;
+            let scratch = tinyaot_common::scratch::conv_im2col(kh, kw, 1, pad_top != 0 || pad_left != 0);
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: cost::depthwise_im2col(outputs, taps, pixels) });
         }
         // Where the assembly loop exists (the portable loop is only faster
@@ -250,7 +251,7 @@ impl Operator for DepthwiseConv2d {
         {
             let [_, ih, iw, _] = self.geo.input;
             let widened = (n * ih * iw * oc) as u64;
-            let scratch = kh.saturating_mul(oc).saturating_mul(rw).saturating_mul(2);
+            let scratch = tinyaot_common::scratch::depthwise_rows(kh, oc, rw);
             v.push(Variant {
                 kernel: Kernel::WidenedRows,
                 scratch,

@@ -32,7 +32,7 @@ pub fn plan_orders(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
     orders: &[Vec<usize>],
-    choice: &[usize],
+    choice: &[Variant],
     opts: &Options,
     tiling: Option<&Tiling>,
 ) -> Result<Planned, Error> {
@@ -68,8 +68,8 @@ pub fn plan_orders(
 
 /// What the policy settled on.
 pub struct Choice {
-    /// The variant each node runs with (index into its variants).
-    pub choice: Vec<usize>,
+    /// The variant each node runs with.
+    pub choice: Vec<Variant>,
     /// The plan with those kernels.
     pub planned: Planned,
     /// The tiled stage, when the budget needs one.
@@ -104,9 +104,14 @@ fn fit(
     budget: usize,
     opts: &Options,
     tiling: Option<&Tiling>,
-) -> Result<(Vec<usize>, Planned), Error> {
-    let mut choice: Vec<usize> =
-        variants.iter().map(|v| (0..v.len()).min_by_key(|&i| (v[i].cost, i)).unwrap_or(0)).collect();
+) -> Result<(Vec<Variant>, Planned), Error> {
+    let direct = plainest(variants);
+    // The cheapest by estimate, the first listed on ties.
+    let mut choice: Vec<Variant> = variants
+        .iter()
+        .zip(&direct)
+        .map(|(v, &d)| v.iter().enumerate().min_by_key(|&(i, x)| (x.cost, i)).map_or(d, |(_, &x)| x))
+        .collect();
     let mut planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
     loop {
         if planned.plan.arena_size <= budget {
@@ -117,13 +122,12 @@ fn fit(
         // scratch (its only kernel) has nothing to give back.
         let scratch_at = |b: &schedule::Buffer| {
             b.scratch
-                .filter(|&pos| choice[planned.order[pos]] != 0)
+                .filter(|&pos| choice[planned.order[pos]] != direct[planned.order[pos]])
                 .map(|pos| (b.life.first <= peak && peak <= b.life.last, b.size, pos))
         };
         let Some((_, _, pos)) = planned.schedule.buffers.iter().filter_map(scratch_at).max() else {
             // Nothing left to give at the peak: the scratch-free kernels
             // everywhere, if that is smaller.
-            let direct = vec![0; ops.len()];
             if choice != direct {
                 let plain = plan_orders(graph, ops, orders, &direct, opts, tiling)?;
                 if plain.plan.arena_size < planned.plan.arena_size {
@@ -132,7 +136,8 @@ fn fit(
             }
             break;
         };
-        choice[planned.order[pos]] = 0;
+        let n = planned.order[pos];
+        choice[n] = direct[n];
         planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
     }
     Ok((choice, planned))
@@ -194,7 +199,7 @@ pub fn choose(
     let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, None)?;
     let (mut tiling, mut untiled_arena, mut tiled_floor) = (None, None, None);
     if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
-        let direct = vec![0; ops.len()];
+        let direct = plainest(variants);
         let mut bases = Vec::new();
         for order in orders {
             bases.push(Base::new(order, schedule::schedule(graph, ops, order, &direct, opts.inputs())?, opts));
@@ -210,11 +215,11 @@ pub fn choose(
         // Among the first that fit (fewest recomputed MACs first, their
         // bound within the budget), the fastest by estimate: the kernels
         // the budget leaves them, the recomputed rows, the extra calls.
-        let estimate = |choice: &[usize], t: &Tiling| {
-            let cost = |n: usize| variants[n].get(choice[n]).map_or(0, |v| v.cost);
+        let estimate = |choice: &[Variant], t: &Tiling| {
+            let cost = |n: usize| choice[n].cost;
             (0..ops.len()).map(cost).sum::<u64>() + t.extra_cost(cost)
         };
-        let mut best: Option<(u64, Vec<usize>, Planned, &Tiling)> = None;
+        let mut best: Option<(u64, Vec<Variant>, Planned, &Tiling)> = None;
         let mut fitting = 0;
         // Then the lowest bounds, as the smallest tiled arena is measured
         // (a budget near it may fit only those).
@@ -241,7 +246,6 @@ pub fn choose(
         if tiling.is_none() {
             // The smallest budget tiling reaches: plan the lowest bounds.
             bounded.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
-            let direct = vec![0; ops.len()];
             for (_, t) in bounded.into_iter().take(FLOOR_PLANS) {
                 let arena = plan_orders(graph, ops, orders, &direct, opts, Some(&t))?.plan.arena_size;
                 if tiled_floor.as_ref().is_none_or(|(best, _)| arena < *best) {
@@ -251,8 +255,8 @@ pub fn choose(
         }
     }
     // What the fast kernels cost: the arena with direct kernels only.
-    let direct = vec![0; ops.len()];
-    let direct_arena = if choice.iter().any(|&c| c != 0) {
+    let direct = plainest(variants);
+    let direct_arena = if choice != direct {
         Some(plan_orders(graph, ops, orders, &direct, opts, tiling.as_ref())?.plan.arena_size)
     } else {
         None
@@ -265,4 +269,10 @@ pub fn choose(
         None
     };
     Ok(Choice { choice, planned, tiling, untiled_arena, tiled_floor, direct_arena, arena_without_kept_inputs })
+}
+
+/// Each op's plainest variant, the first it lists (its direct kernel, or
+/// the one kernel it has): what TFLM runs, and what the budget falls back to.
+pub fn plainest(variants: &[Vec<Variant>]) -> Vec<Variant> {
+    variants.iter().map(|v| v.first().copied().unwrap_or(Variant::DIRECT)).collect()
 }

@@ -69,3 +69,45 @@ pub(crate) use vfp::{F32_WINDOW_LOOPS, depthwise_window8, mac_lanes8, mac_window
 mod x86;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86::{DOT_PAIRS, dot_groups, dot_groups_widened, saturate_i8};
+
+// The selection point for what the compiler emits per target. The macro
+// cannot see the user's build target, so it emits every target's weight
+// layout and calls these macros (as `__private::pair_rows!` and
+// `__private::widened_rows!`), which keep the one this target's kernels
+// read fastest: generated code holds no `cfg`, and the decision is the
+// one `DOT_PAIRS` records above (the DSP extension and x86 have the
+// fused pixel-pair and widened-row dot products).
+#[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_pair_rows {
+    ($lanes:expr, $bytes:expr $(,)?) => {
+        $crate::__private::kernels::dot::PairRows($lanes)
+    };
+}
+#[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_pair_rows {
+    ($lanes:expr, $bytes:expr $(,)?) => {
+        $bytes
+    };
+}
+#[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_widened_rows {
+    ($widened:expr, $bytes:expr $(,)?) => {
+        $widened
+    };
+}
+#[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_widened_rows {
+    ($widened:expr, $bytes:expr $(,)?) => {
+        $bytes
+    };
+}
+// The macros above and the dot kernels agree on the layout.
+const _: () = assert!(DOT_PAIRS == cfg!(any(target_feature = "dsp", target_arch = "x86_64")));

@@ -318,12 +318,13 @@ pub fn conv2d_im2col_s8<
     // product instance per depth).
     let d4 = super::layout::depth4(depth);
     assert!(D4 == d4, "D4 must be depth4(KH * KW * IC)");
-    // A 1x1 window without padding reads one input pixel: no patch needed
-    // (the compiler then gives none).
-    let pointwise = KH == 1 && KW == 1 && win.pad_top == 0 && win.pad_left == 0;
-    // The patch is padded to whole groups of 4 (the packed rows are zero
+    // A 1x1 window without padding reads one input pixel: no patch
+    // (`scratch::conv_im2col`, which sized what the compiler gave). The
+    // patch is padded to whole groups of 4 (the packed rows are zero
     // there), so the dot products need no partial last group.
-    let patch: &mut [i8] = if pointwise { &mut [] } else { &mut patch[..d4] };
+    let padded = win.pad_top != 0 || win.pad_left != 0;
+    let pointwise = KH == 1 && KW == 1 && !padded;
+    let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
     let used = depth.min(patch.len());
     patch[used..].fill(0);
     let mut acc = [0i32; super::dot::CHUNK];

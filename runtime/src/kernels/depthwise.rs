@@ -272,7 +272,8 @@ pub fn depthwise_rows_s8<
     let per_channel = super::layout::DEPTHWISE_ROWS_HEADER + KH * KW.div_ceil(2);
     let stream = &stream[..C * per_channel];
     let zp = input_offset.wrapping_neg() as i16;
-    let ring = &mut ring[..C * KH * RW];
+    // Sized by `scratch::depthwise_rows`, as the compiler planned it.
+    let ring = &mut ring[..tinyaot_common::scratch::depthwise_rows(KH, C, RW) / 2];
     // Columns left and right of the widened input (or a right padding no
     // window reaches): zero points, for the whole call.
     let left = win.pad_left.min(RW);

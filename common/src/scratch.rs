@@ -1,0 +1,22 @@
+//! Scratch sizes: one function per kernel that needs scratch, called by
+//! the compiler (to plan the bytes) and by the kernel (to take its part of
+//! them), so the two cannot disagree. Products saturate: the compiler
+//! calls these on a hostile file's shapes before it refuses them.
+
+use crate::layout::depth4;
+
+/// Bytes of the int8 im2col convolution's patch (`conv2d_im2col_s8`, and
+/// the depthwise layers it runs with input depth 1): one window of
+/// `kh * kw * ic` values rounded up to whole groups of 4; none for a 1x1
+/// window without padding at the top or left, which reads the input
+/// pixel in place.
+pub const fn conv_im2col(kh: usize, kw: usize, ic: usize, padded: bool) -> usize {
+    if kh == 1 && kw == 1 && !padded { 0 } else { depth4(kh.saturating_mul(kw).saturating_mul(ic)) }
+}
+
+/// Bytes of the widened-rows depthwise kernel's ring: for each of the
+/// `channels`, the last `kh` input rows, `row_width` 16-bit values each
+/// (`layout::depthwise_row_width`).
+pub const fn depthwise_rows(kh: usize, channels: usize, row_width: usize) -> usize {
+    kh.saturating_mul(channels).saturating_mul(row_width).saturating_mul(2)
+}
