@@ -21,11 +21,15 @@ const MODELS: &[&str] = &[
     "hybrid_float",
 ];
 
-fn generated(model: &str) -> (String, String) {
+/// Models snapshotted again with their inputs borrowed and kept (the
+/// other forms of the generated `invoke` and accessors).
+const BORROWED: &[&str] = &["ds_cnn_kws_int8", "control_if_int8"];
+
+fn generated(model: &str, opts: &Options) -> (String, String) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
     let bytes = std::fs::read(dir.join(format!("{model}.tflite"))).unwrap();
     let target = Target { vis: Default::default(), name: Ident::new("Model", Span::call_site()), track_path: None };
-    let compiled = compile(&bytes, &target, &Options::default()).unwrap_or_else(|e| panic!("{model}: {}", e.message));
+    let compiled = compile(&bytes, &target, opts).unwrap_or_else(|e| panic!("{model}: {}", e.message));
     let code = match syn::parse2::<syn::File>(compiled.tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
         Err(e) => panic!("{model}: the generated code does not parse as Rust items: {e}"),
@@ -38,8 +42,14 @@ fn generated_code_and_plans_match_their_snapshots() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
     let bless = std::env::var_os("TINYAOT_BLESS").is_some();
     let mut stale = Vec::new();
-    for model in MODELS {
-        let (report, code) = generated(model);
+    let borrowed = Options { borrowed_inputs: true, ..Options::default() };
+    let kept = Options { keep_inputs: true, ..Options::default() };
+    let runs = MODELS.iter().map(|m| (m.to_string(), Options::default())).chain(
+        BORROWED.iter().flat_map(|m| [(format!("{m}.borrowed"), borrowed), (format!("{m}.kept"), kept)]),
+    );
+    for (model, opts) in runs {
+        let source = model.split('.').next().unwrap_or(&model);
+        let (report, code) = generated(source, &opts);
         // What each target runs is decided in the runtime (`__private::pair_rows!`
         // and friends): the user's crate never sees a `cfg` of ours.
         assert!(!code.contains("cfg("), "{model}: the generated code holds a cfg");

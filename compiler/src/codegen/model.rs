@@ -97,7 +97,9 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
     })
 }
 
-/// Emits the whole model.
+/// Emits the whole model: the type, its helper module (the ops' code and
+/// constants), and its items by artifact (plan constants, constructors,
+/// `invoke`, raw I/O, typed accessors).
 pub fn emit(
     a: &Analysis<'_>,
     target: &Target,
@@ -105,11 +107,228 @@ pub fn emit(
     statics: Vec<TokenStream>,
     weight_bytes: usize,
 ) -> Result<TokenStream, Error> {
-    let macs = a.macs();
     let Target { vis, name, track_path, .. } = target;
     let module = format_ident!("__tinyaot_{}", name);
-    let arena_size = a.plan.arena_size;
-    let state_size = a.state_size;
+    let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;
+    let outputs: Vec<Io> = a.graph.outputs.iter().map(|&t| io(a, t, "output")).collect::<Result<_, _>>()?;
+    let borrowed = Borrowed::of(a, &inputs);
+    let helpers = helper_module(name, &module, a, track_path.as_deref(), &statics, &ops, &borrowed);
+    let consts = plan_consts(a, &module, weight_bytes, &inputs, &outputs);
+    let constructors = constructors(a, name, &module, &inputs, &outputs);
+    let invoke = invoke(a, &module, &borrowed);
+    let raw_io = raw_io(a, &inputs, &outputs);
+    let accessors = accessors(a, &inputs, &outputs);
+    let doc = a.rustdoc();
+    let debug_name = name.to_string();
+    // Hygiene: this code lands in the user's module, beside their names.
+    // The model's helpers live in their own module (which sees none of the
+    // user's items); what must sit in the user's scope names everything by
+    // absolute path (`::core::...`, `::tinyaot::...`, primitives included)
+    // and its one generic parameter cannot be picked by accident. Lints the
+    // user may deny are allowed on generated items only.
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(dead_code)]
+        #vis struct #name<'a> {
+            arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
+            state: ::tinyaot::Arena<{ #module::STATE_SIZE }>,
+        }
+
+        #helpers
+
+        #[allow(dead_code, unsafe_code, clippy::all, clippy::pedantic, clippy::nursery)]
+        impl<'a> #name<'a> {
+            #consts
+            #constructors
+            #invoke
+            #raw_io
+            #(#accessors)*
+        }
+
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        impl ::core::fmt::Debug for #name<'_> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name)
+                    .field("arena_size", &#module::ARENA_SIZE)
+                    .field("state_size", &#module::STATE_SIZE)
+                    .finish_non_exhaustive()
+            }
+        }
+    })
+}
+
+/// How the graph inputs reach the generated `run`: with borrowed inputs,
+/// `invoke` takes each by reference (`input`, `input1`, ...) and `run`
+/// reads it through a pointer; otherwise all empty.
+struct Borrowed {
+    /// `invoke`'s parameters.
+    params: Vec<TokenStream>,
+    /// What `invoke` passes to `run`.
+    args: Vec<TokenStream>,
+    /// `run`'s pointer parameters.
+    ptrs: Vec<TokenStream>,
+    /// Their names.
+    ptr_names: Vec<Ident>,
+}
+
+impl Borrowed {
+    fn of(a: &Analysis<'_>, inputs: &[Io]) -> Borrowed {
+        let (params, args, ptrs) = if a.borrowed_inputs {
+            let names: Vec<Ident> = (0..inputs.len())
+                .map(|i| if i == 0 { format_ident!("input") } else { format_ident!("input{}", i) })
+                .collect();
+            let params: Vec<TokenStream> = names
+                .iter()
+                .zip(inputs)
+                .map(|(name, io)| {
+                    let ty = format_ident!("{}", io.ty);
+                    let n = io.elements;
+                    quote!(#name: &[::core::primitive::#ty; #n])
+                })
+                .collect();
+            let args: Vec<TokenStream> =
+                names.iter().map(|name| quote!(#name.as_ptr().cast::<::core::primitive::u8>().cast_mut())).collect();
+            let ptrs: Vec<TokenStream> = (0..inputs.len())
+                .map(|k| {
+                    let p = format_ident!("input{}", k);
+                    quote!(#p: *mut u8)
+                })
+                .collect();
+            (params, args, ptrs)
+        } else {
+            (Vec::new(), Vec::new(), Vec::new())
+        };
+        let ptr_names: Vec<Ident> = (0..ptrs.len()).map(|k| format_ident!("input{}", k)).collect();
+        Borrowed { params, args, ptrs, ptr_names }
+    }
+}
+
+/// The model's own module: the sizes, the take-once flag, the static arena,
+/// the constants in flash, and `run`, every op's call in order.
+fn helper_module(
+    name: &Ident,
+    module: &Ident,
+    a: &Analysis<'_>,
+    track_path: Option<&str>,
+    statics: &[TokenStream],
+    ops: &[TokenStream],
+    borrowed: &Borrowed,
+) -> TokenStream {
+    let (arena_size, state_size) = (a.plan.arena_size, a.state_size);
+    let module_doc = format!("Generated by `tinyaot::include_model!` for `{name}`.");
+    let track = track_path.map(|p| {
+        let lit = Literal::string(p);
+        quote!(
+            const _MODEL_FILE: &[u8] = ::core::include_bytes!(#lit);
+        )
+    });
+    let (input_ptrs, input_ptr_names) = (&borrowed.ptrs, &borrowed.ptr_names);
+    quote! {
+    #[doc = #module_doc]
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        unsafe_code,
+        unused_unsafe,
+        unreachable_pub,
+        missing_docs,
+        clippy::all,
+        clippy::pedantic,
+        clippy::nursery
+    )]
+    mod #module {
+        pub const ARENA_SIZE: usize = #arena_size;
+        pub const STATE_SIZE: usize = #state_size;
+        pub static TAKEN: ::tinyaot::__private::TakeOnce = ::tinyaot::__private::TakeOnce::new();
+        pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
+        #track
+        #(#statics)*
+
+        /// Runs every op in order on the arena at `base` and the state
+        /// memory at `state`; `false` when an op stopped the invoke
+        /// (CIRCULAR_BUFFER between its runs).
+        ///
+        /// # Safety
+        /// `base` points to a live, exclusively borrowed, 16-aligned arena
+        /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
+        #[inline(never)]
+        pub unsafe fn run(base: *mut u8, state: *mut u8 #(, #input_ptrs)*) -> bool {
+            let _ = (base, state #(, #input_ptr_names)*);
+            #(#ops)*
+            true
+        }
+    }
+    }
+}
+
+/// The plan's figures and the I/O tables as associated constants.
+fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[Io], outputs: &[Io]) -> TokenStream {
+    let (arena_size, macs, tflm, lower_bound) = (a.plan.arena_size, a.macs(), a.tflm_greedy.arena_size, a.lower_bound);
+    let usize_ty = quote!(::core::primitive::usize);
+    let input_infos: Vec<&TokenStream> = inputs.iter().map(|io| &io.info).collect();
+    let output_infos: Vec<&TokenStream> = outputs.iter().map(|io| &io.info).collect();
+    let (n_in, n_out) = (inputs.len(), outputs.len());
+    let placements: Vec<TokenStream> = a
+        .placements()
+        .iter()
+        .map(|p| {
+            let (n, o, s, f, l) = (&p.name, p.offset, p.size, p.first_op, p.last_op);
+            quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
+        })
+        .collect();
+    let sites: Vec<TokenStream> = a
+        .order
+        .iter()
+        .map(|&n| {
+            let node = &a.graph.nodes[n];
+            let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
+            quote!(::tinyaot::OpSite { subgraph: #subgraph, index: #index, name: #name })
+        })
+        .collect();
+    let option = quote!(::core::option::Option);
+    let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
+        (Some(t), Some(at)) => {
+            let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
+            let untiled = a.untiled_arena.unwrap_or(0);
+            quote!(#option::Some(::tinyaot::TiledStage {
+                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, recomputed_macs: #macs, untiled_arena: #untiled,
+            }))
+        }
+        _ => quote!(#option::None),
+    };
+    quote! {
+    /// Bytes of activation memory the plan needs.
+    pub const ARENA_SIZE: #usize_ty = #module::ARENA_SIZE;
+    /// Bytes of state (variable tensors: what stateful ops such as
+    /// SVDF keep between invocations), held inside this value, apart
+    /// from the arena. 0 for a stateless model.
+    pub const STATE_SIZE: #usize_ty = #module::STATE_SIZE;
+    /// Every planned buffer, with the plan's figures.
+    pub const PLAN: ::tinyaot::MemoryPlan = ::tinyaot::MemoryPlan {
+        arena_size: #arena_size,
+        lower_bound: #lower_bound,
+        tflm_greedy: #tflm,
+        buffers: &[#(#placements),*],
+        ops: &[#(#sites),*],
+        tiled: #tiled,
+    };
+    /// Bytes of constant data (weights, biases, requantization tables) in flash.
+    pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;
+    /// Multiply-accumulates per `invoke()`.
+    pub const MACS: ::core::primitive::u64 = #macs;
+    /// The graph inputs, in order.
+    pub const INPUTS: [::tinyaot::TensorInfo; #n_in] = [#(#input_infos),*];
+    /// The graph outputs, in order.
+    pub const OUTPUTS: [::tinyaot::TensorInfo; #n_out] = [#(#output_infos),*];
+    }
+}
+
+/// `take`, `new`, `new_in` (and the `with_arena` they share), and `reset`.
+fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], outputs: &[Io]) -> TokenStream {
+    let usize_ty = quote!(::core::primitive::usize);
+    let option = quote!(::core::option::Option);
     // TFLM's reset value: the zero point for int8, zero for everything else;
     // a resource variable's own default (`graph::Resource::fill`).
     let resets: Vec<TokenStream> = a
@@ -132,12 +351,202 @@ pub fn emit(
             Some(quote!(self.state.0[#o..#end].fill(0);))
         }))
         .collect();
+    let arena_inputs: &[Io] = if a.borrowed_inputs { &[] } else { inputs };
+    // Bool inputs and outputs start as `false` whatever the arena held
+    // (another model's bytes, with `new_in`); kernels write only 0 or 1.
+    let bool_clears: Vec<TokenStream> = arena_inputs
+        .iter()
+        .chain(outputs)
+        .filter(|io| io.ty == "bool")
+        .map(|io| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(model.arena.0[#o..#b].fill(0);)
+        })
+        .collect();
+    quote! {
+    /// The model on its static arena. Returns `Some` once, `None` on
+    /// every later call, so the arena is never aliased.
+    pub fn take() -> #option<#name<'static>> {
+        if #module::TAKEN.take() {
+            // SAFETY: `TAKEN` lets exactly one caller get here, so this
+            // is the only reference ever made to `ARENA`; `&raw mut`
+            // creates it without an intermediate shared reference.
+            #option::Some(#name::with_arena(unsafe { &mut *(&raw mut #module::ARENA) }))
+        } else {
+            #option::None
+        }
+    }
 
-    let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;
-    let outputs: Vec<Io> = a.graph.outputs.iter().map(|&t| io(a, t, "output")).collect::<Result<_, _>>()?;
+    /// The model on an arena you provide (placed in a chosen RAM
+    /// section, or on the stack).
+    pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
+        #name::with_arena(arena)
+    }
 
+    fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
+        let mut model = #name { arena, state: ::tinyaot::Arena::new() };
+        #(#bool_clears)*
+        model.reset();
+        model
+    }
+
+    /// Restores the state as TFLM's `Reset()` does: variable tensors
+    /// to zero (the zero point for int8), resource variables to their
+    /// default value; a CALL_ONCE init subgraph that has run does not
+    /// run again (TFLM's does not either). Nothing to do for a
+    /// stateless model.
+    pub fn reset(&mut self) {
+        #(#resets)*
+    }
+
+    /// The model on the first `ARENA_SIZE` bytes of a larger arena, so
+    /// several models can take turns on one buffer (a compile error if
+    /// the arena is smaller than `ARENA_SIZE`).
+    pub fn new_in<const __TINYAOT_BYTES: #usize_ty>(arena: &'a mut ::tinyaot::Arena<__TINYAOT_BYTES>) -> Self {
+        const {
+            ::core::assert!(
+                __TINYAOT_BYTES >= #module::ARENA_SIZE,
+                "the arena is smaller than ARENA_SIZE"
+            )
+        };
+        // SAFETY: `Arena<N>` is `repr(C, align(16))` over `[u8; N]`, so
+        // the first `ARENA_SIZE <= N` bytes of an `Arena<N>` are a valid
+        // `Arena<ARENA_SIZE>`; the exclusive borrow is moved into `Self`.
+        #name::with_arena(unsafe { &mut *(arena as *mut ::tinyaot::Arena<__TINYAOT_BYTES>).cast() })
+    }
+    }
+}
+
+/// `invoke`, which says whether it went through in a streaming model.
+fn invoke(a: &Analysis<'_>, module: &Ident, borrowed: &Borrowed) -> TokenStream {
+    let (input_params, input_args) = (&borrowed.params, &borrowed.args);
+    let run = quote! {
+        // SAFETY: `self.arena` and `self.state` are exclusive borrows of
+        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
+        // borrowed input is a shared borrow of its whole array, which the ops
+        // only read.
+        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*) }
+    };
+    // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
+    if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
+        quote! {
+            /// Runs the model: reads the inputs and, when the invoke goes
+            /// through, writes the outputs. A streaming model: its
+            /// CIRCULAR_BUFFER ops let the graph run past them only every
+            /// few invokes (TFLM's `kTfLiteAbort` otherwise); on
+            /// `Invoked::Stopped` the outputs are not this invoke's.
+            #[inline]
+            pub fn invoke(&mut self #(, #input_params)*) -> ::tinyaot::Invoked {
+                if #run { ::tinyaot::Invoked::Completed } else { ::tinyaot::Invoked::Stopped }
+            }
+        }
+    } else {
+        quote! {
+            /// Runs the model: reads the inputs, writes the outputs.
+            #[inline]
+            pub fn invoke(&mut self #(, #input_params)*) {
+                #run;
+            }
+        }
+    }
+}
+
+/// The byte views and copies generic code uses (`input_bytes_mut`,
+/// `write_input`, `output_bytes`).
+fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
+    let usize_ty = quote!(::core::primitive::usize);
+    let option = quote!(::core::option::Option);
+    let u8_ty = quote!(::core::primitive::u8);
+    // A bool input's bytes are handed out only as `bool`s (a raw byte
+    // could be written as 2); `write_input` stores any byte as 0 or 1.
+    let arena_inputs: &[Io] = if a.borrowed_inputs { &[] } else { inputs };
+    let in_ranges: Vec<TokenStream> = arena_inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, io)| io.ty != "bool")
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
+        })
+        .collect();
+    let in_writes: Vec<TokenStream> = arena_inputs
+        .iter()
+        .enumerate()
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            let store = if io.ty == "bool" {
+                quote!(for (d, &s) in dst.iter_mut().zip(bytes) {
+                    *d = ::core::primitive::u8::from(s != 0);
+                })
+            } else {
+                quote!(dst.copy_from_slice(bytes);)
+            };
+            quote!(#i => {
+                let dst = &mut self.arena.0[#o..#b];
+                if dst.len() != bytes.len() {
+                    return false;
+                }
+                #store
+            })
+        })
+        .collect();
+    let out_ranges: Vec<TokenStream> = outputs
+        .iter()
+        .enumerate()
+        .map(|(i, io)| {
+            let (o, b) = (io.offset, io.offset + io.bytes);
+            quote!(#i => ::core::option::Option::Some(&self.arena.0[#o..#b]),)
+        })
+        .collect();
+    // Borrowed inputs are passed to `invoke`: nothing to write.
+    let write_input_body = if in_writes.is_empty() {
+        quote! {
+            let _ = (i, bytes);
+            false
+        }
+    } else {
+        quote! {
+            match i {
+                #(#in_writes)*
+                _ => return false,
+            }
+            true
+        }
+    };
+    quote! {
+    /// Bytes of graph input `i`, for generic code (`None` if out of
+    /// range, or a bool input: use `write_input` or its typed
+    /// accessor). Reused during `invoke()` unless the model is compiled
+    /// with `keep_inputs = true`: write it before every `invoke()`.
+    pub fn input_bytes_mut(&mut self, i: #usize_ty) -> #option<&mut [#u8_ty]> {
+        match i {
+            #(#in_ranges)*
+            _ => #option::None,
+        }
+    }
+
+    /// Copies `bytes` (little-endian elements) into graph input `i`,
+    /// any nonzero byte of a bool input as `true`. `false` if `i` is
+    /// out of range or `bytes` is not the input's size.
+    pub fn write_input(&mut self, i: #usize_ty, bytes: &[#u8_ty]) -> ::core::primitive::bool {
+        #write_input_body
+    }
+
+    /// Bytes of graph output `i` (`None` if out of range).
+    pub fn output_bytes(&self, i: #usize_ty) -> #option<&[#u8_ty]> {
+        match i {
+            #(#out_ranges)*
+            _ => #option::None,
+        }
+    }
+    }
+}
+
+/// Each input's and output's typed accessors and its shape and
+/// quantization constants.
+fn accessors(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> Vec<TokenStream> {
     let mut accessors = Vec::new();
-    for (role, list) in [("input", &inputs), ("output", &outputs)] {
+    for (role, list) in [("input", inputs), ("output", outputs)] {
         for (i, io) in list.iter().enumerate() {
             let suffix = if i == 0 { String::new() } else { i.to_string() };
             let upper = format!("{}{}", role.to_uppercase(), suffix);
@@ -188,346 +597,5 @@ pub fn emit(
             });
         }
     }
-    let input_infos: Vec<&TokenStream> = inputs.iter().map(|io| &io.info).collect();
-    let output_infos: Vec<&TokenStream> = outputs.iter().map(|io| &io.info).collect();
-    let n_in = inputs.len();
-    let n_out = outputs.len();
-    // A bool input's bytes are handed out only as `bool`s (a raw byte
-    // could be written as 2); `write_input` stores any byte as 0 or 1.
-    let arena_inputs: &[Io] = if a.borrowed_inputs { &[] } else { &inputs };
-    let in_ranges: Vec<TokenStream> = arena_inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, io)| io.ty != "bool")
-        .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
-        })
-        .collect();
-    let in_writes: Vec<TokenStream> = arena_inputs
-        .iter()
-        .enumerate()
-        .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            let store = if io.ty == "bool" {
-                quote!(for (d, &s) in dst.iter_mut().zip(bytes) {
-                    *d = ::core::primitive::u8::from(s != 0);
-                })
-            } else {
-                quote!(dst.copy_from_slice(bytes);)
-            };
-            quote!(#i => {
-                let dst = &mut self.arena.0[#o..#b];
-                if dst.len() != bytes.len() {
-                    return false;
-                }
-                #store
-            })
-        })
-        .collect();
-    // Bool inputs and outputs start as `false` whatever the arena held
-    // (another model's bytes, with `new_in`); kernels write only 0 or 1.
-    let bool_clears: Vec<TokenStream> = arena_inputs
-        .iter()
-        .chain(&outputs)
-        .filter(|io| io.ty == "bool")
-        .map(|io| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(model.arena.0[#o..#b].fill(0);)
-        })
-        .collect();
-    let out_ranges: Vec<TokenStream> = outputs
-        .iter()
-        .enumerate()
-        .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(#i => ::core::option::Option::Some(&self.arena.0[#o..#b]),)
-        })
-        .collect();
-
-    let placements: Vec<TokenStream> = a
-        .placements()
-        .iter()
-        .map(|p| {
-            let (n, o, s, f, l) = (&p.name, p.offset, p.size, p.first_op, p.last_op);
-            quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
-        })
-        .collect();
-    let sites: Vec<TokenStream> = a
-        .order
-        .iter()
-        .map(|&n| {
-            let node = &a.graph.nodes[n];
-            let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
-            quote!(::tinyaot::OpSite { subgraph: #subgraph, index: #index, name: #name })
-        })
-        .collect();
-    let lower_bound = a.lower_bound;
-    let option = quote!(::core::option::Option);
-    let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
-        (Some(t), Some(at)) => {
-            let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
-            let untiled = a.untiled_arena.unwrap_or(0);
-            quote!(#option::Some(::tinyaot::TiledStage {
-                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, recomputed_macs: #macs, untiled_arena: #untiled,
-            }))
-        }
-        _ => quote!(#option::None),
-    };
-    let tflm = a.tflm_greedy.arena_size;
-
-    let track = track_path.as_ref().map(|p| {
-        let lit = Literal::string(p);
-        quote!(
-            const _MODEL_FILE: &[u8] = ::core::include_bytes!(#lit);
-        )
-    });
-    let doc = a.rustdoc();
-    let module_doc = format!("Generated by `tinyaot::include_model!` for `{name}`.");
-    let debug_name = name.to_string();
-
-    // Hygiene: this code lands in the user's module, beside their names.
-    // The model's helpers live in their own module (which sees none of the
-    // user's items); what must sit in the user's scope names everything by
-    // absolute path (`::core::...`, `::tinyaot::...`, primitives included)
-    // and its one generic parameter cannot be picked by accident. Lints the
-    // user may deny are allowed on generated items only.
-    let usize_ty = quote!(::core::primitive::usize);
-    // The call of the generated `run`, as both forms of `invoke` make it.
-    // Borrowed inputs: `invoke` takes each by reference (`input`,
-    // `input1`, ...) and `run` reads it through a pointer.
-    let (input_params, input_args, input_ptrs) = if a.borrowed_inputs {
-        let names: Vec<Ident> = (0..inputs.len())
-            .map(|i| if i == 0 { format_ident!("input") } else { format_ident!("input{}", i) })
-            .collect();
-        let params: Vec<TokenStream> = names
-            .iter()
-            .zip(&inputs)
-            .map(|(name, io)| {
-                let ty = format_ident!("{}", io.ty);
-                let n = io.elements;
-                quote!(#name: &[::core::primitive::#ty; #n])
-            })
-            .collect();
-        let args: Vec<TokenStream> =
-            names.iter().map(|name| quote!(#name.as_ptr().cast::<::core::primitive::u8>().cast_mut())).collect();
-        let ptrs: Vec<TokenStream> = (0..inputs.len())
-            .map(|k| {
-                let p = format_ident!("input{}", k);
-                quote!(#p: *mut u8)
-            })
-            .collect();
-        (params, args, ptrs)
-    } else {
-        (Vec::new(), Vec::new(), Vec::new())
-    };
-    let input_ptr_names: Vec<Ident> = (0..input_ptrs.len()).map(|k| format_ident!("input{}", k)).collect();
-    let run = quote! {
-        // SAFETY: `self.arena` and `self.state` are exclusive borrows of
-        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
-        // borrowed input is a shared borrow of its whole array, which the ops
-        // only read.
-        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*) }
-    };
-    // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
-    let invoke = if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
-        quote! {
-            /// Runs the model: reads the inputs and, when the invoke goes
-            /// through, writes the outputs. A streaming model: its
-            /// CIRCULAR_BUFFER ops let the graph run past them only every
-            /// few invokes (TFLM's `kTfLiteAbort` otherwise); on
-            /// `Invoked::Stopped` the outputs are not this invoke's.
-            #[inline]
-            pub fn invoke(&mut self #(, #input_params)*) -> ::tinyaot::Invoked {
-                if #run { ::tinyaot::Invoked::Completed } else { ::tinyaot::Invoked::Stopped }
-            }
-        }
-    } else {
-        quote! {
-            /// Runs the model: reads the inputs, writes the outputs.
-            #[inline]
-            pub fn invoke(&mut self #(, #input_params)*) {
-                #run;
-            }
-        }
-    };
-    let u8_ty = quote!(::core::primitive::u8);
-    // Borrowed inputs are passed to `invoke`: nothing to write.
-    let write_input_body = if in_writes.is_empty() {
-        quote! {
-            let _ = (i, bytes);
-            false
-        }
-    } else {
-        quote! {
-            match i {
-                #(#in_writes)*
-                _ => return false,
-            }
-            true
-        }
-    };
-    Ok(quote! {
-        #[doc = #doc]
-        #[allow(dead_code)]
-        #vis struct #name<'a> {
-            arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
-            state: ::tinyaot::Arena<{ #module::STATE_SIZE }>,
-        }
-
-        #[doc = #module_doc]
-        #[doc(hidden)]
-        #[allow(
-            dead_code,
-            non_snake_case,
-            non_upper_case_globals,
-            unsafe_code,
-            unused_unsafe,
-            unreachable_pub,
-            missing_docs,
-            clippy::all,
-            clippy::pedantic,
-            clippy::nursery
-        )]
-        mod #module {
-            pub const ARENA_SIZE: usize = #arena_size;
-            pub const STATE_SIZE: usize = #state_size;
-            pub static TAKEN: ::tinyaot::__private::TakeOnce = ::tinyaot::__private::TakeOnce::new();
-            pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
-            #track
-            #(#statics)*
-
-            /// Runs every op in order on the arena at `base` and the state
-            /// memory at `state`; `false` when an op stopped the invoke
-            /// (CIRCULAR_BUFFER between its runs).
-            ///
-            /// # Safety
-            /// `base` points to a live, exclusively borrowed, 16-aligned arena
-            /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
-            #[inline(never)]
-            pub unsafe fn run(base: *mut u8, state: *mut u8 #(, #input_ptrs)*) -> bool {
-                let _ = (base, state #(, #input_ptr_names)*);
-                #(#ops)*
-                true
-            }
-        }
-
-        #[allow(dead_code, unsafe_code, clippy::all, clippy::pedantic, clippy::nursery)]
-        impl<'a> #name<'a> {
-            /// Bytes of activation memory the plan needs.
-            pub const ARENA_SIZE: #usize_ty = #module::ARENA_SIZE;
-            /// Bytes of state (variable tensors: what stateful ops such as
-            /// SVDF keep between invocations), held inside this value, apart
-            /// from the arena. 0 for a stateless model.
-            pub const STATE_SIZE: #usize_ty = #module::STATE_SIZE;
-            /// Every planned buffer, with the plan's figures.
-            pub const PLAN: ::tinyaot::MemoryPlan = ::tinyaot::MemoryPlan {
-                arena_size: #arena_size,
-                lower_bound: #lower_bound,
-                tflm_greedy: #tflm,
-                buffers: &[#(#placements),*],
-                ops: &[#(#sites),*],
-                tiled: #tiled,
-            };
-            /// Bytes of constant data (weights, biases, requantization tables) in flash.
-            pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;
-            /// Multiply-accumulates per `invoke()`.
-            pub const MACS: ::core::primitive::u64 = #macs;
-            /// The graph inputs, in order.
-            pub const INPUTS: [::tinyaot::TensorInfo; #n_in] = [#(#input_infos),*];
-            /// The graph outputs, in order.
-            pub const OUTPUTS: [::tinyaot::TensorInfo; #n_out] = [#(#output_infos),*];
-
-            /// The model on its static arena. Returns `Some` once, `None` on
-            /// every later call, so the arena is never aliased.
-            pub fn take() -> #option<#name<'static>> {
-                if #module::TAKEN.take() {
-                    // SAFETY: `TAKEN` lets exactly one caller get here, so this
-                    // is the only reference ever made to `ARENA`; `&raw mut`
-                    // creates it without an intermediate shared reference.
-                    #option::Some(#name::with_arena(unsafe { &mut *(&raw mut #module::ARENA) }))
-                } else {
-                    #option::None
-                }
-            }
-
-            /// The model on an arena you provide (placed in a chosen RAM
-            /// section, or on the stack).
-            pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-                #name::with_arena(arena)
-            }
-
-            fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-                let mut model = #name { arena, state: ::tinyaot::Arena::new() };
-                #(#bool_clears)*
-                model.reset();
-                model
-            }
-
-            /// Restores the state as TFLM's `Reset()` does: variable tensors
-            /// to zero (the zero point for int8), resource variables to their
-            /// default value; a CALL_ONCE init subgraph that has run does not
-            /// run again (TFLM's does not either). Nothing to do for a
-            /// stateless model.
-            pub fn reset(&mut self) {
-                #(#resets)*
-            }
-
-            /// The model on the first `ARENA_SIZE` bytes of a larger arena, so
-            /// several models can take turns on one buffer (a compile error if
-            /// the arena is smaller than `ARENA_SIZE`).
-            pub fn new_in<const __TINYAOT_BYTES: #usize_ty>(arena: &'a mut ::tinyaot::Arena<__TINYAOT_BYTES>) -> Self {
-                const {
-                    ::core::assert!(
-                        __TINYAOT_BYTES >= #module::ARENA_SIZE,
-                        "the arena is smaller than ARENA_SIZE"
-                    )
-                };
-                // SAFETY: `Arena<N>` is `repr(C, align(16))` over `[u8; N]`, so
-                // the first `ARENA_SIZE <= N` bytes of an `Arena<N>` are a valid
-                // `Arena<ARENA_SIZE>`; the exclusive borrow is moved into `Self`.
-                #name::with_arena(unsafe { &mut *(arena as *mut ::tinyaot::Arena<__TINYAOT_BYTES>).cast() })
-            }
-
-            #invoke
-
-            /// Bytes of graph input `i`, for generic code (`None` if out of
-            /// range, or a bool input: use `write_input` or its typed
-            /// accessor). Reused during `invoke()` unless the model is compiled
-            /// with `keep_inputs = true`: write it before every `invoke()`.
-            pub fn input_bytes_mut(&mut self, i: #usize_ty) -> #option<&mut [#u8_ty]> {
-                match i {
-                    #(#in_ranges)*
-                    _ => #option::None,
-                }
-            }
-
-            /// Copies `bytes` (little-endian elements) into graph input `i`,
-            /// any nonzero byte of a bool input as `true`. `false` if `i` is
-            /// out of range or `bytes` is not the input's size.
-            pub fn write_input(&mut self, i: #usize_ty, bytes: &[#u8_ty]) -> ::core::primitive::bool {
-                #write_input_body
-            }
-
-            /// Bytes of graph output `i` (`None` if out of range).
-            pub fn output_bytes(&self, i: #usize_ty) -> #option<&[#u8_ty]> {
-                match i {
-                    #(#out_ranges)*
-                    _ => #option::None,
-                }
-            }
-
-            #(#accessors)*
-        }
-
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-        impl ::core::fmt::Debug for #name<'_> {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#debug_name)
-                    .field("arena_size", &#module::ARENA_SIZE)
-                    .field("state_size", &#module::STATE_SIZE)
-                    .finish_non_exhaustive()
-            }
-        }
-    })
+    accessors
 }
