@@ -44,9 +44,10 @@ fn generated_code_and_plans_match_their_snapshots() {
     let mut stale = Vec::new();
     let borrowed = Options { borrowed_inputs: true, ..Options::default() };
     let kept = Options { keep_inputs: true, ..Options::default() };
-    let runs = MODELS.iter().map(|m| (m.to_string(), Options::default())).chain(
-        BORROWED.iter().flat_map(|m| [(format!("{m}.borrowed"), borrowed), (format!("{m}.kept"), kept)]),
-    );
+    let runs = MODELS
+        .iter()
+        .map(|m| (m.to_string(), Options::default()))
+        .chain(BORROWED.iter().flat_map(|m| [(format!("{m}.borrowed"), borrowed), (format!("{m}.kept"), kept)]));
     for (model, opts) in runs {
         let source = model.split('.').next().unwrap_or(&model);
         let (report, code) = generated(source, &opts);
