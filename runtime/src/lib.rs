@@ -41,11 +41,10 @@
 #![no_std]
 #![deny(missing_docs)]
 
-#[doc(hidden)]
-pub use tinyaot_common::fixedpoint;
+use tinyaot_common::fixedpoint;
 mod arch;
-#[doc(hidden)]
-pub mod kernels;
+mod kernels;
+mod support;
 
 pub use tinyaot_macros::include_model;
 
@@ -58,8 +57,13 @@ pub mod __private {
     pub use crate::__tinyaot_pair_rows as pair_rows;
     /// The target's weight layout of a widened-rows layer (`arch`'s selection point).
     pub use crate::__tinyaot_widened_rows as widened_rows;
-    pub use crate::arena::{view, view_mut};
-    pub use crate::{Aligned, Pod, TakeOnce, fixedpoint, kernels};
+    pub use crate::support::arena::{view, view_mut};
+    pub use crate::support::{Aligned, Pod, TakeOnce};
+    pub use tinyaot_common::fixedpoint;
+    /// The kernels, one module per family.
+    pub mod kernels {
+        pub use crate::kernels::*;
+    }
 }
 
 #[cfg(target_endian = "big")]
@@ -84,111 +88,6 @@ impl<const N: usize> Arena<N> {
 }
 
 impl<const N: usize> Default for Arena<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-#[doc(hidden)]
-/// Read-only data aligned to 16 bytes: weights and biases in flash, laid out
-/// so kernels can read them as `i8`, `i32` or `f32` slices.
-#[repr(C, align(16))]
-pub struct Aligned<T: ?Sized>(pub T);
-
-impl<const N: usize> Aligned<[u8; N]> {
-    /// The bytes as a slice of `T` (`i8`, `i16`, `i32`, `f32`). The compiler
-    /// emits byte strings whose length is a multiple of `size_of::<T>()`.
-    #[inline(always)]
-    pub fn cast<T: Pod>(&self) -> &[T] {
-        let len = N / core::mem::size_of::<T>();
-        // SAFETY: the storage is 16-aligned (covers every `Pod` type here),
-        // `len * size_of::<T>() <= N`, every bit pattern is a valid `T`, and
-        // the borrow of `self` keeps the bytes alive and immutable.
-        unsafe { core::slice::from_raw_parts(self.0.as_ptr().cast::<T>(), len) }
-    }
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-#[doc(hidden)]
-/// Plain element types that any byte pattern is a valid value of.
-pub trait Pod: Copy + sealed::Sealed {}
-macro_rules! pod {
-    ($($t:ty),*) => { $(impl sealed::Sealed for $t {} impl Pod for $t {})* };
-}
-pod!(u8, i8, i16, u16, i32, u32, i64, u64, f32);
-
-#[doc(hidden)]
-/// Views into the arena for the generated code.
-///
-/// The compiler proves, before emitting a call, that the buffers an op reads
-/// and the buffer it writes are disjoint byte ranges of the arena (no two
-/// buffers live at the same op share a byte), inside `ARENA_SIZE`, and
-/// aligned to 16. These functions only turn those proven ranges into slices.
-pub mod arena {
-    use super::Pod;
-
-    /// A shared view of `len` elements at byte offset `offset`.
-    ///
-    /// # Safety
-    /// `base + offset .. + len * size_of::<T>()` lies in one live arena, is
-    /// aligned for `T`, and no `&mut` view of any of its bytes exists while
-    /// the returned slice is used.
-    #[inline(always)]
-    pub unsafe fn view<'a, T: Pod>(base: *mut u8, offset: usize, len: usize) -> &'a [T] {
-        // SAFETY: guaranteed by the caller (see the function's contract).
-        unsafe { core::slice::from_raw_parts(base.add(offset).cast::<T>(), len) }
-    }
-
-    /// An exclusive view of `len` elements at byte offset `offset`.
-    ///
-    /// # Safety
-    /// As for [`view`], and no other view of any of these bytes exists while
-    /// the returned slice is used.
-    #[inline(always)]
-    pub unsafe fn view_mut<'a, T: Pod>(base: *mut u8, offset: usize, len: usize) -> &'a mut [T] {
-        // SAFETY: guaranteed by the caller (see the function's contract).
-        unsafe { core::slice::from_raw_parts_mut(base.add(offset).cast::<T>(), len) }
-    }
-}
-
-#[doc(hidden)]
-/// A flag that hands out a model's static arena exactly once.
-///
-/// On targets with atomic swap it is an `AtomicBool`; on targets without
-/// compare-and-swap (thumbv6m) it uses a `critical_section` (provide an
-/// implementation, e.g. `cortex-m`'s `critical-section-single-core`).
-pub struct TakeOnce {
-    taken: core::sync::atomic::AtomicBool,
-}
-
-impl TakeOnce {
-    /// A flag not yet taken.
-    pub const fn new() -> Self {
-        TakeOnce { taken: core::sync::atomic::AtomicBool::new(false) }
-    }
-
-    /// `true` the first time it is called, `false` ever after.
-    #[cfg(target_has_atomic = "8")]
-    pub fn take(&self) -> bool {
-        !self.taken.swap(true, core::sync::atomic::Ordering::AcqRel)
-    }
-
-    /// `true` the first time it is called, `false` ever after.
-    #[cfg(not(target_has_atomic = "8"))]
-    pub fn take(&self) -> bool {
-        use core::sync::atomic::Ordering;
-        critical_section::with(|_| {
-            let was = self.taken.load(Ordering::Acquire);
-            self.taken.store(true, Ordering::Release);
-            !was
-        })
-    }
-}
-
-impl Default for TakeOnce {
     fn default() -> Self {
         Self::new()
     }

@@ -16,7 +16,8 @@ use tinyaot::__private::kernels::{InPlace, Requant, Rescale, Scales, Separate, S
 fn sep<'a, T>(input: &'a [T], output: &'a mut [T]) -> Separate<'a, T> {
     Separate { input, output }
 }
-use tinyaot::{Aligned, Arena, TakeOnce, arena};
+use tinyaot::__private::{Aligned, TakeOnce, view, view_mut};
+use tinyaot::Arena;
 
 const UNIT: Window = Window { stride_h: 1, stride_w: 1, dilation_h: 1, dilation_w: 1, pad_top: 0, pad_left: 0 };
 const ONE_M: [i32; 4] = [1 << 30; 4]; // 0.5 with shift 1 = 1.0
@@ -268,11 +269,11 @@ fn arena_views_and_aligned_statics() {
     let mut a: Arena<32> = Arena::new();
     let base = a.as_mut_ptr();
     // SAFETY: two disjoint, aligned ranges of a live arena.
-    let (x, y) = unsafe { (arena::view_mut::<i32>(base, 0, 4), arena::view_mut::<f32>(base, 16, 4)) };
+    let (x, y) = unsafe { (view_mut::<i32>(base, 0, 4), view_mut::<f32>(base, 16, 4)) };
     x.copy_from_slice(&[1, 2, 3, 4]);
     y.copy_from_slice(&[0.5; 4]);
     // SAFETY: the mutable views above are no longer used.
-    let x = unsafe { arena::view::<i32>(base, 0, 4) };
+    let x = unsafe { view::<i32>(base, 0, 4) };
     assert_eq!(x, &[1, 2, 3, 4]);
 }
 
