@@ -170,59 +170,7 @@ pub fn schedule(
         let tensor = &graph.tensors[t];
         tensor.data.is_none() && !tensor.is_variable && lifetimes[t].is_some() && tensor.bytes > 0
     };
-    for (t, tensor) in graph.tensors.iter().enumerate() {
-        if tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes == 0 && !tensor.is_variable {
-            return Err(Error::model(format!(
-                "tensor '{}' ({}) has no storage: {}",
-                tensor.name,
-                tensor.describe(),
-                if tensor.dtype.size().is_none() { "its dtype is not supported" } else { "it is empty" }
-            )));
-        }
-        if tensor.is_variable && (graph.inputs.contains(&t) || graph.outputs.contains(&t)) {
-            return Err(Error::model(format!(
-                "variable tensor '{}' is a graph input or output; state is kept inside the model",
-                tensor.name
-            )));
-        }
-    }
-
-    // Alias roots: follow each aliasing op's output back to its input.
-    let mut root: Vec<usize> = (0..n).collect();
-    for (node, op) in graph.nodes.iter().zip(ops) {
-        if let Some((input, output)) = op.alias() {
-            if graph.tensors[input].data.is_some() || graph.tensors[input].is_variable {
-                return Err(Error::op(
-                    &node.label(),
-                    format!(
-                        "a view of the constant or variable tensor '{}' is not supported",
-                        graph.tensors[input].name
-                    ),
-                ));
-            }
-            root[output] = root[input];
-        }
-    }
-
-    // Every tensor read by an op must be written first (or be a graph input).
-    let mut written: Vec<bool> = graph.tensors.iter().map(|t| t.is_variable).collect();
-    for &t in &graph.inputs {
-        written[t] = true;
-    }
-    for &n in order {
-        let node = &graph.nodes[n];
-        for &t in node.inputs.iter().flatten() {
-            if !written[t] && graph.tensors[t].data.is_none() {
-                return Err(Error::op(
-                    &node.label(),
-                    format!("reads tensor '{}' before any op writes it", graph.tensors[t].name),
-                ));
-            }
-        }
-        for &t in &node.outputs {
-            written[t] = true;
-        }
-    }
+    let root = check_and_alias(graph, ops, order, &lifetimes)?;
 
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut buffer_of: Vec<Option<usize>> = vec![None; n];
@@ -289,9 +237,86 @@ pub fn schedule(
         }
     }
 
-    // In-place candidates: the input buffer dies at this op, the output
-    // buffer is born here, no other input of the op shares the input's
-    // buffer (it would be read through an aliasing view), one per output.
+    let overlaps = in_place_candidates(graph, ops, order, &buffers, &buffer_of);
+    Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps, borrowed })
+}
+
+/// Checks what the plan relies on (every used tensor has storage, no
+/// variable is a graph input or output, no view of a constant, every tensor
+/// written before it is read in `order`) and returns each tensor's alias
+/// root (a view's output points back to its input's buffer).
+fn check_and_alias(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    order: &[usize],
+    lifetimes: &[Option<Lifetime>],
+) -> Result<Vec<usize>, Error> {
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        if tensor.data.is_none() && lifetimes[t].is_some() && tensor.bytes == 0 && !tensor.is_variable {
+            return Err(Error::model(format!(
+                "tensor '{}' ({}) has no storage: {}",
+                tensor.name,
+                tensor.describe(),
+                if tensor.dtype.size().is_none() { "its dtype is not supported" } else { "it is empty" }
+            )));
+        }
+        if tensor.is_variable && (graph.inputs.contains(&t) || graph.outputs.contains(&t)) {
+            return Err(Error::model(format!(
+                "variable tensor '{}' is a graph input or output; state is kept inside the model",
+                tensor.name
+            )));
+        }
+    }
+
+    // Alias roots: follow each aliasing op's output back to its input.
+    let mut root: Vec<usize> = (0..graph.tensors.len()).collect();
+    for (node, op) in graph.nodes.iter().zip(ops) {
+        if let Some((input, output)) = op.alias() {
+            if graph.tensors[input].data.is_some() || graph.tensors[input].is_variable {
+                return Err(Error::op(
+                    &node.label(),
+                    format!(
+                        "a view of the constant or variable tensor '{}' is not supported",
+                        graph.tensors[input].name
+                    ),
+                ));
+            }
+            root[output] = root[input];
+        }
+    }
+
+    // Every tensor read by an op must be written first (or be a graph input).
+    let mut written: Vec<bool> = graph.tensors.iter().map(|t| t.is_variable).collect();
+    for &t in &graph.inputs {
+        written[t] = true;
+    }
+    for &n in order {
+        let node = &graph.nodes[n];
+        for &t in node.inputs.iter().flatten() {
+            if !written[t] && graph.tensors[t].data.is_none() {
+                return Err(Error::op(
+                    &node.label(),
+                    format!("reads tensor '{}' before any op writes it", graph.tensors[t].name),
+                ));
+            }
+        }
+        for &t in &node.outputs {
+            written[t] = true;
+        }
+    }
+    Ok(root)
+}
+
+/// In-place candidates: the input buffer dies at this op, the output
+/// buffer is born here, no other input of the op shares the input's
+/// buffer (it would be read through an aliasing view), one per output.
+fn in_place_candidates(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    order: &[usize],
+    buffers: &[Buffer],
+    buffer_of: &[Option<usize>],
+) -> Vec<Overlap> {
     let mut overlaps = Vec::new();
     let mut taken = HashSet::new();
     for (pos, &n) in order.iter().enumerate() {
@@ -314,5 +339,5 @@ pub fn schedule(
             overlaps.push(Overlap { op: pos, output: bo, input: bi, slack: ip.slack });
         }
     }
-    Ok(Schedule { buffers, buffer_of, tflm_requests, overlaps, borrowed })
+    overlaps
 }
