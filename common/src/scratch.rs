@@ -5,13 +5,19 @@
 
 use crate::layout::depth4;
 
+/// Whether the int8 im2col convolution reads each window in place: a 1x1
+/// window without padding at the top or left is one input pixel, so no
+/// patch is gathered (and none is planned).
+pub const fn im2col_in_place(kh: usize, kw: usize, padded: bool) -> bool {
+    kh == 1 && kw == 1 && !padded
+}
+
 /// Bytes of the int8 im2col convolution's patch (`conv2d_im2col_s8`, and
 /// the depthwise layers it runs with input depth 1): one window of
-/// `kh * kw * ic` values rounded up to whole groups of 4; none for a 1x1
-/// window without padding at the top or left, which reads the input
-/// pixel in place.
+/// `kh * kw * ic` values rounded up to whole groups of 4; none where the
+/// window is read in place ([`im2col_in_place`]).
 pub const fn conv_im2col(kh: usize, kw: usize, ic: usize, padded: bool) -> usize {
-    if kh == 1 && kw == 1 && !padded { 0 } else { depth4(kh.saturating_mul(kw).saturating_mul(ic)) }
+    if im2col_in_place(kh, kw, padded) { 0 } else { depth4(kh.saturating_mul(kw).saturating_mul(ic)) }
 }
 
 /// Bytes of the widened-rows depthwise kernel's ring: for each of the

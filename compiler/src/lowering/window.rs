@@ -73,6 +73,14 @@ impl Geometry {
         Ok(Geometry { input, output: out, kernel, stride, dilation, pad })
     }
 
+    /// Whether the int8 im2col kernel reads each window in place (a 1x1
+    /// window without top or left padding): no patch, by the rule the
+    /// kernel and the scratch size share (`scratch::im2col_in_place`).
+    pub fn im2col_in_place(&self) -> bool {
+        let [kh, kw] = self.kernel;
+        tinyaot_common::scratch::im2col_in_place(kh, kw, self.pad != [0, 0])
+    }
+
     /// The runtime's `Window` literal.
     pub fn window(&self) -> TokenStream {
         let [sh, sw] = self.stride;

@@ -110,7 +110,7 @@ impl Conv2d {
     /// A 1x1 window without padding: the im2col kernel reads input pixels
     /// directly and needs no patch.
     fn pointwise(&self) -> bool {
-        self.geo.kernel == [1, 1] && self.geo.pad == [0, 0]
+        self.geo.im2col_in_place()
     }
 
     /// The fused pixel-pair instance of the int8 im2col kernel, by the rule

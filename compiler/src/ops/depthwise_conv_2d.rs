@@ -113,7 +113,7 @@ impl Operator for DepthwiseConv2d {
     fn pair_kernel(&self, kernel: Kernel) -> Option<PairKernel> {
         let (Arith::Int8(q), Some(_)) = (&self.arith, &self.weights) else { return None };
         let depth = crate::layout::depth4(self.geo.kernel[0] * self.geo.kernel[1]);
-        let pointwise = self.geo.kernel == [1, 1] && self.geo.pad == [0, 0];
+        let pointwise = self.geo.im2col_in_place();
         let pairs =
             kernel == Kernel::Im2col && q.fused() && !self.int4 && crate::layout::fused_pairs(depth, pointwise, 1);
         pairs.then_some(PairKernel { depth, lanes: false, nudge: q.nudges() })

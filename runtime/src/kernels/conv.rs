@@ -323,7 +323,7 @@ pub fn conv2d_im2col_s8<
     // patch is padded to whole groups of 4 (the packed rows are zero
     // there), so the dot products need no partial last group.
     let padded = win.pad_top != 0 || win.pad_left != 0;
-    let pointwise = KH == 1 && KW == 1 && !padded;
+    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
     let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
     let used = depth.min(patch.len());
     patch[used..].fill(0);
