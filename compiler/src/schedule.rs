@@ -327,7 +327,8 @@ fn in_place_candidates(
         let shared = node.inputs.iter().flatten().filter(|&&t| buffer_of[t] == Some(bi)).count() > 1;
         // A graph output lives on after the last op: never overwrite it.
         let is_output = buffers[bi].tensors.iter().any(|t| graph.outputs.contains(t));
-        let same_type = graph.tensors[ip.input].dtype == graph.tensors[ip.output].dtype;
+        let (ti, to) = (graph.tensors[ip.input].dtype, graph.tensors[ip.output].dtype);
+        let same_type = ti == to || (op.in_place_bytes() && ti.size() == to.size());
         if bi != bo
             && !shared
             && !is_output

@@ -19,6 +19,7 @@ const MODELS: &[&str] = &[
     "streaming_kws_int8",
     "lut_compressed_int8",
     "hybrid_float",
+    "legacy_uint8",
 ];
 
 /// Models snapshotted again with their inputs borrowed and kept (the

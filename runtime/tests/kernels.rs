@@ -155,12 +155,27 @@ fn average_pool_rounds_half_away_from_zero() {
     // 2x2 window over [1, 2, 2, 2] = 7/4 = 1.75 -> 2; over negatives -7/4 -> -2.
     let p = Pool { filter_h: 2, filter_w: 2, win: Window { stride_h: 2, stride_w: 2, ..UNIT } };
     let mut out = [0i8; 1];
-    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 2, 2], &mut out), &p, -128, 127);
+    avg_pool_q::<i8, false, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 2, 2], &mut out), &p, -128, 127);
     assert_eq!(out, [2]);
-    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[-1, -2, -2, -2], &mut out), &p, -128, 127);
+    avg_pool_q::<i8, false, 1, 2, 2, 1, 1, 1, _>(sep(&[-1, -2, -2, -2], &mut out), &p, -128, 127);
     assert_eq!(out, [-2]);
-    avg_pool_q::<i8, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 1, 2], &mut out), &p, -128, 127); // 1.5 -> 2
+    avg_pool_q::<i8, false, 1, 2, 2, 1, 1, 1, _>(sep(&[1, 2, 1, 2], &mut out), &p, -128, 127); // 1.5 -> 2
     assert_eq!(out, [2]);
+}
+
+#[test]
+fn uint8_average_pool_rounds_half_up() {
+    // uint8 [127, 127, 128, 128] averages (510 + 2) / 4 = 128 in LiteRT; as
+    // int8 [-1, -1, 0, 0] (the uint8 pass's shift) that is 0, where int8's
+    // rounding (half away from zero) gives -1.
+    let p = Pool { filter_h: 2, filter_w: 2, win: Window { stride_h: 2, stride_w: 2, ..UNIT } };
+    let mut out = [0i8; 1];
+    avg_pool_q::<i8, true, 1, 2, 2, 1, 1, 1, _>(sep(&[-1, -1, 0, 0], &mut out), &p, -128, 127);
+    assert_eq!(out, [0]);
+    avg_pool_q::<i8, false, 1, 2, 2, 1, 1, 1, _>(sep(&[-1, -1, 0, 0], &mut out), &p, -128, 127);
+    assert_eq!(out, [-1]);
+    avg_pool_q::<i8, true, 1, 2, 2, 1, 1, 1, _>(sep(&[-128, -128, -128, -127], &mut out), &p, -128, 127);
+    assert_eq!(out, [-128]);
 }
 
 #[test]
@@ -1141,6 +1156,15 @@ fn streaming_signal_kernels_match_their_streams() {
 /// and zeroes the row past the count; scales of 1 and zero encodings give
 /// the anchors back as corners.
 #[test]
+fn detection_reads_uint8_inputs_as_litert_dequantizes_them() {
+    use tinyaot::__private::kernels::detection::{Dequantized, Values};
+    // uint8 [0, 128, 255] with zero point 0, as the uint8 pass gives them:
+    // int8 [-128, 0, 127] with zero point -128.
+    let q = Dequantized { values: &[-128, 0, 127], zero_point: -128, scale: 0.5 };
+    assert_eq!([q.at(0), q.at(1), q.at(2)], [0.0, 64.0, 127.5]);
+}
+
+#[test]
 fn detection_postprocess_suppresses_overlaps() {
     use tinyaot::__private::kernels::detection::{Detection, detection_postprocess};
     let encodings = [0.0f32; 12];
@@ -1164,9 +1188,9 @@ fn detection_postprocess_suppresses_overlaps() {
     let mut scratch = [0u32; 11 * 3 + 4 * 14];
     let (mut boxes, mut classes, mut out_scores, mut count) = ([9f32; 16], [9f32; 4], [9f32; 4], [9f32; 1]);
     detection_postprocess(
-        &encodings,
-        &scores,
-        &anchors,
+        &encodings[..],
+        &scores[..],
+        &anchors[..],
         &mut boxes,
         &mut classes,
         &mut out_scores,

@@ -350,5 +350,6 @@ pub(super) fn copies<'a>(
         options: None,
         custom_options: None,
         fixed_order: false,
+        from_uint8: false,
     }
 }

@@ -247,6 +247,10 @@ pub struct Node<'a> {
     /// tensors' data flow (a resource variable's read or assignment), or it
     /// may stop the invoke (CIRCULAR_BUFFER). Set by the op's graph pass.
     pub fixed_order: bool,
+    /// The op computes on uint8 tensors the uint8 pass turned into int8
+    /// (`lowering::uint8`): where LiteRT's uint8 arithmetic differs from
+    /// the int8 one, the op follows the uint8 one.
+    pub from_uint8: bool,
 }
 
 impl Node<'_> {
@@ -294,6 +298,9 @@ pub struct Graph<'a> {
     /// Whether a constant passed into a subgraph became its input's data
     /// (TFLM copies it into the arena instead).
     pub folded_operands: bool,
+    /// Ops whose uint8 tensors stay uint8 (`lowering::uint8`), by
+    /// (subgraph, op index), and why: their errors say it.
+    pub uint8_kept: Vec<((usize, usize), String)>,
 }
 
 /// Builtin codes the graph reader knows, and the codes of the operators it
@@ -349,6 +356,7 @@ impl<'a> Graph<'a> {
             outputs: Vec::new(),
             resources: Vec::new(),
             folded_operands: false,
+            uint8_kept: Vec::new(),
         };
         let mut reader = Reader::new(&subgraphs, model, fold_constant_operands)?;
         let (inputs, outputs) = reader.inline(&mut graph, 0, &[], None, None)?;

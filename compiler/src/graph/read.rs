@@ -74,6 +74,7 @@ pub(super) fn read_node<'a>(
         options: op.builtin_options()?,
         custom_options: op.custom_options()?,
         fixed_order: false,
+        from_uint8: false,
         subgraph: 0,
         scopes: Vec::new(),
     })

@@ -62,7 +62,14 @@ impl<'g, 'a> OpCx<'g, 'a> {
 
     /// Error for an unsupported dtype combination.
     pub fn unsupported(&self, what: &str, supported: &str) -> Error {
-        self.err(format!("{what} is not supported; supported: {supported}"))
+        let key = (self.node.subgraph, self.node.index);
+        let uint8 = match self.graph.uint8_kept.iter().find(|(k, _)| *k == key) {
+            Some((_, why)) => format!(
+                " (a uint8 model's layer runs as LiteRT's uint8 one where every op on its uint8 tensors takes uint8: {why})"
+            ),
+            None => String::new(),
+        };
+        self.err(format!("{what} is not supported; supported: {supported}{uint8}"))
     }
 
     /// Requires an activation (non-constant) tensor.

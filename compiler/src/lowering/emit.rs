@@ -243,16 +243,27 @@ impl<'g> Emit<'g> {
     /// overlaps them (only ever for a pair the op declared safe, which the
     /// plan check enforces).
     pub fn io(&mut self, input: usize, output: usize) -> Result<TokenStream, Error> {
+        self.io_of(input, output, false)
+    }
+
+    /// [`Emit::io`] over both tensors' bytes (`u8`), whatever their
+    /// dtypes: for an op that works on bits (the uint8/int8 flip), in
+    /// place even where the dtypes differ.
+    pub fn io_bytes(&mut self, input: usize, output: usize) -> Result<TokenStream, Error> {
+        self.io_of(input, output, true)
+    }
+
+    fn io_of(&mut self, input: usize, output: usize, bytes: bool) -> Result<TokenStream, Error> {
         let graph = self.graph;
         let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
         let in_arena = |t: &Tensor<'_>| self.borrowed.get(t.index).copied().flatten().is_none();
         if ti.data.is_none() && !ti.is_variable && !to.is_variable && in_arena(ti) && in_arena(to) {
             let (_, oi, ni) = self.placement(ti)?;
             let (_, oo, no) = self.placement(to)?;
-            let size = to.dtype.size().unwrap_or(1);
-            let (bi, bo) = (ni * ti.dtype.size().unwrap_or(1), no * size);
+            let size = if bytes { 1 } else { to.dtype.size().unwrap_or(1) };
+            let (bi, bo) = (ni * ti.dtype.size().unwrap_or(1), no * to.dtype.size().unwrap_or(1));
             if oi < oo + bo && oo < oi + bi {
-                let ty = Self::elem_type(to)?;
+                let ty = if bytes { quote!(u8) } else { Self::elem_type(to)? };
                 let base = oi.min(oo);
                 let end = (oi + bi).max(oo + bo);
                 let len = (end - base) / size;
@@ -267,8 +278,11 @@ impl<'g> Emit<'g> {
                 }));
             }
         }
-        let r = self.read(input)?;
-        let w = self.write(output)?;
+        let (r, w) = if bytes {
+            (self.read_bytes(input)?, self.write_bytes(output)?)
+        } else {
+            (self.read(input)?, self.write(output)?)
+        };
         Ok(quote!(::tinyaot::__private::kernels::Separate { input: #r, output: #w }))
     }
 

@@ -16,6 +16,7 @@ pub mod operator;
 pub mod options;
 pub mod registry;
 pub mod requant;
+pub mod uint8;
 pub mod unary;
 pub mod variant;
 pub mod weights;

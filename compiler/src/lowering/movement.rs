@@ -23,6 +23,8 @@ pub struct BoxCopy {
     pub dst_base: usize,
     /// `(extent, source stride, destination stride)` per dimension, outermost first.
     pub dims: Vec<(usize, isize, isize)>,
+    /// int8 values copied through this table (indexed by `value + 128`).
+    pub map: Option<Vec<i8>>,
 }
 
 /// A data-movement op: fills first, then copies, in order.
@@ -165,8 +167,15 @@ impl Operator for Movement {
             let src = cx.read(c.src)?;
             let dst = cx.write(c.dst)?;
             let (sb, db) = (c.src_base, c.dst_base);
-            out.extend(quote!(::tinyaot::__private::kernels::movement::copy(#src, #sb, #dst, #db,
-                &::tinyaot::__private::kernels::movement::Copy6 { dims: [#(#dims),*], src: [#(#ss),*], dst: [#(#ds),*] });));
+            let shape = quote!(&::tinyaot::__private::kernels::movement::Copy6 { dims: [#(#dims),*], src: [#(#ss),*], dst: [#(#ds),*] });
+            out.extend(match &c.map {
+                Some(table) => {
+                    let bytes: Vec<u8> = table.iter().map(|&v| v as u8).collect();
+                    let table = cx.bytes(&bytes);
+                    quote!(::tinyaot::__private::kernels::movement::copy_mapped(#src, #sb, #dst, #db, #shape, #table.cast::<i8>());)
+                }
+                None => quote!(::tinyaot::__private::kernels::movement::copy(#src, #sb, #dst, #db, #shape);),
+            });
         }
         Ok(out)
     }
@@ -181,6 +190,7 @@ pub fn whole(src: &Tensor<'_>, dst: usize, dst_base: usize, dst_strides: &[usize
         dst,
         dst_base,
         dims: src.shape.iter().zip(&ss).zip(dst_strides).map(|((&d, &s), &t)| (d, s as isize, t as isize)).collect(),
+        map: None,
     }
 }
 
@@ -222,7 +232,7 @@ pub fn gather_boxes(
             runs
         })
         .collect();
-    let mut boxes = vec![BoxCopy { src, src_base, dst, dst_base, dims: Vec::new() }];
+    let mut boxes = vec![BoxCopy { src, src_base, dst, dst_base, dims: Vec::new(), map: None }];
     for (d, runs) in runs.iter().enumerate() {
         boxes = boxes
             .iter()

@@ -43,6 +43,12 @@ pub trait Operator: core::fmt::Debug {
         None
     }
 
+    /// Whether the op works on its tensors' bytes ([`Emit::io_bytes`]), so
+    /// that [`Operator::in_place`] holds across dtypes of one size.
+    fn in_place_bytes(&self) -> bool {
+        false
+    }
+
     /// For an op that computes rows of one image from rows of its inputs
     /// (conv, depthwise, pool; elementwise ops as a 1x1 window): its
     /// activation inputs, output and geometry, so the planner may run it

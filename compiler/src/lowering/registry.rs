@@ -344,12 +344,14 @@ const COMPARE_EQUAL: &[&str] = &["int8", "int32", "int64", "float32", "bool -> b
 
 /// The operators' passes over the read graph, in order: resource variables
 /// resolved to state tensors (before anything looks at variables), float16
-/// and compressed constants folded, CIRCULAR_BUFFER's state kept. The
+/// and compressed constants folded, uint8 sets run as int8, CIRCULAR_BUFFER's
+/// state kept. The
 /// graph stage runs them without naming an operator.
 pub const GRAPH_PASSES: &[crate::graph::Pass] = &[
     crate::resources::resolve,
     crate::ops::dequantize::fold_float16_constants,
     crate::ops::decode::fold_constants,
+    super::uint8::run_as_int8,
     crate::ops::circular_buffer::keep_state,
 ];
 
@@ -393,8 +395,17 @@ pub fn support_table() -> String {
     rows.sort_by_key(|s| s.name);
     let mut t = String::from("| op | dtypes | of which LiteRT only |\n|---|---|---|\n");
     for s in rows {
-        let litert = LITERT_ONLY.iter().find(|(name, _)| *name == s.name).map_or(String::new(), |(_, d)| d.join(", "));
-        t.push_str(&format!("| {} | {} | {litert} |\n", s.name, s.dtypes.join(", ")));
+        let mut dtypes: Vec<&str> = s.dtypes.to_vec();
+        let mut litert: Vec<&str> =
+            LITERT_ONLY.iter().find(|(name, _)| *name == s.name).map_or(&[][..], |o| o.1).to_vec();
+        // A uint8 model's computing ops run as int8 (`lowering::uint8`).
+        if let Some(words) = super::uint8::litert_dtypes(s.name) {
+            if !dtypes.iter().any(|d| d.split(", ").any(|w| w == words)) {
+                dtypes.push(words);
+            }
+            litert.push(words);
+        }
+        t.push_str(&format!("| {} | {} | {} |\n", s.name, dtypes.join(", "), litert.join(", ")));
     }
     t
 }

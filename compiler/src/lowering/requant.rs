@@ -42,14 +42,24 @@ pub fn conv_multipliers(
             fq.scales.len()
         )));
     }
-    if fq.zero_points.iter().any(|&z| z != 0) {
+    // A uint8 model's filter has one zero point (`weight_offset`).
+    if fq.zero_points.iter().any(|&z| z != 0) && !(cx.node.from_uint8 && fq.zero_points.len() == 1) {
         return Err(cx.err(format!("filter '{}' must be symmetric (zero point 0)", filter.name)));
     }
     let mut mult = Vec::with_capacity(channels);
     let mut shift = Vec::with_capacity(channels);
     for c in 0..channels {
         let fs = if fq.scales.len() == 1 { fq.scales[0] } else { fq.scales[c] };
-        let eff = in_scale as f64 * fs as f64 / out_scale as f64;
+        // LiteRT's uint8 layers take the legacy multiplier
+        // (`GetQuantizedConvolutionMultipler`): the scales' product in
+        // float32, then divided in double. The double rounding of the
+        // requantization tells the two apart now and then (MobileNet v1
+        // 1.0 224's uint8 pointwise convolutions).
+        let eff = if cx.node.from_uint8 {
+            f64::from(in_scale * fs) / f64::from(out_scale)
+        } else {
+            in_scale as f64 * fs as f64 / out_scale as f64
+        };
         let (m, s) = crate::quant::quantize_multiplier(eff);
         if s > 30 {
             return Err(cx.err(format!(
@@ -141,7 +151,7 @@ pub fn conv_arith(
         (DType::I8, DType::I8, DType::I8) => {
             check_bias(cx, bias, DType::I32, channels)?;
             let mut q = Requant::new(cx, input, filter, output, channels, activation)?;
-            if let Some(ranges) = sum_ranges(filter, 0, bias, channels) {
+            if let Some(ranges) = sum_ranges(filter, -q.weight_offset, bias, channels) {
                 q.settle_constant_channels(&ranges);
             }
             Ok(Arith::Int8(q))
@@ -177,6 +187,10 @@ pub struct Requant {
     pub act_min: i32,
     /// Upper end.
     pub act_max: i32,
+    /// Negated filter zero point: 0 but in a uint8 model
+    /// (`lowering::uint8`), whose per-tensor filters are asymmetric; only
+    /// the reference kernels take it ([`Requant::emit_arithmetic`]).
+    pub weight_offset: i32,
     /// Per channel, the requantized value (before the output offset) of a
     /// channel whose every sum gives the same one and whose scale is
     /// outside the short form (`settle_constant_channels`); empty: none.
@@ -198,6 +212,10 @@ impl Requant {
         let (multiplier, shift) = conv_multipliers(cx, input, filter, output, channels)?;
         let (qmin, qmax) = qrange(output.dtype);
         let (act_min, act_max) = activation.quant_range(out_scale, out_zp, qmin, qmax);
+        let weight_offset = match &filter.quant {
+            Some(q) if q.zero_points.len() == 1 => -(q.zero_points[0] as i32),
+            _ => 0,
+        };
         Ok(Requant {
             input_offset: -in_zp,
             output_offset: out_zp,
@@ -205,6 +223,7 @@ impl Requant {
             shift,
             act_min,
             act_max,
+            weight_offset,
             constant: Vec::new(),
         })
     }
@@ -291,6 +310,19 @@ impl Requant {
     /// (`fixedpoint::rescale_down_unnudged`).
     pub fn nudges(&self) -> bool {
         !(self.fused() && self.output_offset == -128)
+    }
+
+    /// The runtime `Arithmetic` the reference kernels take: [`Requant::emit`],
+    /// wrapped in `WeightOffset` where the filter has a zero point.
+    pub fn emit_arithmetic(&self, cx: &mut Emit<'_>) -> TokenStream {
+        let q = self.emit(cx);
+        match self.weight_offset {
+            0 => q,
+            offset => quote::quote!(&::tinyaot::__private::kernels::fully_connected::WeightOffset {
+                q: #q,
+                weight_offset: #offset,
+            }),
+        }
     }
 
     /// `&::tinyaot::__private::kernels::Requant { .. }` with the tables in flash.

@@ -104,6 +104,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
                     shift: vec![shift],
                     act_min,
                     act_max,
+                    weight_offset: 0,
                     constant: Vec::new(),
                 };
                 Arith::Int8((q, -rz))

@@ -88,6 +88,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
     // Folding needs the filter and the bias (if any) in the model.
     let folded_bias = match (&arith, filter.data.as_deref(), bias.map(|b| b.data.as_deref())) {
+        _ if matches!(&arith, Arith::Int8(q) if q.weight_offset != 0) => None,
         (Arith::Int8(q), Some(w), None) => Some(folded_bias(w, None, oc, q.input_offset)),
         (Arith::Int8(q), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), oc, q.input_offset)),
         _ => None,
@@ -198,7 +199,7 @@ impl Operator for Conv2d {
                     #io, #packed.cast::<f32>(), #bias, #win, #lo, #hi);)
             }
             arith => {
-                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit(cx));
+                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit_arithmetic(cx));
                 let filter = filter(cx)?;
                 quote!(::tinyaot::__private::kernels::conv::conv2d::<#acc, _, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #kc, _>(
                     #io, #filter, #bias, #win, #q);)

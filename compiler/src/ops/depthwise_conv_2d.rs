@@ -84,7 +84,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         multiplier,
         // Folding needs the filter and the bias (if any) in the model.
         weights: match (&arith, filter.data.as_deref(), bias.is_none_or(|b| b.data.is_some())) {
-            (Arith::Int8(_), Some(w), true) => Some(w.iter().map(|&b| b as i8).collect()),
+            (Arith::Int8(q), Some(w), true) if q.weight_offset == 0 => Some(w.iter().map(|&b| b as i8).collect()),
             _ => None,
         },
         int4: filter.int4,
@@ -206,7 +206,7 @@ impl Operator for DepthwiseConv2d {
                     #io, #filter, #bias, #win, #lo, #hi);)
             }
             arith => {
-                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit(cx));
+                let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit_arithmetic(cx));
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise::<#acc, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q);)
             }

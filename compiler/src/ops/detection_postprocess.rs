@@ -1,12 +1,14 @@
 //! DETECTION_POSTPROCESS (`CUSTOM:TFLite_Detection_PostProcess`, the SSD
 //! head): box encodings `[1, boxes, >= 4]`, class scores `[1, boxes,
-//! classes (+ background)]` and anchors `[boxes, 4]`, all float32, into
-//! detection boxes, classes, scores and their count (float32), as TFLM's
-//! kernel (`runtime::kernels::detection`). Options are read by key, a
+//! classes (+ background)]` and anchors `[boxes, 4]`, float32 (or, as
+//! LiteRT takes them, uint8, shifted to int8 by `lowering::uint8` and read
+//! as `(q - zero_point) * scale`), into detection boxes, classes,
+//! scores and their count (float32), as TFLM's kernel
+//! (`runtime::kernels::detection`). Options are read by key, a
 //! missing one as TFLM reads it (0, or its default).
 
 use crate::diag::Error;
-use crate::graph::DType;
+use crate::graph::{DType, Tensor};
 use crate::lowering::context::OpCx;
 use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::Operator;
@@ -30,17 +32,29 @@ struct DetectionPostprocess {
     score_threshold: f32,
     iou_threshold: f32,
     scales: [f32; 4],
+    /// Per input, the (zero point, scale) of a quantized one.
+    dequantized: [Option<(i32, f32)>; 3],
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.arity(3, 3, 4)?;
     let (encodings, scores, anchors) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     let outs = [cx.output(0)?, cx.output(1)?, cx.output(2)?, cx.output(3)?];
-    if [encodings, scores, anchors].iter().chain(&outs).any(|t| t.dtype != DType::F32) {
-        return Err(cx.unsupported(
-            "a tensor that is not float32",
-            "float32 box encodings, scores, anchors and outputs (as TFLM)",
-        ));
+    // Quantized inputs as LiteRT takes them (uint8; TFLM: float32 only),
+    // which reach here as int8 (`lowering::uint8`). Neither runs int8 ones.
+    let quantized = |t: &Tensor<'_>| -> Result<Option<(i32, f32)>, Error> {
+        match t.dtype {
+            DType::F32 => Ok(None),
+            DType::I8 if cx.node.from_uint8 => cx.per_tensor(t).map(|(scale, zero_point)| Some((zero_point, scale))),
+            _ => Err(cx.unsupported(
+                &format!("{} '{}'", t.describe(), t.name),
+                "float32 box encodings, scores and anchors (as TFLM), or quantized uint8 ones (as LiteRT)",
+            )),
+        }
+    };
+    let dequantized = [quantized(encodings)?, quantized(scores)?, quantized(anchors)?];
+    if outs.iter().any(|t| t.dtype != DType::F32) {
+        return Err(cx.unsupported("an output that is not float32", "float32 outputs"));
     }
     if encodings.shape.len() != 3 || scores.shape.len() != 3 || anchors.shape.len() != 2 {
         return Err(cx.err(format!(
@@ -111,6 +125,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     }
     Ok(Box::new(DetectionPostprocess {
         inputs: [encodings.index, scores.index, anchors.index],
+        dequantized,
         outputs: outs.map(|t| t.index),
         boxes,
         box_stride,
@@ -142,8 +157,20 @@ impl Operator for DetectionPostprocess {
     }
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
-        let [e, s, a] = self.inputs;
-        let (e, s, a) = (cx.read(e)?, cx.read(s)?, cx.read(a)?);
+        let mut values = Vec::new();
+        for (&t, q) in self.inputs.iter().zip(self.dequantized) {
+            let read = cx.read(t)?;
+            values.push(match q {
+                None => read,
+                Some((zero_point, scale)) => {
+                    let scale = f32_lit(scale);
+                    quote!(::tinyaot::__private::kernels::detection::Dequantized {
+                        values: #read, zero_point: #zero_point, scale: #scale,
+                    })
+                }
+            });
+        }
+        let [e, s, a] = [&values[0], &values[1], &values[2]];
         let [b, c, sc, n] = self.outputs;
         let (b, c, sc, n) = (cx.write(b)?, cx.write(c)?, cx.write(sc)?, cx.write(n)?);
         let scratch = cx.scratch::<u32>()?;

@@ -30,6 +30,10 @@ struct FullyConnected {
     depth: usize,
     units: usize,
     arith: Arith<(Requant, i32)>,
+    /// A uint8 model's (`lowering::uint8`): LiteRT's uint8 requantization,
+    /// the sum times `input * weight / output` scale in double precision,
+    /// rounded (not the fixed-point multiplier).
+    double_scale: Option<f64>,
     /// Symmetric int8 with constant weights (and bias): the input offset
     /// folded into the bias.
     folded_bias: Option<Vec<i32>>,
@@ -124,7 +128,15 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             ));
         }
     };
+    let double_scale = match &arith {
+        Arith::Int8(_) if cx.node.from_uint8 => {
+            let scale = |t: &crate::graph::Tensor<'_>| cx.per_tensor(t).map(|(s, _)| f64::from(s));
+            Some(scale(input)? * scale(weights)? / scale(output)?)
+        }
+        _ => None,
+    };
     let folded_bias = match (&arith, weights.data.as_deref(), bias.map(|b| b.data.as_deref())) {
+        _ if double_scale.is_some() => None,
         (Arith::Int8((q, 0)), Some(w), None) => Some(folded_bias(w, None, units, q.input_offset)),
         (Arith::Int8((q, 0)), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), units, q.input_offset)),
         _ => None,
@@ -155,6 +167,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         depth,
         units,
         arith,
+        double_scale,
     }))
 }
 
@@ -182,6 +195,19 @@ impl Operator for FullyConnected {
         }
         let weights = cx.read(self.weights)?;
         let bias = cx.read_opt(self.bias)?;
+        if let (Arith::Int8((q, weight_offset)), Some(scale)) = (&self.arith, self.double_scale) {
+            let Requant { input_offset, output_offset, act_min, act_max, .. } = q;
+            let bits = scale.to_bits();
+            return Ok(quote!(::tinyaot::__private::kernels::fully_connected::fully_connected::<i32, _, #b, #d, #o>(
+                #input, #weights, #bias, &::tinyaot::__private::kernels::fully_connected::ScaledInDouble {
+                    input_offset: #input_offset,
+                    weight_offset: #weight_offset,
+                    output_offset: #output_offset,
+                    scale: f64::from_bits(#bits),
+                    act_min: #act_min,
+                    act_max: #act_max,
+                }, #output);));
+        }
         // int8 weights with a zero point: the arithmetic that offsets them.
         let (acc, q) = self.arith.emit_arithmetic(cx, |(q, weight_offset), cx| match (q.emit(cx), weight_offset) {
             (q, 0) => q,

@@ -22,6 +22,8 @@ struct L2Normalization {
     depth: usize,
     /// int8: the input zero point.
     int8: Option<i32>,
+    /// A uint8 model's (`lowering::uint8`): LiteRT's uint8 rounding.
+    uint8: bool,
 }
 
 pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -48,6 +50,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         rows: input.elements / depth.max(1),
         depth,
         int8,
+        uint8: cx.node.from_uint8,
     }))
 }
 
@@ -65,7 +68,10 @@ impl Operator for L2Normalization {
         let softmax = quote!(::tinyaot::__private::kernels::softmax);
         Ok(match self.int8 {
             None => quote!(#softmax::l2_normalize_f32::<#rows, #depth, _>(#io);),
-            Some(zero_point) => quote!(#softmax::l2_normalize_s8::<#rows, #depth, _>(#io, #zero_point);),
+            Some(zero_point) => {
+                let uint8 = self.uint8;
+                quote!(#softmax::l2_normalize_s8::<#rows, #depth, #uint8, _>(#io, #zero_point);)
+            }
         })
     }
 }

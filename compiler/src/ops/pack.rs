@@ -30,7 +30,7 @@ pub fn lower_pack(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
         let is = strides(&t.shape);
         let dims = t.shape.iter().zip(&is).zip(&dst).map(|((&d, &s), &o)| (d, s as isize, o as isize)).collect();
-        copies.push(BoxCopy { src: t.index, src_base: 0, dst: output.index, dst_base: k * os[ax], dims });
+        copies.push(BoxCopy { src: t.index, src_base: 0, dst: output.index, dst_base: k * os[ax], dims, map: None });
     }
     Ok(Box::new(Movement { fills: vec![], copies }))
 }
@@ -57,7 +57,7 @@ pub fn lower_unpack(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         cx.check_shape(out, &expected)?;
         let os = strides(&expected);
         let dims = expected.iter().zip(&src).zip(&os).map(|((&d, &s), &o)| (d, s as isize, o as isize)).collect();
-        copies.push(BoxCopy { src: input.index, src_base: k * is[ax], dst: out.index, dst_base: 0, dims });
+        copies.push(BoxCopy { src: input.index, src_base: k * is[ax], dst: out.index, dst_base: 0, dims, map: None });
     }
     Ok(Box::new(Movement { fills: vec![], copies }))
 }

@@ -83,6 +83,7 @@ impl Operator for PadImage {
             dst: self.output,
             dst_base: (geo.pad[0] * out_w + geo.pad[1]) * c,
             dims: vec![(rows, (w * c) as isize, (out_w * c) as isize), (w * c, 1, 1)],
+            map: None,
         };
         Movement { fills: vec![(self.output, self.value.clone())], copies: vec![copy] }.emit(cx)
     }

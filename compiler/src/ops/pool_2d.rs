@@ -31,6 +31,8 @@ struct Pool2d {
     arith: Arith<(i32, i32)>,
     /// `i8` or `i16` for quantized pools.
     int_type: &'static str,
+    /// An average of a uint8 model: LiteRT's uint8 rounding (half up).
+    half_up: bool,
 }
 
 pub fn lower_max(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
@@ -87,7 +89,8 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         }
     };
     let int_type = if output.dtype == DType::I16 { "i16" } else { "i8" };
-    Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith, int_type }))
+    let half_up = kind == Kind::Average && cx.node.from_uint8;
+    Ok(Box::new(Pool2d { kind, input: input.index, output: output.index, geo, arith, int_type, half_up }))
 }
 
 impl Operator for Pool2d {
@@ -124,7 +127,11 @@ impl Operator for Pool2d {
                 let int32_sums = self.kind == Kind::Average && self.int_type == "i8" && fh * fw > 256;
                 let f = format_ident!("{prefix}_q{}", if int32_sums { "_i32" } else { "" });
                 let t = format_ident!("{}", self.int_type);
-                quote!(::tinyaot::__private::kernels::pool::#f::<#t, #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
+                let half_up = (self.kind == Kind::Average).then(|| {
+                    let h = self.half_up;
+                    quote!(#h,)
+                });
+                quote!(::tinyaot::__private::kernels::pool::#f::<#t, #half_up #n, #ih, #iw, #c, #oh, #ow, _>(#io, #pool, #lo, #hi);)
             }
             Arith::Int16(_) => return Err(Error::model("internal error: int16 pooling is not lowered")),
             Arith::Float(lo, hi) => {

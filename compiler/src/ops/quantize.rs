@@ -46,6 +46,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
         (i, o) if REQUANTIZE.contains(&(i, o)) => {
             let (si, zi) = cx.per_tensor(input)?;
+            if is_flip(i, o, (si, zi), (so, zo)) {
+                return Ok(Box::new(Flip { input: input.index, output: output.index, len: output.elements }));
+            }
             let (m, s) = quantize_multiplier(si as f64 / so as f64);
             if !(-31..=30).contains(&s) {
                 return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
@@ -75,4 +78,41 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         }
     };
     Ok(unary(input, output, compute))
+}
+
+/// uint8 <-> int8 at one scale with zero points 128 apart (the edges of
+/// the uint8 pass, `lowering::uint8`, and many models' uint8 inputs): the
+/// requantization (multiplier 1) is the top bit flipped.
+fn is_flip(i: DType, o: DType, (si, zi): (f32, i32), (so, zo): (f32, i32)) -> bool {
+    si == so
+        && match (i, o) {
+            (DType::U8, DType::I8) => zo == zi - 128,
+            (DType::I8, DType::U8) => zo == zi + 128,
+            _ => false,
+        }
+}
+
+/// The flip: byte by byte, in place where the plan allows (the dtypes
+/// differ, the bytes line up).
+#[derive(Debug)]
+struct Flip {
+    input: usize,
+    output: usize,
+    len: usize,
+}
+
+impl Operator for Flip {
+    fn emit(&self, cx: &mut crate::lowering::emit::Emit<'_>) -> Result<proc_macro2::TokenStream, Error> {
+        let len = self.len;
+        let io = cx.io_bytes(self.input, self.output)?;
+        Ok(quote!(::tinyaot::__private::kernels::elementwise::flip_top_bit::<#len, _>(#io);))
+    }
+
+    fn in_place(&self) -> Option<crate::lowering::operator::InPlace> {
+        Some(crate::lowering::operator::InPlace { input: self.input, output: self.output, slack: 0 })
+    }
+
+    fn in_place_bytes(&self) -> bool {
+        true
+    }
 }

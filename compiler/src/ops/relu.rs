@@ -45,7 +45,7 @@ pub fn lower_relu(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let (qmin, qmax) = qrange(output.dtype);
     let lo = zo.saturating_add((0.0f32 / so).round() as i32).max(qmin);
     let compute = if kind == Elem::Int8 {
-        table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo).clamp(lo, qmax))
+        rescaled_clamp(cx, 0.0, f32::INFINITY)?
     } else {
         map16(move |_| {
             quote!(|x: i16| {
@@ -77,6 +77,10 @@ fn clamp_op(
     if kind == Elem::Float {
         return Ok(unary(input, output, Compute::F32(f)));
     }
+    // LiteRT's uint8 RELU6 and RELU_N1_TO_1 rescale, as its RELU does.
+    if kind == Elem::Int8 && cx.node.from_uint8 {
+        return Ok(unary(input, output, rescaled_clamp(cx, lo, hi)?));
+    }
     let (si, zi) = cx.per_tensor(input)?;
     let (_, zo) = cx.per_tensor(output)?;
     symmetric16(cx, kind, zi, zo)?;
@@ -99,4 +103,24 @@ fn clamp_op(
         )
     };
     Ok(unary(input, output, compute))
+}
+
+/// The int8 clamp to `[lo, hi]` (real values) that also rescales to the
+/// output's quantization (TFLite's `QuantizedReluX`: TFLM's int8 RELU,
+/// LiteRT's uint8 RELU, RELU6 and RELU_N1_TO_1): a table.
+fn rescaled_clamp(cx: &OpCx<'_, '_>, lo: f32, hi: f32) -> Result<Compute, Error> {
+    let (input, output) = io(cx)?;
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    // In double precision, as the TFLM interpreter's `CalculateReluOpData`
+    // gives it (its source divides in float; the two differ on rounding
+    // ties: found by the differential suite on int16 RELU).
+    let (m, s) = quantize_multiplier(f64::from(si) / f64::from(so));
+    if !(-31..=30).contains(&s) {
+        return Err(cx.err("the input/output scale ratio is out of the range TFLite can requantize"));
+    }
+    let (qmin, qmax) = qrange(output.dtype);
+    let lo = zo.saturating_add((lo / so).round() as i32).max(qmin);
+    let hi = if hi.is_infinite() { qmax } else { zo.saturating_add((hi / so).round() as i32).min(qmax) };
+    Ok(table(|x| multiply_by_quantized_multiplier(x - zi, m, s).wrapping_add(zo).max(lo).min(hi)))
 }

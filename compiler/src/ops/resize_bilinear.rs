@@ -30,7 +30,18 @@ struct ResizeBilinear {
     output: usize,
     dims: [usize; 4],
     out: [usize; 2],
-    taps: Result<[Taps<i32>; 2], [Taps<f32>; 2]>,
+    taps: Form,
+}
+
+/// The arithmetic: TFLite's integer one (int8), its float one (float32),
+/// or its float one on a uint8 model's values, rounded (LiteRT's uint8
+/// `reference_ops::ResizeBilinear`; on the int8 values `q - 128` the
+/// uint8 pass gives).
+#[derive(Debug)]
+enum Form {
+    Integer([Taps<i32>; 2]),
+    Float([Taps<f32>; 2]),
+    Uint8([Taps<f32>; 2]),
 }
 
 /// TFLite `ComputeInterpolationValues` (float) along one axis.
@@ -80,16 +91,19 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         return Err(cx.err("align_corners and half_pixel_centers cannot both be set (TFLite rejects it)"));
     }
     let (input, output, [n, ih, iw, c], [oh, ow]) = resize_io(cx)?;
+    let float = || [float_taps(ih, oh, align_corners, half_pixel), float_taps(iw, ow, align_corners, half_pixel)];
     let taps = match input.dtype {
+        DType::I8 if cx.node.from_uint8 => Form::Uint8(float()),
         DType::I8 => {
             if input.quant != output.quant {
                 return Err(cx.err("an int8 RESIZE_BILINEAR needs equal input and output quantization (as TFLM)"));
             }
-            Ok([integer_taps(ih, oh, align_corners, half_pixel), integer_taps(iw, ow, align_corners, half_pixel)])
+            Form::Integer([
+                integer_taps(ih, oh, align_corners, half_pixel),
+                integer_taps(iw, ow, align_corners, half_pixel),
+            ])
         }
-        DType::F32 => {
-            Err([float_taps(ih, oh, align_corners, half_pixel), float_taps(iw, ow, align_corners, half_pixel)])
-        }
+        DType::F32 => Form::Float(float()),
         d => return Err(cx.unsupported(&d.name(), "int8, float32")),
     };
     Ok(Box::new(ResizeBilinear { input: input.index, output: output.index, dims: [n, ih, iw, c], out: [oh, ow], taps }))
@@ -110,13 +124,17 @@ impl Operator for ResizeBilinear {
         let input = cx.read(self.input)?;
         let output = cx.write(self.output)?;
         let (f, ys, xs) = match &self.taps {
-            Ok([y, x]) => (
+            Form::Integer([y, x]) => (
                 quote!(resize_bilinear_s8),
                 emit_taps(cx, y, i32::to_le_bytes, quote!(i32)),
                 emit_taps(cx, x, i32::to_le_bytes, quote!(i32)),
             ),
-            Err([y, x]) => (
-                quote!(resize_bilinear_f32),
+            Form::Float([y, x]) | Form::Uint8([y, x]) => (
+                if matches!(self.taps, Form::Float(_)) {
+                    quote!(resize_bilinear_f32)
+                } else {
+                    quote!(resize_bilinear_u8_as_s8)
+                },
                 emit_taps(cx, y, f32::to_le_bytes, quote!(f32)),
                 emit_taps(cx, x, f32::to_le_bytes, quote!(f32)),
             ),

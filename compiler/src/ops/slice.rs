@@ -27,7 +27,7 @@ fn lower_box(cx: &OpCx<'_, '_>, per_dim: &[(i64, usize, i64)], shrunk: &[bool]) 
     let copies = if output.elements == 0 {
         vec![]
     } else {
-        vec![BoxCopy { src: input.index, src_base: src_base as usize, dst: output.index, dst_base: 0, dims }]
+        vec![BoxCopy { src: input.index, src_base: src_base as usize, dst: output.index, dst_base: 0, dims, map: None }]
     };
     Ok(Box::new(Movement { fills: vec![], copies }))
 }

@@ -48,6 +48,7 @@ fn lower(cx: &OpCx<'_, '_>, to_depth: bool) -> Result<Box<dyn Operator>, Error> 
         dst: output.index,
         dst_base: 0,
         dims: (0..6).map(|k| (dims[k], src[k] as isize, dst[k] as isize)).collect(),
+        map: None,
     };
     Ok(Box::new(Movement { fills: vec![], copies: vec![copy] }))
 }

@@ -23,7 +23,14 @@ fn split(cx: &OpCx<'_, '_>, input: &Tensor<'_>, ax: usize, sizes: &[usize]) -> R
         cx.check_shape(out, &shape)?;
         let os = strides(&shape);
         let dims = shape.iter().zip(&is).zip(&os).map(|((&d, &s), &o)| (d, s as isize, o as isize)).collect();
-        copies.push(BoxCopy { src: input.index, src_base: offset * is[ax], dst: out.index, dst_base: 0, dims });
+        copies.push(BoxCopy {
+            src: input.index,
+            src_base: offset * is[ax],
+            dst: out.index,
+            dst_base: 0,
+            dims,
+            map: None,
+        });
         offset += size;
     }
     Ok(Box::new(Movement { fills: vec![], copies }))

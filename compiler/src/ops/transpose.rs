@@ -26,6 +26,6 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     cx.check_shape(output, &expected)?;
     let (is, os) = (strides(&input.shape), strides(&output.shape));
     let dims = (0..rank).map(|k| (output.shape[k], is[perm[k] as usize] as isize, os[k] as isize)).collect();
-    let copy = BoxCopy { src: input.index, src_base: 0, dst: output.index, dst_base: 0, dims };
+    let copy = BoxCopy { src: input.index, src_base: 0, dst: output.index, dst_base: 0, dims, map: None };
     Ok(Box::new(Movement { fills: vec![], copies: vec![copy] }))
 }

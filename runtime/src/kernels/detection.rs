@@ -30,6 +30,40 @@ pub struct Detection {
     pub scales: [f32; 4],
 }
 
+/// The op's float inputs: float32 tensors as they are, or quantized ones
+/// (LiteRT's uint8 SSD heads: `(q - zero_point) * scale` in float32, as its
+/// `Dequantize`).
+pub trait Values {
+    /// Value `i`.
+    fn at(&self, i: usize) -> f32;
+}
+
+impl Values for &[f32] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> f32 {
+        self[i]
+    }
+}
+
+/// A quantized input read as floats.
+#[derive(Clone, Copy, Debug)]
+pub struct Dequantized<'a> {
+    /// The values (a uint8 model's shifted to int8 by the compiler, the
+    /// zero point with them).
+    pub values: &'a [i8],
+    /// The zero point.
+    pub zero_point: i32,
+    /// The scale.
+    pub scale: f32,
+}
+
+impl Values for Dequantized<'_> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> f32 {
+        (self.values[i] as i32 - self.zero_point) as f32 * self.scale
+    }
+}
+
 /// Splits `n` words off the front of `rest`.
 fn take<'a>(rest: &mut &'a mut [u32], n: usize) -> &'a mut [u32] {
     let (head, tail) = core::mem::take(rest).split_at_mut(n);
@@ -37,11 +71,11 @@ fn take<'a>(rest: &mut &'a mut [u32], n: usize) -> &'a mut [u32] {
     head
 }
 
-fn decode(encodings: &[f32], anchors: &[f32], d: &Detection, decoded: &mut [u32]) {
+fn decode(encodings: &impl Values, anchors: &impl Values, d: &Detection, decoded: &mut [u32]) {
     let [sy, sx, sh, sw] = d.scales.map(|s| s as f64);
     for i in 0..d.boxes {
-        let e = &encodings[i * d.box_stride..i * d.box_stride + 4];
-        let a = &anchors[i * 4..i * 4 + 4];
+        let e: [f32; 4] = core::array::from_fn(|k| encodings.at(i * d.box_stride + k));
+        let a: [f32; 4] = core::array::from_fn(|k| anchors.at(i * 4 + k));
         let (ay, ax, ah, aw) = (a[0] as f64, a[1] as f64, a[2] as f64, a[3] as f64);
         let yc = (e[0] as f64 / sy * ah + ay) as f32;
         let xc = (e[1] as f64 / sx * aw + ax) as f32;
@@ -199,9 +233,9 @@ fn nms_single(
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn detection_postprocess(
-    encodings: &[f32],
-    scores: &[f32],
-    anchors: &[f32],
+    encodings: impl Values,
+    scores: impl Values,
+    anchors: impl Values,
     out_boxes: &mut [f32],
     out_classes: &mut [f32],
     out_scores: &mut [f32],
@@ -212,7 +246,7 @@ pub fn detection_postprocess(
     let n = d.boxes;
     let mut rest = scratch;
     let decoded = take(&mut rest, 4 * n);
-    decode(encodings, anchors, d, decoded);
+    decode(&encodings, &anchors, d, decoded);
     let column = take(&mut rest, n);
     let keep_scores = take(&mut rest, n);
     let keep_indices = take(&mut rest, n);
@@ -231,8 +265,8 @@ pub fn detection_postprocess(
         let mut size = 0;
         for class in 0..d.classes {
             let class_scores: &mut [u32] = column;
-            for row in 0..n {
-                class_scores[row] = scores[row * d.columns + class + offset].to_bits();
+            for (row, score) in class_scores[..n].iter_mut().enumerate() {
+                *score = scores.at(row * d.columns + class + offset).to_bits();
             }
             let count = nms_single(&mut nms, d, |i| f32::from_bits(class_scores[i]), selected, d.detections_per_class);
             let mut at = size;
@@ -271,10 +305,10 @@ pub fn detection_postprocess(
         let order = take(&mut rest, n * d.classes);
         let max_scores: &mut [u32] = column;
         for row in 0..n {
-            let row_scores = &scores[row * d.columns + offset..row * d.columns + offset + d.classes];
+            let first = row * d.columns + offset;
             let classes = &mut order[row * d.classes..(row + 1) * d.classes];
-            partial_sort_desc(|i| row_scores[i], classes, per_anchor);
-            max_scores[row] = row_scores[classes[0] as usize].to_bits();
+            partial_sort_desc(|i| scores.at(first + i), classes, per_anchor);
+            max_scores[row] = scores.at(first + classes[0] as usize).to_bits();
         }
         let count = nms_single(&mut nms, d, |i| f32::from_bits(max_scores[i]), selected, d.max_detections);
         // TFLM's row is `per_anchor * k + col` with `k` counting every
@@ -284,14 +318,14 @@ pub fn detection_postprocess(
         let mut k = 0;
         for &s in &selected[..count] {
             let s = s as usize;
-            let row_scores = &scores[s * d.columns + offset..];
+            let first = s * d.columns + offset;
             for col in 0..per_anchor {
                 let class = order[s * d.classes + col] as usize;
                 let row = per_anchor * k + col;
                 if row < out_classes.len() && row < out_scores.len() && 4 * row + 4 <= out_boxes.len() {
                     out_boxes[4 * row..4 * row + 4].copy_from_slice(&corner(nms.decoded, s));
                     out_classes[row] = class as f32;
-                    out_scores[row] = row_scores[class];
+                    out_scores[row] = scores.at(first + class);
                 }
                 k += 1;
             }

@@ -45,6 +45,16 @@ pub fn map<I: Copy, O: Copy, const LEN: usize, IO: Io<I, O>>(mut io: IO, f: impl
     }
 }
 
+/// QUANTIZE between uint8 and int8 at one scale, zero points 128 apart:
+/// each byte's top bit flipped (`q - 128` as int8, `q + 128` as uint8).
+#[inline(never)]
+pub fn flip_top_bit<const LEN: usize, IO: Io<u8>>(mut io: IO) {
+    for i in 0..LEN {
+        let x = io.get(i);
+        io.put(i, x ^ 0x80);
+    }
+}
+
 /// QUANTIZE float32 -> int8 (TFLite `AffineQuantize`): round half away
 /// from zero of `x / scale` in single precision, plus the zero point,
 /// clamped.

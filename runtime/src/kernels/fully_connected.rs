@@ -53,6 +53,44 @@ impl Arithmetic<i32> for WeightOffset<'_> {
     }
 }
 
+/// LiteRT's uint8 FULLY_CONNECTED arithmetic (its reference kernel with
+/// float scales) on the int8 values `q - 128` the compiler's uint8 pass
+/// gives: `(w + weight_offset) * (x + input_offset)` summed with the bias,
+/// times `scale` (input x weight / output, in double precision), rounded
+/// half away from zero, plus the output zero point, clamped.
+#[derive(Clone, Copy, Debug)]
+pub struct ScaledInDouble {
+    /// The negated input zero point.
+    pub input_offset: i32,
+    /// The negated weight zero point.
+    pub weight_offset: i32,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// The effective scale.
+    pub scale: f64,
+    /// Quantized activation range.
+    pub act_min: i32,
+    /// Upper end.
+    pub act_max: i32,
+}
+
+impl Arithmetic<i32> for ScaledInDouble {
+    type Input = i8;
+    type Weight = i8;
+    type Output = i8;
+    const ZERO: i32 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
+        acc.wrapping_add((weight as i32 + self.weight_offset).wrapping_mul(input as i32 + self.input_offset))
+    }
+    #[inline(always)]
+    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
+        let acc = bias.map_or(acc, |b| acc.wrapping_add(b[channel]));
+        let scaled = libm::round(f64::from(acc) * self.scale) as i32;
+        super::clamp_i32(scaled.wrapping_add(self.output_offset), self.act_min, self.act_max) as i8
+    }
+}
+
 /// int8 fully connected with the input offset folded into `bias`
 /// (`bias + input_offset * sum(weight row)`, computed at compile time) and
 /// the weights repacked at compile time (`layout::pack_rows`): each input row

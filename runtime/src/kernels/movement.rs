@@ -17,7 +17,37 @@ pub struct Copy6 {
 /// Copies the box: `dst[dst_base + Σ i·dst] = src[src_base + Σ i·src]`.
 #[inline(never)]
 pub fn copy<T: Copy>(src: &[T], src_base: usize, dst: &mut [T], dst_base: usize, c: &Copy6) {
+    runs(c, src_base, dst_base, |s, t, contiguous| {
+        if contiguous {
+            dst[t..t + c.dims[5]].copy_from_slice(&src[s..s + c.dims[5]]);
+        } else {
+            for i5 in 0..c.dims[5] as isize {
+                dst[(t as isize + i5 * c.dst[5]) as usize] = src[(s as isize + i5 * c.src[5]) as usize];
+            }
+        }
+    });
+}
+
+/// [`copy`] through a table of the 256 int8 values (a uint8 model's
+/// CONCATENATION input rescaled to the output's quantization, computed at
+/// compile time).
+#[inline(never)]
+pub fn copy_mapped(src: &[i8], src_base: usize, dst: &mut [i8], dst_base: usize, c: &Copy6, table: &[i8]) {
+    let table: &[i8; 256] = table.first_chunk().expect("a table of 256 entries");
+    runs(c, src_base, dst_base, |s, t, _| {
+        for i5 in 0..c.dims[5] as isize {
+            let v = src[(s as isize + i5 * c.src[5]) as usize];
+            dst[(t as isize + i5 * c.dst[5]) as usize] = table[(v as u8 ^ 0x80) as usize];
+        }
+    });
+}
+
+/// Calls `run(source start, destination start, contiguous)` for each
+/// innermost run of the box, in order.
+#[inline(always)]
+fn runs(c: &Copy6, src_base: usize, dst_base: usize, mut run: impl FnMut(usize, usize, bool)) {
     let d = &c.dims;
+    let contiguous = c.src[5] == 1 && c.dst[5] == 1;
     let (s0, t0) = (src_base as isize, dst_base as isize);
     for i0 in 0..d[0] as isize {
         let (s1, t1) = (s0 + i0 * c.src[0], t0 + i0 * c.dst[0]);
@@ -29,15 +59,7 @@ pub fn copy<T: Copy>(src: &[T], src_base: usize, dst: &mut [T], dst_base: usize,
                     let (s4, t4) = (s3 + i3 * c.src[3], t3 + i3 * c.dst[3]);
                     for i4 in 0..d[4] as isize {
                         let (s5, t5) = (s4 + i4 * c.src[4], t4 + i4 * c.dst[4]);
-                        if c.src[5] == 1 && c.dst[5] == 1 {
-                            // The innermost run is contiguous on both sides.
-                            let (s, t) = (s5 as usize, t5 as usize);
-                            dst[t..t + d[5]].copy_from_slice(&src[s..s + d[5]]);
-                        } else {
-                            for i5 in 0..d[5] as isize {
-                                dst[(t5 + i5 * c.dst[5]) as usize] = src[(s5 + i5 * c.src[5]) as usize];
-                            }
-                        }
+                        run(s5 as usize, t5 as usize, contiguous);
                     }
                 }
             }
@@ -276,6 +298,35 @@ pub fn resize_bilinear_f32<
 ) {
     resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
         v00 * (1.0 - dy) * (1.0 - dx) + v10 * dy * (1.0 - dx) + v01 * (1.0 - dy) * dx + v11 * dy * dx
+    })
+}
+
+/// RESIZE_BILINEAR of a uint8 model (LiteRT's uint8
+/// `reference_ops::ResizeBilinear`: the float32 blend of the uint8 values,
+/// plus 1/2, truncated) on the int8 values `q - 128` the compiler's uint8
+/// pass gives.
+#[inline(never)]
+pub fn resize_bilinear_u8_as_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+>(
+    input: &[i8],
+    output: &mut [i8],
+    ys: &Taps<'_, f32>,
+    xs: &Taps<'_, f32>,
+) {
+    let raw = |v: i8| f32::from(v as u8 ^ 0x80);
+    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
+        let v = raw(v00) * (1.0 - dy) * (1.0 - dx)
+            + raw(v10) * dy * (1.0 - dx)
+            + raw(v01) * (1.0 - dy) * dx
+            + raw(v11) * dy * dx
+            + 0.5;
+        (v as u8 ^ 0x80) as i8
     })
 }
 

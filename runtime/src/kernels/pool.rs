@@ -180,6 +180,7 @@ pub fn max_pool_f32<
 #[inline(never)]
 pub fn avg_pool_q<
     T: Narrow,
+    const HALF_UP: bool,
     const N: usize,
     const IH: usize,
     const IW: usize,
@@ -196,10 +197,10 @@ pub fn avg_pool_q<
     if crate::arch::LANES16 && T::BYTES == 1 && C.is_multiple_of(4) {
         assert!(p.filter_h * p.filter_w <= 256, "windows of over 256 taps take avg_pool_q_i32");
         return avg_pool_pairs::<T, N, IH, IW, C, OH, OW, IO>(io, p, |acc, taps| {
-            rounded_average(acc, taps, act_min, act_max)
+            rounded_average::<T, HALF_UP>(acc, taps, act_min, act_max)
         });
     }
-    avg_pool_q_i32::<T, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
+    avg_pool_q_i32::<T, HALF_UP, N, IH, IW, C, OH, OW, IO>(io, p, act_min, act_max);
 }
 
 /// [`avg_pool_q`] for any window: int32 sums per channel. The compiler
@@ -208,6 +209,7 @@ pub fn avg_pool_q<
 #[inline(never)]
 pub fn avg_pool_q_i32<
     T: Narrow,
+    const HALF_UP: bool,
     const N: usize,
     const IH: usize,
     const IW: usize,
@@ -226,19 +228,28 @@ pub fn avg_pool_q_i32<
         p,
         0,
         |acc, v| acc + v.to_i32(),
-        |acc, taps| rounded_average(acc, taps, act_min, act_max),
+        |acc, taps| rounded_average::<T, HALF_UP>(acc, taps, act_min, act_max),
     );
 }
 
 /// TFLite's average, clamped to the activation range: `(acc +- taps / 2)
 /// / taps`, truncating, i.e. the rounded magnitude with the sum's sign,
 /// here by an unsigned division (the compiler rejects empty windows, so
-/// taps > 0: no checks).
+/// taps > 0: no checks). `HALF_UP`: LiteRT's uint8 average, whose sums
+/// of `0..=255` are never negative, on the int8 values `q - 128` the uint8
+/// pass gives (`acc + 128 * taps` is that sum): `(sum + taps / 2) / taps`,
+/// then back to int8.
 #[inline(always)]
-fn rounded_average<T: Narrow>(acc: i32, taps: usize, act_min: i32, act_max: i32) -> T {
+fn rounded_average<T: Narrow, const HALF_UP: bool>(acc: i32, taps: usize, act_min: i32, act_max: i32) -> T {
     let count = core::num::NonZeroU32::new(taps as u32).unwrap_or(core::num::NonZeroU32::MIN);
-    let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
-    T::narrow(clamp_i32(if acc > 0 { magnitude } else { -magnitude }, act_min, act_max))
+    let average = if HALF_UP {
+        let sum = acc.wrapping_add(128 * count.get() as i32) as u32;
+        ((sum + count.get() / 2) / count) as i32 - 128
+    } else {
+        let magnitude = ((acc.unsigned_abs() + count.get() / 2) / count) as i32;
+        if acc > 0 { magnitude } else { -magnitude }
+    };
+    T::narrow(clamp_i32(average, act_min, act_max))
 }
 
 /// int8 average pooling with 16-bit lanes (DSP cores): 4 channels per word,

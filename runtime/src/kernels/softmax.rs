@@ -197,9 +197,14 @@ pub fn l2_normalize_f32<const ROWS: usize, const DEPTH: usize, IO: Io<f32>>(mut 
 /// int8 L2_NORMALIZATION (TFLite `reference_integer_ops::L2Normalization`):
 /// each row's values, less the zero point, times the fixed-point inverse
 /// root of their sum of squares, in units of 1/128 (the output scale TFLite
-/// fixes).
+/// fixes). `UINT8`: LiteRT's uint8 rounding (`reference_ops::L2Normalization`:
+/// the value times 128 before the multiplier, one rounding after), on the
+/// int8 values `q - 128` the compiler's uint8 pass gives.
 #[inline(never)]
-pub fn l2_normalize_s8<const ROWS: usize, const DEPTH: usize, IO: Io<i8>>(mut io: IO, zero_point: i32) {
+pub fn l2_normalize_s8<const ROWS: usize, const DEPTH: usize, const UINT8: bool, IO: Io<i8>>(
+    mut io: IO,
+    zero_point: i32,
+) {
     for r in 0..ROWS {
         let row = r * DEPTH;
         let squares = (0..DEPTH).fold(0i32, |total, c| {
@@ -209,7 +214,12 @@ pub fn l2_normalize_s8<const ROWS: usize, const DEPTH: usize, IO: Io<i8>>(mut io
         let (multiplier, shift) = crate::fixedpoint::inv_sqrt_multiplier_exp(squares);
         for c in 0..DEPTH {
             let v = io.get(row + c) as i32 - zero_point;
-            io.put(row + c, multiply_by_quantized_multiplier(v, multiplier, shift + 7).clamp(-128, 127) as i8);
+            let scaled = if UINT8 {
+                crate::fixedpoint::multiply_by_quantized_multiplier_smaller_than_one_exp(128 * v, multiplier, shift)
+            } else {
+                multiply_by_quantized_multiplier(v, multiplier, shift + 7)
+            };
+            io.put(row + c, scaled.clamp(-128, 127) as i8);
         }
     }
 }

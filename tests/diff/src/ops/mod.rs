@@ -14,6 +14,7 @@ mod pool;
 mod recurrent;
 mod reduce;
 mod signal;
+mod uint8;
 
 use conv::*;
 use elementwise::*;
@@ -23,6 +24,7 @@ use pool::*;
 use recurrent::*;
 use reduce::*;
 use signal::*;
+use uint8::*;
 
 use crate::{Builder, Model, Rng, Ty};
 use tinyaot_tests::writer::{Flex, OpDef, QuantDef, Scalar, TensorDef, dtype, flexbuffer_map};
@@ -160,6 +162,9 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("DECODE", decode),
     ("WINDOW_CHAIN", crate::chains::window_chain),
     ("WINDOW_CHAIN", crate::chains::window_chain),
+    ("UINT8_OPS", uint8_ops),
+    ("UINT8_OPS", uint8_ops),
+    ("UINT8_OPS", uint8_ops),
 ];
 
 // Builtin option union tags (schema `BuiltinOptions`).
