@@ -222,9 +222,14 @@ pub const DEPTHWISE_ROWS_HEADER: usize = 6;
 /// sum |w|`, inputs being int8), so twice a sum is an `i32` and one
 /// rounding high multiply-accumulate requantizes it exactly
 /// (`fixedpoint::rescale_down_doubled`).
-pub fn depthwise_rows_doubled(filter: &[i8], bias: &[i32], scales: &[[i32; 4]], channels: usize) -> bool {
+pub fn depthwise_rows_doubled<W: Copy + Into<i32>>(
+    filter: &[W],
+    bias: &[i32],
+    scales: &[[i32; 4]],
+    channels: usize,
+) -> bool {
     (0..channels).all(|c| {
-        let taps: i64 = filter.iter().skip(c).step_by(channels.max(1)).map(|&w| (w as i64).abs()).sum();
+        let taps: i64 = filter.iter().skip(c).step_by(channels.max(1)).map(|&w| i64::from(w.into()).abs()).sum();
         crate::fixedpoint::doubled_of(&scales[c]).is_some() && (bias[c] as i64).abs() + 128 * taps < 1 << 30
     })
 }
@@ -241,6 +246,9 @@ pub fn depthwise_rows_doubled(filter: &[i8], bias: &[i32], scales: &[[i32; 4]], 
 /// single tap): a 3-tap row is the pairs (0, 1) and (1, 2), which serve
 /// both of two neighbouring outputs as pairs.
 ///
+/// The taps are int8 weights, or (a uint8 model's filter with a zero
+/// point) the weights less it, in `-255..=255`: 16-bit lanes either way.
+///
 /// `doubled` (where [`depthwise_rows_doubled`] allows it): the bias and
 /// the taps twice their values, so the sums are twice the sums, and the
 /// header bias, bias, `2 * k_high` (from `fixedpoint::doubled_of`), 2^31,
@@ -249,8 +257,8 @@ pub fn depthwise_rows_doubled(filter: &[i8], bias: &[i32], scales: &[[i32; 4]], 
 /// high word of twice K (`rescale_down_unnudged` of twice the sums with
 /// one more right shift is the same floor). Returns `channels * (6 + kh *
 /// kw.div_ceil(2))` words.
-pub fn pack_depthwise_rows<'a>(
-    filter: &'a [i8],
+pub fn pack_depthwise_rows<'a, W: Copy + Into<i32>>(
+    filter: &'a [W],
     bias: &'a [i32],
     scales: &'a [[i32; 4]],
     (kh, kw): (usize, usize),
@@ -259,7 +267,7 @@ pub fn pack_depthwise_rows<'a>(
 ) -> impl Iterator<Item = u32> + 'a {
     let times = if doubled { 2 } else { 1 };
     let value = move |c: usize, y: usize, x: usize| {
-        if x < kw { (times * filter[(y * kw + x) * channels + c] as i16) as u16 as u32 } else { 0 }
+        if x < kw { (times * filter[(y * kw + x) * channels + c].into()) as i16 as u16 as u32 } else { 0 }
     };
     (0..channels).flat_map(move |c| {
         let [m, shift, k_low, k_high] = scales[c];

@@ -422,6 +422,79 @@ fn im2col_matches_direct_conv() {
     }
 }
 
+/// The filter-zero-point kernel (a uint8 model's conv: window sums times
+/// the weight offset added to the plain rows' sums) gives the direct
+/// kernel's `WeightOffset` bytes, padded 3x3 windows and a 1x1 in place of
+/// a patch.
+#[test]
+fn weight_offset_im2col_matches_direct_conv() {
+    use tinyaot::__private::kernels::conv::conv2d_im2col_offset_s8;
+    use tinyaot::__private::kernels::fully_connected::WeightOffset;
+    let input: Vec<i8> = (0..5 * 4 * 3).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
+    let filter: Vec<i8> = (0..2 * 3 * 3 * 3).map(|i| ((i * 29 + 5) % 256) as u8 as i8).collect();
+    let bias = [1000i32, -777];
+    let (mult, shift) = ([1_300_000_000i32, 1_300_000_000], [-10i32, -10]);
+    let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
+    let r = Rescale { input_offset: 37, output_offset: -5, scales: Scales::Any(&scales), act_min: -128, act_max: 127 };
+    let q =
+        Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
+    for weight_offset in [-127, 45, 255] {
+        let arith = WeightOffset { q: &q, weight_offset };
+        // 3x3, padded, stride 2 x 1.
+        let win = Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 1, ..UNIT };
+        let mut want = [0i8; 3 * 4 * 2];
+        conv2d::<i32, _, 1, 5, 4, 3, 3, 4, 2, 3, 3, 3, _>(
+            sep(&input, &mut want),
+            filter.as_slice(),
+            Some(&bias),
+            &win,
+            &arith,
+        );
+        let folded: Vec<i32> = (0..2)
+            .map(|c| bias[c] + 37 * filter[c * 27..(c + 1) * 27].iter().map(|&w| w as i32).sum::<i32>())
+            .collect();
+        let mut packed = [0i8; 2 * 28];
+        tinyaot::__private::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
+        let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
+        conv2d_im2col_offset_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
+            sep(&input, &mut got),
+            &packed[..],
+            &folded,
+            &win,
+            &r,
+            weight_offset,
+            &mut patch,
+        );
+        assert_eq!(got, want, "3x3, weight offset {weight_offset}");
+        // 1x1 over 3 channels, no patch.
+        let pointwise = &filter[..2 * 3];
+        let mut want = [0i8; 5 * 4 * 2];
+        conv2d::<i32, _, 1, 5, 4, 3, 5, 4, 2, 1, 1, 3, _>(
+            sep(&input, &mut want),
+            pointwise,
+            Some(&bias),
+            &UNIT,
+            &arith,
+        );
+        let folded: Vec<i32> = (0..2)
+            .map(|c| bias[c] + 37 * pointwise[c * 3..(c + 1) * 3].iter().map(|&w| w as i32).sum::<i32>())
+            .collect();
+        let mut packed = [0i8; 2 * 4];
+        tinyaot::__private::kernels::conv::pack_rows(pointwise, 2, 3, &mut packed);
+        let mut got = [0i8; 5 * 4 * 2];
+        conv2d_im2col_offset_s8::<1, 5, 4, 3, 5, 4, 2, 1, 1, 4, _>(
+            sep(&input, &mut got),
+            &packed[..],
+            &folded,
+            &UNIT,
+            &r,
+            weight_offset,
+            &mut [],
+        );
+        assert_eq!(got, want, "1x1, weight offset {weight_offset}");
+    }
+}
+
 /// TFLite's scatter formulation of TRANSPOSE_CONV (float), for checking
 /// the gather kernel: the same sums in the same order.
 #[allow(clippy::too_many_arguments)]

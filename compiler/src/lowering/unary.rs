@@ -103,6 +103,28 @@ pub fn table(f: impl Fn(i32) -> i32) -> Compute {
     Compute::Lut((0u8..=255).map(|b| f(b as i8 as i32).clamp(-128, 127) as i8).collect())
 }
 
+/// LiteRT's 8-bit table of a float function (`LUTPopulate`: each value
+/// dequantized in float32, `f`, times the inverse output scale, rounded,
+/// plus the output zero point, clamped), which its uint8 LOGISTIC and TANH
+/// use, over the int8 values `q - 128` the uint8 pass gives
+/// (`lowering::uint8`; the zero points moved with them).
+pub fn litert_uint8_table(
+    cx: &OpCx<'_, '_>,
+    input: &Tensor<'_>,
+    output: &Tensor<'_>,
+    f: impl Fn(f32) -> f32,
+) -> Result<Compute, Error> {
+    let (si, zi) = cx.per_tensor(input)?;
+    let (so, zo) = cx.per_tensor(output)?;
+    let inverse = 1.0f32 / so;
+    let entry = |q: i32| {
+        let rescaled = (f(si * (q - zi) as f32) * inverse).round();
+        let quantized = (rescaled + (zo + 128) as f32) as i32;
+        (quantized.clamp(0, 255) - 128) as i8
+    };
+    Ok(Compute::Lut((0u8..=255).map(|b| entry(b as i8 as i32)).collect()))
+}
+
 /// The op, ready to emit.
 pub fn unary(input: &Tensor<'_>, output: &Tensor<'_>, compute: Compute) -> Box<dyn Operator> {
     Box::new(Unary { input: input.index, output: output.index, len: output.elements, compute })

@@ -88,7 +88,6 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     let arith = conv_arith(cx, input, filter, bias, output, oc, wo.activation)?;
     // Folding needs the filter and the bias (if any) in the model.
     let folded_bias = match (&arith, filter.data.as_deref(), bias.map(|b| b.data.as_deref())) {
-        _ if matches!(&arith, Arith::Int8(q) if q.weight_offset != 0) => None,
         (Arith::Int8(q), Some(w), None) => Some(folded_bias(w, None, oc, q.input_offset)),
         (Arith::Int8(q), Some(w), Some(Some(b))) => Some(folded_bias(w, Some(b), oc, q.input_offset)),
         _ => None,
@@ -122,7 +121,9 @@ impl Conv2d {
     fn pairs(&self, q: &Requant) -> Option<PairKernel> {
         let ([kh, kw], ic) = (self.geo.kernel, self.geo.input[3]);
         let depth = crate::layout::depth4(kh * kw * ic);
-        let pairs = q.fused() && !self.int4 && crate::layout::fused_pairs(depth, self.pointwise(), ic);
+        // A filter zero point takes its own kernel, on plain rows.
+        let pairs =
+            q.fused() && q.weight_offset == 0 && !self.int4 && crate::layout::fused_pairs(depth, self.pointwise(), ic);
         pairs.then_some(PairKernel { depth, lanes: true, nudge: q.nudges() })
     }
 }
@@ -164,6 +165,19 @@ impl Operator for Conv2d {
                 let (Some(folded), Some(weights)) = (self.folded_bias.as_ref(), self.weights.as_ref()) else {
                     return Err(Error::model("internal error: im2col without a folded bias"));
                 };
+                if q.weight_offset != 0 {
+                    // A uint8 model's filter zero point: the window sums'
+                    // correction, one pixel at a time.
+                    let d4 = crate::layout::depth4(kh * kw * ic);
+                    let packed = PackedRows::of(weights, oc, kh * kw * ic, self.int4).emit(cx);
+                    let folded = cx.i32s(folded);
+                    let (offset, q) = (q.weight_offset, q.emit_rescale(cx)?);
+                    let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
+                    return Ok(
+                        quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_offset_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
+                        #io, #packed, #folded, #win, #q, #offset, #patch);),
+                    );
+                }
                 // Blocks of rows for the blocked dot products.
                 let depth = kh * kw * ic;
                 let fuse = q.fused();
@@ -230,7 +244,7 @@ impl Operator for Conv2d {
         let direct = cost::conv_direct(outputs, taps, self.filter_depth as u64);
         let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
-            let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
+            let fused = matches!(&self.arith, Arith::Int8(q) if q.fused() && q.weight_offset == 0);
             let depth = taps * ic as u64;
             let im2col = cost::conv_im2col(outputs, depth, pixels, self.pointwise(), fused);
             let [pad_top, pad_left] = self.geo.pad;

@@ -84,7 +84,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         multiplier,
         // Folding needs the filter and the bias (if any) in the model.
         weights: match (&arith, filter.data.as_deref(), bias.is_none_or(|b| b.data.is_some())) {
-            (Arith::Int8(q), Some(w), true) if q.weight_offset == 0 => Some(w.iter().map(|&b| b as i8).collect()),
+            (Arith::Int8(_), Some(w), true) => Some(w.iter().map(|&b| b as i8).collect()),
             _ => None,
         },
         int4: filter.int4,
@@ -94,13 +94,13 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 impl DepthwiseConv2d {
     /// `bias + input_offset * sum(every tap of the channel)` per channel.
-    fn folded_bias(&self, cx: &Emit<'_>, weights: &[i8], input_offset: i32) -> Vec<i32> {
+    fn folded_bias<W: Copy + Into<i32>>(&self, cx: &Emit<'_>, weights: &[W], input_offset: i32) -> Vec<i32> {
         let oc = self.geo.output[3];
         let bias = self.bias.and_then(|b| cx.tensor_data(b));
         (0..oc)
             .map(|c| {
                 let b = bias.map_or(0, |b| i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]));
-                let sum: i32 = weights.iter().skip(c).step_by(oc).map(|&w| w as i32).sum();
+                let sum: i32 = weights.iter().skip(c).step_by(oc).map(|&w| w.into()).sum();
                 b.wrapping_add(input_offset.wrapping_mul(sum))
             })
             .collect()
@@ -158,6 +158,10 @@ impl Operator for DepthwiseConv2d {
             if kernel == Kernel::WidenedRows {
                 let sw = geo.stride[1];
                 let rw = row_width(geo);
+                // 16-bit taps: a uint8 model's filter zero point taken out
+                // at compile time (`w - zero point` fits them).
+                let weights: Vec<i16> = weights.iter().map(|&w| i16::from(w) + q.weight_offset as i16).collect();
+                let weights = &weights[..];
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 // The variant is offered only where the requantization
                 // fuses: every channel has its short form.
@@ -177,7 +181,7 @@ impl Operator for DepthwiseConv2d {
                     #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #nudge, #doubled, _>(
                     #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
             }
-            if m == 1 {
+            if m == 1 && q.weight_offset == 0 {
                 let int4 = self.int4;
                 let words: Vec<u8> = if int4 {
                     pack_depthwise_int4(weights, kh * kw, oc).flat_map(u32::to_le_bytes).collect()
@@ -234,10 +238,12 @@ impl Operator for DepthwiseConv2d {
         let outputs = pixels * oc as u64;
         let taps = (kh * kw) as u64;
         // int8 with multiplier 1 runs 4-channel groups over 16-bit lanes.
-        let lanes = matches!(self.arith, Arith::Int8(_)) && self.weights.is_some() && self.multiplier == 1;
+        // (A filter zero point runs the reference loop, or the widened rows.)
+        let offset = matches!(&self.arith, Arith::Int8(q) if q.weight_offset != 0);
+        let lanes = matches!(self.arith, Arith::Int8(_)) && self.weights.is_some() && self.multiplier == 1 && !offset;
         let mut v =
             vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: cost::depthwise_direct(outputs, taps, lanes) }];
-        if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 {
+        if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 && !offset {
             let [pad_top, pad_left] = self.geo.pad;
             let scratch = tinyaot_common::scratch::conv_im2col(kh, kw, 1, pad_top != 0 || pad_left != 0);
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: cost::depthwise_im2col(outputs, taps, pixels) });

@@ -101,6 +101,9 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             let t = cx.u16s(&sigmoid_q16());
             quote!(|x: i16| ::tinyaot::__private::kernels::elementwise::logistic_s16(x, #m, #s, #t))
         })
+    } else if kind == Elem::Int8 && cx.node.from_uint8 {
+        // LiteRT's uint8 LOGISTIC: its float table.
+        crate::lowering::unary::litert_uint8_table(cx, input, output, |x| 1.0 / (1.0 + (-x).exp()))?
     } else if kind == Elem::Int8 {
         let (si, zi) = cx.per_tensor(input)?;
         let (_, zo) = cx.per_tensor(output)?;

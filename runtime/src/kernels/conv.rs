@@ -463,6 +463,76 @@ pub fn conv2d_im2col_s8<
     pending.flush::<OC>(&acc, q, &mut io);
 }
 
+/// [`conv2d_im2col_s8`] for a filter with a zero point (a uint8 model's,
+/// the `WeightOffset` arithmetic of [`conv2d`]): over a window,
+/// `sum (w + wo)(x + xo) = sum w (x + xo) + wo * sum (x + xo)`, so each
+/// pixel's sums are the plain filter's (the packed int8 rows, the input
+/// offset folded into `bias` as there) plus `wo` times its window's sum of
+/// `x + xo` (padding, filled with the zero point, adds nothing). One pixel
+/// at a time, a chunk of channels per requantization. Same bits as
+/// [`conv2d`] with `WeightOffset`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn conv2d_im2col_offset_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    const D4: usize,
+    IO: Io<i8>,
+>(
+    mut io: IO,
+    packed: impl super::PackedRows,
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+    weight_offset: i32,
+    patch: &mut [i8],
+) {
+    let depth = KH * KW * IC;
+    let bias = &bias[..OC];
+    let pad = (-q.input_offset) as i8;
+    assert!(D4 == super::layout::depth4(depth), "D4 must be depth4(KH * KW * IC)");
+    let padded = win.pad_top != 0 || win.pad_left != 0;
+    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
+    let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
+    let used = depth.min(patch.len());
+    patch[used..].fill(0);
+    let mut acc = [0i32; super::dot::CHUNK];
+    let window_sum = |x: &[i8]| {
+        let raw = x.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
+        raw.wrapping_add((depth as i32).wrapping_mul(q.input_offset))
+    };
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let pixel = ((px.b * IH + px.y0.max(0) as usize) * IW + px.x0.max(0) as usize) * IC;
+        let Pixel { b, y0, x0, ys, xs, index, .. } = px;
+        if !pointwise {
+            fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+        }
+        let offset = weight_offset.wrapping_mul(if pointwise {
+            window_sum(io.run(pixel, IC))
+        } else {
+            window_sum(&patch[..depth])
+        });
+        for c0 in (0..OC).step_by(super::dot::CHUNK) {
+            let n = (OC - c0).min(super::dot::CHUNK);
+            let acc = &mut acc[..n];
+            if pointwise {
+                packed.dots::<IC>(io.run(pixel, IC), c0, &bias[c0..c0 + n], acc);
+            } else {
+                packed.dots::<D4>(patch, c0, &bias[c0..c0 + n], acc);
+            }
+            acc.iter_mut().for_each(|a| *a = a.wrapping_add(offset));
+            super::dot::requantize(acc, q, c0, io.out_run(index * OC + c0, n));
+        }
+    });
+}
+
 /// [`conv2d_im2col_s8`] two pixels at a time (`arch::DOT_PAIRS`): `widen`
 /// copies each pixel's row (the input pixel itself for a 1x1 window without
 /// padding, its patch otherwise, `DEPTH` values) into its lane of the pair
