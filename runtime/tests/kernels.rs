@@ -435,10 +435,13 @@ fn weight_offset_im2col_matches_direct_conv() {
     let bias = [1000i32, -777];
     let (mult, shift) = ([1_300_000_000i32, 1_300_000_000], [-10i32, -10]);
     let scales = [scale_of(mult[0], shift[0]).unwrap(), scale_of(mult[1], shift[1]).unwrap()];
-    let r = Rescale { input_offset: 37, output_offset: -5, scales: Scales::Any(&scales), act_min: -128, act_max: 127 };
+    let down = [down_scale_of(mult[0], shift[0], -5).unwrap(), down_scale_of(mult[1], shift[1], -5).unwrap()];
     let q =
         Requant { input_offset: 37, output_offset: -5, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
-    for weight_offset in [-127, 45, 255] {
+    // Requantized after the sums (any scales), and fused (short-form ones).
+    for (weight_offset, fuse) in [(-127, false), (45, false), (255, false), (-127, true), (45, true), (255, true)] {
+        let scales = if fuse { Scales::Down(&down) } else { Scales::Any(&scales) };
+        let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min: -128, act_max: 127 };
         let arith = WeightOffset { q: &q, weight_offset };
         // 3x3, padded, stride 2 x 1.
         let win = Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 1, ..UNIT };
@@ -456,16 +459,29 @@ fn weight_offset_im2col_matches_direct_conv() {
         let mut packed = [0i8; 2 * 28];
         tinyaot::__private::kernels::conv::pack_rows(&filter, 2, 27, &mut packed);
         let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
-        conv2d_im2col_offset_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, _>(
-            sep(&input, &mut got),
-            &packed[..],
-            &folded,
-            &win,
-            &r,
-            weight_offset,
-            &mut patch,
-        );
-        assert_eq!(got, want, "3x3, weight offset {weight_offset}");
+        let io = sep(&input, &mut got);
+        if fuse {
+            conv2d_im2col_offset_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
+                io,
+                &packed[..],
+                &folded,
+                &win,
+                &r,
+                weight_offset,
+                &mut patch,
+            );
+        } else {
+            conv2d_im2col_offset_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
+                io,
+                &packed[..],
+                &folded,
+                &win,
+                &r,
+                weight_offset,
+                &mut patch,
+            );
+        }
+        assert_eq!(got, want, "3x3, weight offset {weight_offset}, fused {fuse}");
         // 1x1 over 3 channels, no patch.
         let pointwise = &filter[..2 * 3];
         let mut want = [0i8; 5 * 4 * 2];
@@ -482,16 +498,29 @@ fn weight_offset_im2col_matches_direct_conv() {
         let mut packed = [0i8; 2 * 4];
         tinyaot::__private::kernels::conv::pack_rows(pointwise, 2, 3, &mut packed);
         let mut got = [0i8; 5 * 4 * 2];
-        conv2d_im2col_offset_s8::<1, 5, 4, 3, 5, 4, 2, 1, 1, 4, _>(
-            sep(&input, &mut got),
-            &packed[..],
-            &folded,
-            &UNIT,
-            &r,
-            weight_offset,
-            &mut [],
-        );
-        assert_eq!(got, want, "1x1, weight offset {weight_offset}");
+        let io = sep(&input, &mut got);
+        if fuse {
+            conv2d_im2col_offset_s8::<1, 5, 4, 3, 5, 4, 2, 1, 1, 4, true, _>(
+                io,
+                &packed[..],
+                &folded,
+                &UNIT,
+                &r,
+                weight_offset,
+                &mut [],
+            );
+        } else {
+            conv2d_im2col_offset_s8::<1, 5, 4, 3, 5, 4, 2, 1, 1, 4, false, _>(
+                io,
+                &packed[..],
+                &folded,
+                &UNIT,
+                &r,
+                weight_offset,
+                &mut [],
+            );
+        }
+        assert_eq!(got, want, "1x1, weight offset {weight_offset}, fused {fuse}");
     }
 }
 

@@ -109,6 +109,20 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     }
     v.push(("unsupported_dtype", m.to_bytes(), "input uint8, weights int8, output uint8 is not supported"));
 
+    // A uint8 layer whose output a CAST reads (CAST gives the raw uint8
+    // values, which the int8 form would move): the set stays uint8 and
+    // the layer's error says why.
+    let mut m = base.clone();
+    for t in [0, 1, 3] {
+        m.subgraphs[0].tensors[t].dtype = dtype::U8;
+    }
+    m.subgraphs[0].tensors.push(TensorDef::new("as_float", &[1, 3], dtype::F32, None));
+    let cast =
+        OpDef { opcode: opcode(&mut m, 53), inputs: vec![3], outputs: vec![4], options: None, custom_options: None };
+    m.subgraphs[0].ops.push(cast);
+    m.subgraphs[0].outputs = vec![4];
+    v.push(("uint8_kept", m.to_bytes(), "its uint8 tensors takes uint8: op 1 (CAST) does not take uint8"));
+
     let mut m = base.clone();
     m.subgraphs[0].tensors[3].shape = vec![1, 5];
     v.push(("shape_mismatch", m.to_bytes(), "has shape [1, 5], but the op's inputs give [1, 3]"));

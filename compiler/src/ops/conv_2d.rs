@@ -171,10 +171,10 @@ impl Operator for Conv2d {
                     let d4 = crate::layout::depth4(kh * kw * ic);
                     let packed = PackedRows::of(weights, oc, kh * kw * ic, self.int4).emit(cx);
                     let folded = cx.i32s(folded);
-                    let (offset, q) = (q.weight_offset, q.emit_rescale(cx)?);
+                    let (offset, fuse, q) = (q.weight_offset, q.fused(), q.emit_rescale(cx)?);
                     let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
                     return Ok(
-                        quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_offset_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
+                        quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_offset_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                         #io, #packed, #folded, #win, #q, #offset, #patch);),
                     );
                 }
@@ -244,7 +244,7 @@ impl Operator for Conv2d {
         let direct = cost::conv_direct(outputs, taps, self.filter_depth as u64);
         let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: direct }];
         if self.folded_bias.is_some() && self.filter_depth == ic {
-            let fused = matches!(&self.arith, Arith::Int8(q) if q.fused() && q.weight_offset == 0);
+            let fused = matches!(&self.arith, Arith::Int8(q) if q.fused());
             let depth = taps * ic as u64;
             let im2col = cost::conv_im2col(outputs, depth, pixels, self.pointwise(), fused);
             let [pad_top, pad_left] = self.geo.pad;

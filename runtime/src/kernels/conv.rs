@@ -468,9 +468,11 @@ pub fn conv2d_im2col_s8<
 /// `sum (w + wo)(x + xo) = sum w (x + xo) + wo * sum (x + xo)`, so each
 /// pixel's sums are the plain filter's (the packed int8 rows, the input
 /// offset folded into `bias` as there) plus `wo` times its window's sum of
-/// `x + xo` (padding, filled with the zero point, adds nothing). One pixel
-/// at a time, a chunk of channels per requantization. Same bits as
-/// [`conv2d`] with `WeightOffset`.
+/// `x + xo` (padding, filled with the zero point, adds nothing): the
+/// pixel's biases, a chunk of channels at a time. One pixel at a time;
+/// `FUSE` (the compiler's choice, as for [`conv2d_im2col_s8`]) requantizes
+/// each block of sums from registers. Same bits as [`conv2d`] with
+/// `WeightOffset`.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d_im2col_offset_s8<
@@ -484,6 +486,7 @@ pub fn conv2d_im2col_offset_s8<
     const KH: usize,
     const KW: usize,
     const D4: usize,
+    const FUSE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -504,6 +507,8 @@ pub fn conv2d_im2col_offset_s8<
     let used = depth.min(patch.len());
     patch[used..].fill(0);
     let mut acc = [0i32; super::dot::CHUNK];
+    let mut pixel_bias = [0i32; super::dot::CHUNK];
+    let fused = if FUSE { fused_or_bug(q) } else { None };
     let window_sum = |x: &[i8]| {
         let raw = x.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
         raw.wrapping_add((depth as i32).wrapping_mul(q.input_offset))
@@ -521,14 +526,27 @@ pub fn conv2d_im2col_offset_s8<
         });
         for c0 in (0..OC).step_by(super::dot::CHUNK) {
             let n = (OC - c0).min(super::dot::CHUNK);
-            let acc = &mut acc[..n];
-            if pointwise {
-                packed.dots::<IC>(io.run(pixel, IC), c0, &bias[c0..c0 + n], acc);
-            } else {
-                packed.dots::<D4>(patch, c0, &bias[c0..c0 + n], acc);
+            let pixel_bias = &mut pixel_bias[..n];
+            for (b, &c) in pixel_bias.iter_mut().zip(&bias[c0..c0 + n]) {
+                *b = c.wrapping_add(offset);
             }
-            acc.iter_mut().for_each(|a| *a = a.wrapping_add(offset));
-            super::dot::requantize(acc, q, c0, io.out_run(index * OC + c0, n));
+            let out = index * OC + c0..index * OC + c0 + n;
+            match fused {
+                Some(scales) if pointwise => {
+                    let (x, out) = io.split(pixel..pixel + IC, out);
+                    packed.dots_down::<IC>(x, c0, pixel_bias, &scales[c0..], out);
+                }
+                Some(scales) => packed.dots_down::<D4>(patch, c0, pixel_bias, &scales[c0..], io.out_run(out.start, n)),
+                None => {
+                    let acc = &mut acc[..n];
+                    if pointwise {
+                        packed.dots::<IC>(io.run(pixel, IC), c0, pixel_bias, acc);
+                    } else {
+                        packed.dots::<D4>(patch, c0, pixel_bias, acc);
+                    }
+                    super::dot::requantize(acc, q, c0, io.out_run(out.start, n));
+                }
+            }
         }
     });
 }
