@@ -308,25 +308,12 @@ pub fn conv2d_im2col_s8<
     q: &Rescale<'_>,
     patch: &mut [i8],
 ) {
-    let depth = KH * KW * IC;
     // Opaque, so the biases are loaded (two to four per instruction)
     // rather than rebuilt from the constant array as immediates (two
     // instructions each).
     let bias = &core::hint::black_box(bias)[..OC];
     let pad = (-q.input_offset) as i8;
-    // The compiler passes the padded depth as a constant (one shared dot
-    // product instance per depth).
-    let d4 = super::layout::depth4(depth);
-    assert!(D4 == d4, "D4 must be depth4(KH * KW * IC)");
-    // A 1x1 window without padding reads one input pixel: no patch
-    // (`scratch::conv_im2col`, which sized what the compiler gave). The
-    // patch is padded to whole groups of 4 (the packed rows are zero
-    // there), so the dot products need no partial last group.
-    let padded = win.pad_top != 0 || win.pad_left != 0;
-    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
-    let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
-    let used = depth.min(patch.len());
-    patch[used..].fill(0);
+    let (pointwise, patch) = im2col_patch::<IC, KH, KW, D4>(win, patch);
     let mut acc = [0i32; super::dot::CHUNK];
     let mut pending = Pending::default();
     let batch = const { Pending::batch(OC) };
@@ -463,6 +450,28 @@ pub fn conv2d_im2col_s8<
     pending.flush::<OC>(&acc, q, &mut io);
 }
 
+/// The im2col kernels' patch: whether the window reads one input pixel in
+/// place (a 1x1 window without padding: no patch, as
+/// `scratch::conv_im2col` sized what the compiler gave), and the patch,
+/// its tail past `KH * KW * IC` zeroed (the patch is padded to whole groups
+/// of 4, the packed rows are zero there, so the dot products need no
+/// partial last group). `D4`, the padded depth, is a constant of the
+/// caller (one shared dot product instance per depth).
+#[inline(always)]
+fn im2col_patch<'p, const IC: usize, const KH: usize, const KW: usize, const D4: usize>(
+    win: &Window,
+    patch: &'p mut [i8],
+) -> (bool, &'p mut [i8]) {
+    let depth = KH * KW * IC;
+    assert!(D4 == super::layout::depth4(depth), "D4 must be depth4(KH * KW * IC)");
+    let padded = win.pad_top != 0 || win.pad_left != 0;
+    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
+    let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
+    let used = depth.min(patch.len());
+    patch[used..].fill(0);
+    (pointwise, patch)
+}
+
 /// [`conv2d_im2col_s8`] for a filter with a zero point (a uint8 model's,
 /// the `WeightOffset` arithmetic of [`conv2d`]): over a window,
 /// `sum (w + wo)(x + xo) = sum w (x + xo) + wo * sum (x + xo)`, so each
@@ -500,12 +509,7 @@ pub fn conv2d_im2col_offset_s8<
     let depth = KH * KW * IC;
     let bias = &bias[..OC];
     let pad = (-q.input_offset) as i8;
-    assert!(D4 == super::layout::depth4(depth), "D4 must be depth4(KH * KW * IC)");
-    let padded = win.pad_top != 0 || win.pad_left != 0;
-    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
-    let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
-    let used = depth.min(patch.len());
-    patch[used..].fill(0);
+    let (pointwise, patch) = im2col_patch::<IC, KH, KW, D4>(win, patch);
     let mut acc = [0i32; super::dot::CHUNK];
     let mut pixel_bias = [0i32; super::dot::CHUNK];
     let fused = if FUSE { fused_or_bug(q) } else { None };
