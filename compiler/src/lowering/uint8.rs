@@ -6,7 +6,7 @@
 //! the same op on `q - 128` with the zero point `zp - 128` (an int8
 //! tensor) gives LiteRT's answer minus 128, bit for bit: the int8 kernel
 //! computes it. This pass rewrites each connected set of uint8 tensors
-//! whose every op is one of [`OPS`] that way (constants shifted at compile
+//! whose every op is one of `OPS` that way (constants shifted at compile
 //! time) and marks their ops ([`crate::graph::Node::from_uint8`]): the few
 //! whose uint8 arithmetic does see the raw values (AVERAGE_POOL_2D's
 //! rounding, CONCATENATION's rescaling) and the conv-like ops (whose uint8
