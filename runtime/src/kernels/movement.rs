@@ -296,9 +296,13 @@ pub fn resize_bilinear_f32<
     ys: &Taps<'_, f32>,
     xs: &Taps<'_, f32>,
 ) {
-    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
-        v00 * (1.0 - dy) * (1.0 - dx) + v10 * dy * (1.0 - dx) + v01 * (1.0 - dy) * dx + v11 * dy * dx
-    })
+    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, blend_f32)
+}
+
+/// TFLite's float bilinear blend, its products in its order.
+#[inline(always)]
+fn blend_f32([v00, v10, v01, v11]: [f32; 4], dy: f32, dx: f32) -> f32 {
+    v00 * (1.0 - dy) * (1.0 - dx) + v10 * dy * (1.0 - dx) + v01 * (1.0 - dy) * dx + v11 * dy * dx
 }
 
 /// RESIZE_BILINEAR of a uint8 model (LiteRT's uint8
@@ -320,13 +324,8 @@ pub fn resize_bilinear_u8_as_s8<
     xs: &Taps<'_, f32>,
 ) {
     let raw = |v: i8| f32::from(v as u8 ^ 0x80);
-    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |[v00, v10, v01, v11], dy, dx| {
-        let v = raw(v00) * (1.0 - dy) * (1.0 - dx)
-            + raw(v10) * dy * (1.0 - dx)
-            + raw(v01) * (1.0 - dy) * dx
-            + raw(v11) * dy * dx
-            + 0.5;
-        (v as u8 ^ 0x80) as i8
+    resize_bilinear::<_, _, N, IH, IW, C, OH, OW>(input, output, ys, xs, |v: [i8; 4], dy, dx| {
+        ((blend_f32(v.map(raw), dy, dx) + 0.5) as u8 ^ 0x80) as i8
     })
 }
 
