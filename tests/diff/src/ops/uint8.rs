@@ -28,7 +28,6 @@ const OPS: &[&str] = &[
     "TANH",
     "RELU",
     "RELU6",
-    "LEAKY_RELU",
     "HARD_SWISH",
     "L2_NORMALIZATION",
     "MEAN",
