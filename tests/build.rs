@@ -35,11 +35,21 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                 if let Some(arena) = tiled {
                     variants.push(("_tiled", format!("arena_limit = {arena}")));
                 }
-                let run = run_fn(
-                    "                for (i, t) in Model::INPUTS.iter().enumerate() {\n                    assert!(model.write_input(i, &set[off..off + t.bytes]));\n                    off += t.bytes;\n                }\n",
-                    "model.invoke();",
-                );
+                let load = "                for (i, t) in Model::INPUTS.iter().enumerate() {\n                    assert!(model.write_input(i, &set[off..off + t.bytes]));\n                    off += t.bytes;\n                }\n";
+                // Each variant's outputs are checked against TFLM's; the
+                // disjoint plan runs step by step (`invoke_step`), the tiled
+                // one through a hook that checks every op's before/after.
+                let invoke_for = |suffix: &str| match suffix {
+                    "_disjoint" => {
+                        "let mut steps = 0;\n                while model.invoke_step() == tinyaot::Step::Ran {\n                    steps += 1;\n                }\n                assert!(steps < Model::STEPS);"
+                    }
+                    "_tiled" => {
+                        "let mut hook = crate::harness::CheckedHook::new(&Model::PLAN);\n                #[allow(clippy::unit_arg)] // `()` for most models, `Invoked` for streaming ones\n                let invoked = tinyaot::Invoked::from(model.invoke_with(&mut hook));\n                if invoked == tinyaot::Invoked::Completed {\n                    hook.finish();\n                }"
+                    }
+                    _ => "model.invoke();",
+                };
                 for (suffix, args) in variants {
+                    let run = run_fn(load, invoke_for(suffix));
                     let _ = writeln!(
                         out,
                         r#"    pub mod {m}{suffix} {{
@@ -124,7 +134,10 @@ fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
         let _ = writeln!(arrays, "                off += {};", tensor.bytes);
         args.push(format!("&x{k}"));
     }
-    let run = run_fn(&arrays, &format!("let _ = model.invoke({});", args.join(", ")));
+    // Step by step, the inputs passed to every step (`borrowed_inputs.rs`
+    // checks `invoke` itself).
+    let args = args.join(", ");
+    let run = run_fn(&arrays, &format!("while model.invoke_step({args}) == tinyaot::Step::Ran {{}}"));
     Some(format!(
         "        tinyaot::include_model!(pub Model = {path:?}, borrowed_inputs = true, arena_limit = {arena});\n        #[allow(clippy::all)]\n{run}"
     ))

@@ -6,6 +6,9 @@
 //! `$TINYAOT_SHARED_MODELS`). `TINYAOT_FW_ONLY=name` keeps one model (the
 //! per-model size and instruction report builds one firmware per model),
 //! `TINYAOT_FW_ONLY=a,b,c` those models, whatever the board's budget.
+//! `TINYAOT_FW_MARKS=1` runs every invoke through a hook that marks each op
+//! for the profiling plugin (`firmware-profile --ops`); `TINYAOT_FW_BOARD`
+//! names the QEMU machine where a triple serves several boards.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -13,16 +16,54 @@ use std::path::{Path, PathBuf};
 struct Board {
     flash: usize,
     ram: usize,
+    flash_origin: usize,
+    ram_origin: usize,
+    /// Where the code starts when it cannot follow the vector table.
+    text_origin: Option<usize>,
 }
 
-fn board(target: &str) -> Board {
+/// The board the firmware runs on: `TINYAOT_FW_BOARD` (QEMU's machine name,
+/// set by the test harness) where one target triple serves several boards,
+/// else the triple's usual board.
+fn board(target: &str, machine: Option<&str>) -> Board {
+    if let Some(b) = machine.and_then(board_named) {
+        return b;
+    }
     if target.starts_with("thumbv6m") {
         // micro:bit (nRF51822): 256 KB flash, 16 KB RAM.
-        Board { flash: 256 * 1024, ram: 16 * 1024 }
+        Board { flash: 256 * 1024, ram: 16 * 1024, flash_origin: 0, ram_origin: 0x2000_0000, text_origin: None }
     } else {
         // mps2-an385 / an386: 4 MB each; QEMU's RISC-V `virt` board: 4 MB
         // of its RAM each for code and data.
-        Board { flash: 4 << 20, ram: 4 << 20 }
+        Board { flash: 4 << 20, ram: 4 << 20, flash_origin: 0, ram_origin: 0x2000_0000, text_origin: None }
+    }
+}
+
+/// The Armv8-M boards, whose memory sits elsewhere (secure aliases: the
+/// firmware runs in the Secure state these boards start in).
+fn board_named(machine: &str) -> Option<Board> {
+    match machine {
+        // mps2-an505 (Cortex-M33): 4 MB of SSRAM1 for the code, where the
+        // secure vector table is fetched; SSRAM2 and 3 (2 + 2 MB) for data.
+        "mps2-an505" => Some(Board {
+            flash: 4 << 20,
+            ram: 4 << 20,
+            flash_origin: 0x1000_0000,
+            ram_origin: 0x3800_0000,
+            text_origin: None,
+        }),
+        // mps3-an547 (Cortex-M55): the vector table in the 512 KB ITCM at 0,
+        // where the core fetches it; the code and constants in the 4 MB
+        // SRAM at 0x2100_0000 (cortex-m-rt's `_stext`: FLASH spans both);
+        // data in the 512 KB DTCM.
+        "mps3-an547" => Some(Board {
+            flash: 4 << 20,
+            ram: 512 << 10,
+            flash_origin: 0,
+            ram_origin: 0x2000_0000,
+            text_origin: Some(0x2100_0000),
+        }),
+        _ => None,
     }
 }
 
@@ -30,7 +71,9 @@ fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let target = std::env::var("TARGET").unwrap();
-    let b = board(&target);
+    println!("cargo:rerun-if-env-changed=TINYAOT_FW_BOARD");
+    let machine = std::env::var("TINYAOT_FW_BOARD").ok();
+    let b = board(&target, machine.as_deref());
     let memory = if target.starts_with("riscv32") {
         // QEMU's `virt` board: RAM from 0x8000_0000, where `-bios none`
         // starts; riscv-rt places sections through these aliases.
@@ -42,9 +85,13 @@ fn main() {
             b.flash, b.ram
         )
     } else {
+        let (flash_length, text) = match b.text_origin {
+            Some(t) => (t + b.flash - b.flash_origin, format!("_stext = {t:#010x};\n")),
+            None => (b.flash, String::new()),
+        };
         format!(
-            "MEMORY {{\n  FLASH : ORIGIN = 0x00000000, LENGTH = {}\n  RAM : ORIGIN = 0x20000000, LENGTH = {}\n}}\n",
-            b.flash, b.ram
+            "MEMORY {{\n  FLASH : ORIGIN = {:#010x}, LENGTH = {}\n  RAM : ORIGIN = {:#010x}, LENGTH = {}\n}}\n{text}",
+            b.flash_origin, flash_length, b.ram_origin, b.ram
         )
     };
     std::fs::write(out.join("memory.x"), memory).unwrap();
@@ -53,8 +100,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_MODELS");
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_EXTRA_DIR");
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_ARENA_LIMIT");
+    println!("cargo:rerun-if-env-changed=TINYAOT_FW_MARKS");
 
     let only = std::env::var("TINYAOT_FW_ONLY").ok();
+    let marks = std::env::var_os("TINYAOT_FW_MARKS").is_some();
     let mut dirs = vec![manifest.join("../../tests/models")];
     let shared = std::env::var_os("TINYAOT_SHARED_MODELS")
         .map(PathBuf::from)
@@ -142,6 +191,7 @@ fn main() {
     }
     let mut s = String::new();
     let _ = writeln!(s, "pub const MAX_ARENA: usize = {};", if only.is_some() { 0 } else { max_arena });
+    let _ = writeln!(s, "pub const MARKS: bool = {marks};");
     for (stem, path, ..) in &models {
         let m = ident(stem);
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {:?}); }}", path.display().to_string());
@@ -174,12 +224,17 @@ fn main() {
             output = output.display().to_string(),
             // A borrowed input is passed to `invoke`: its bytes from flash.
             write = if borrowed_twins.iter().any(|(s, _)| s == stem) { "|_, _, _| true" } else { "|m, i, b| m.write_input(i, b)" },
-            invoke = match borrowed_twins.iter().find(|(s, _)| s == stem) {
-                Some((_, n)) => format!(
-                    "|m| {{ m.invoke(unsafe {{ &*include_bytes!({:?}).as_ptr().cast::<[i8; {n}]>() }}); }}",
-                    input.display().to_string()
+            // `TINYAOT_FW_MARKS=1` (the per-op profile): through the hook
+            // that marks every op for the profiling plugin.
+            invoke = match (borrowed_twins.iter().find(|(s, _)| s == stem), marks) {
+                (Some((_, n)), _) => format!(
+                    "|m| {{ m.invoke{with}(unsafe {{ &*include_bytes!({:?}).as_ptr().cast::<[i8; {n}]>() }}{hook}); }}",
+                    input.display().to_string(),
+                    with = if marks { "_with" } else { "" },
+                    hook = if marks { ", &mut crate::OpMarks" } else { "" },
                 ),
-                None => "|m| { m.invoke(); }".to_string(),
+                (None, true) => "|m| { m.invoke_with(&mut crate::OpMarks); }".to_string(),
+                (None, false) => "|m| { m.invoke(); }".to_string(),
             },
             // One model: its own generated static arena, as a user's firmware
             // has it (the report measures this RAM). All models: turns on one

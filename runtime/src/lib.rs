@@ -34,7 +34,14 @@
 //!   reader has run, so write the input before every `invoke()`, or compile
 //!   with `keep_inputs = true` to keep it intact. With `borrowed_inputs =
 //!   true`, `invoke(&input, ...)` takes the inputs by reference instead and
-//!   the arena holds none of their bytes (no `input_mut()` then).
+//!   the arena holds none of their bytes (no `input_mut()` then);
+//! - `invoke_with(&mut hook)`: the same run with a [`Hook`] called before
+//!   and after every op (a per-op [`Profile`] on `DwtCycles` (Cortex-M3 and up) or any
+//!   [`Clock`]); `invoke()` is this with [`NoHook`], compiled away;
+//! - `invoke_step() -> Step`: the invoke one part (op, band, IF, WHILE) at
+//!   a time, and `invoke_async()` ([`invoke_stepwise`]), a future that
+//!   yields to a cooperative executor between them; `OPS` and `STEPS`
+//!   count the ops and the parts.
 //!
 //! Weights stay in flash as `static`s; quantization constants are folded at
 //! compile time; the device never parses the flatbuffer.
@@ -42,9 +49,15 @@
 #![deny(missing_docs)]
 
 use tinyaot_common::fixedpoint;
+#[cfg(feature = "std")]
+extern crate std;
+
 mod arch;
+mod hook;
 mod kernels;
 mod support;
+
+pub use hook::*;
 
 pub use tinyaot_macros::include_model;
 
@@ -221,6 +234,9 @@ pub struct TiledStage {
 /// subgraph 0, or a subgraph a CALL_ONCE, IF or WHILE runs (inlined).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpSite {
+    /// Execution position: the index of this site in `PLAN.ops` (and of its
+    /// row in a [`Profile`]).
+    pub position: usize,
     /// The subgraph (0: the model itself).
     pub subgraph: usize,
     /// Index in that subgraph's operators (0 for the copies tinyaot adds

@@ -20,17 +20,31 @@ pub struct Target {
     pub short: &'static str,
     /// The QEMU system emulator.
     pub qemu: &'static str,
+    /// `-C target-cpu` where the triple alone does not name the core (the
+    /// M7 shares the M4F's triple; the M33 and M55 share one).
+    pub cpu: Option<&'static str>,
 }
 
-/// The targets of the firmware tests: three Cortex-M cores and two RISC-V
-/// (QEMU's `virt` board, started without firmware: `-bios none`).
-pub const TARGETS: [Target; 5] = [
+impl Target {
+    /// Whether the Cortex-M4 cycle model (`qemu-m4cycles`) describes this
+    /// core: the M4F only.
+    pub fn has_cycle_model(&self) -> bool {
+        self.short == "m4"
+    }
+}
+
+/// The targets of the firmware tests: six Cortex-M cores (the M33 and M55
+/// with the DSP extension, the M55 without its vector unit: no kernel uses
+/// Helium yet) and two RISC-V (QEMU's `virt` board, started without
+/// firmware: `-bios none`). The first is the M4F, the cycle-modelled core.
+pub const TARGETS: [Target; 8] = [
     Target {
         triple: "thumbv7em-none-eabihf",
         machine: "mps2-an386",
         core: "Cortex-M4F",
         short: "m4",
         qemu: "qemu-system-arm",
+        cpu: None,
     },
     Target {
         triple: "thumbv7m-none-eabi",
@@ -38,6 +52,7 @@ pub const TARGETS: [Target; 5] = [
         core: "Cortex-M3",
         short: "m3",
         qemu: "qemu-system-arm",
+        cpu: None,
     },
     Target {
         triple: "thumbv6m-none-eabi",
@@ -45,6 +60,7 @@ pub const TARGETS: [Target; 5] = [
         core: "Cortex-M0",
         short: "m0",
         qemu: "qemu-system-arm",
+        cpu: None,
     },
     Target {
         triple: "riscv32imc-unknown-none-elf",
@@ -52,6 +68,7 @@ pub const TARGETS: [Target; 5] = [
         core: "RV32IMC",
         short: "rv32imc",
         qemu: "qemu-system-riscv32",
+        cpu: None,
     },
     Target {
         triple: "riscv32imac-unknown-none-elf",
@@ -59,6 +76,31 @@ pub const TARGETS: [Target; 5] = [
         core: "RV32IMAC",
         short: "rv32imac",
         qemu: "qemu-system-riscv32",
+        cpu: None,
+    },
+    Target {
+        triple: "thumbv7em-none-eabihf",
+        machine: "mps2-an500",
+        core: "Cortex-M7",
+        short: "m7",
+        qemu: "qemu-system-arm",
+        cpu: Some("cortex-m7"),
+    },
+    Target {
+        triple: "thumbv8m.main-none-eabihf",
+        machine: "mps2-an505",
+        core: "Cortex-M33",
+        short: "m33",
+        qemu: "qemu-system-arm",
+        cpu: Some("cortex-m33"),
+    },
+    Target {
+        triple: "thumbv8m.main-none-eabihf",
+        machine: "mps3-an547",
+        core: "Cortex-M55",
+        short: "m55",
+        qemu: "qemu-system-arm",
+        cpu: Some("cortex-m55"),
     },
 ];
 
@@ -120,7 +162,7 @@ pub fn build_with(
         Some(dir) => cmd.env("TINYAOT_FW_EXTRA_DIR", dir),
         None => cmd.env_remove("TINYAOT_FW_EXTRA_DIR"),
     };
-    finish(cmd, target.triple, target_dir, "tinyaot-firmware")
+    finish(cmd, target.triple, &core_dir(target, target_dir), "tinyaot-firmware")
 }
 
 /// Builds the streaming keyword spotter (`examples/firmware/src/bin/kws.rs`)
@@ -128,7 +170,7 @@ pub fn build_with(
 pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> {
     let mut cmd = debian_cargo(target, target_dir);
     cmd.args(["--features", "kws", "--bin", "kws"]);
-    finish(cmd, target.triple, target_dir, "kws")
+    finish(cmd, target.triple, &core_dir(target, target_dir), "kws")
 }
 
 /// Builds a board example (`examples/boards/<board>`, its own workspace,
@@ -142,7 +184,24 @@ pub fn build_board(board: &str, triple: &str, target_dir: &Path) -> Result<PathB
 /// `cargo build --release --target T --target-dir D` in the firmware crate
 /// with Debian's toolchain.
 fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
-    debian_cargo_in(&repo().join("examples/firmware"), target.triple, target_dir)
+    let mut cmd = debian_cargo_in(&repo().join("examples/firmware"), target.triple, &core_dir(target, target_dir));
+    // The board picks the memory map (`examples/firmware/build.rs`).
+    cmd.env("TINYAOT_FW_BOARD", target.machine);
+    if let Some(cpu) = target.cpu {
+        // Joined with the config's `-Tlink.x` (RUSTFLAGS would replace it).
+        let var = format!("CARGO_TARGET_{}_RUSTFLAGS", target.triple.to_uppercase().replace(['-', '.'], "_"));
+        cmd.env(var, format!("-C target-cpu={cpu}"));
+    }
+    cmd
+}
+
+/// The target directory of `target`'s builds: a core that shares its triple
+/// with another (`cpu`) builds in a folder of its own.
+fn core_dir(target: &Target, target_dir: &Path) -> PathBuf {
+    match target.cpu {
+        Some(_) => target_dir.join(target.short),
+        None => target_dir.to_path_buf(),
+    }
 }
 
 /// `cargo build --release -Zbuild-std=core` for `triple` in crate `dir`
@@ -306,13 +365,13 @@ fn region(target: &Target, elf: &Path, model: &str, so: &Path, out: &Path) -> Re
 
 /// Instructions between the markers for one model on one target.
 pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
-    region(target, elf, model, so, &scratch.join(format!("insns-{}-{model}.txt", target.triple)))
+    region(target, elf, model, so, &scratch.join(format!("insns-{}-{model}.txt", target.short)))
 }
 
 /// Estimated Cortex-M4 cycles between the markers for one model (the
 /// `build_cycle_counter` plugin; meaningful on the M4F target only).
 pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
-    region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.triple)))
+    region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.short)))
 }
 
 /// Instructions executed and estimated Cortex-M4 cycles per function
@@ -326,7 +385,7 @@ pub fn profile(
     so: &Path,
     scratch: &Path,
 ) -> Result<Vec<(String, u64, u64)>, String> {
-    let out = scratch.join(format!("profile-{}-{model}.txt", target.triple));
+    let out = scratch.join(format!("profile-{}-{model}.txt", target.short));
     let r = run(target, elf, Some(model), Some(format!("{},limit=0x400000,out={}", so.display(), out.display())))?;
     if r.code != Some(0) {
         return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
@@ -362,4 +421,100 @@ pub fn profile(
     let mut v: Vec<(String, u64, u64)> = per.into_iter().map(|(n, (c, k))| (n, c, k)).collect();
     v.sort_by_key(|r| std::cmp::Reverse(r.2));
     Ok(v)
+}
+
+/// One model's ops as they ran: (position in `PLAN.ops`, estimated M4 cycles).
+pub type OpCycles = Vec<(usize, u64)>;
+
+/// Estimated Cortex-M4 cycles of each op of the first invoke of each model
+/// the firmware runs (`only` as `TINYAOT_FW_ONLY`, or every model that fits
+/// the board), in the order they ran: per model, (position in `PLAN.ops`,
+/// cycles). The firmware is built with `TINYAOT_FW_MARKS=1` (every invoke
+/// through a hook that calls `tinyaot_op_mark` around each op and records
+/// which op it was) in its own folder under `scratch`; the profiling
+/// plugin's `mark=` option records the cycles at each mark. A mark's own
+/// call (a few cycles) falls outside the op it closes.
+pub fn op_cycles(
+    target: &Target,
+    only: Option<&str>,
+    so: &Path,
+    scratch: &Path,
+) -> Result<Vec<(String, OpCycles)>, String> {
+    let dir = scratch.join("marks");
+    let mut cmd = debian_cargo(target, &dir);
+    cmd.env("TINYAOT_FW_MARKS", "1").env_remove("TINYAOT_FW_EXTRA_DIR");
+    match only {
+        Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
+        None => cmd.env_remove("TINYAOT_FW_ONLY"),
+    };
+    let elf = finish(cmd, target.triple, &core_dir(target, &dir), "tinyaot-firmware")?;
+    let mark = symbol(&elf, "tinyaot_op_mark")?;
+    let out = scratch.join(format!("ops-{}-{}.txt", target.short, only.unwrap_or("all")));
+    let plugin = format!("{},limit=0x400000,out={},mark={mark:#x}", so.display(), out.display());
+    let r = run(target, &elf, only.filter(|m| !m.contains(',')), Some(plugin))?;
+    if r.code != Some(0) || r.stdout.contains("MISMATCH") {
+        return Err(format!("marked firmware on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
+    }
+    let marks: Vec<u64> = std::fs::read_to_string(&out)
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter_map(|l| l.strip_prefix("mark ")?.parse().ok())
+        .collect();
+    // Per model: "ops: N ALL", "ops+ e e e ..." lines (its first invoke's N
+    // marks: an op's position, 32768 added where it ends), then "NAME: ok";
+    // its invokes made ALL marks in all.
+    let (mut models, mut at) = (Vec::new(), 0usize);
+    let (mut first, mut all, mut positions) = (0usize, 0usize, Vec::new());
+    for line in r.stdout.lines() {
+        if let Some(counts) = line.strip_prefix("ops: ") {
+            let mut it = counts.split_whitespace().filter_map(|n| n.parse().ok());
+            (first, all) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+            positions.clear();
+        } else if let Some(list) = line.strip_prefix("ops+ ") {
+            positions.extend(list.split_whitespace().filter_map(|p| p.parse::<usize>().ok()));
+        } else if let Some(name) = line.strip_suffix(": ok") {
+            if positions.len() != first || marks.len() < at + all {
+                return Err(format!("{name}: {} marks listed of {first}, {} left", positions.len(), marks.len() - at));
+            }
+            // An op's start followed by its end: its cycles.
+            let ops = positions
+                .windows(2)
+                .enumerate()
+                .filter(|(_, e)| e[0] < 0x8000 && e[1] == e[0] | 0x8000)
+                .map(|(k, e)| (e[0], marks[at + k + 1] - marks[at + k]))
+                .collect();
+            models.push((name.to_string(), ops));
+            at += all;
+            (first, all) = (0, 0);
+            positions.clear();
+        }
+    }
+    Ok(models)
+}
+
+/// The model file of a firmware model name (a tiled twin `NAME_tiled` is
+/// NAME's file at its smallest tiled arena).
+pub fn model_path(name: &str) -> Option<PathBuf> {
+    let name = name.strip_suffix("_tiled").unwrap_or(name);
+    let shared =
+        std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
+    [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
+}
+
+/// The options the firmware compiled model `name` with: a tiled twin at
+/// `TINYAOT_FW_ARENA_LIMIT` or else its smallest tiled arena, borrowing its
+/// input with `TINYAOT_FW_BORROWED` (as `examples/firmware/build.rs` does).
+pub fn model_options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
+    let plain = tinyaot_compiler::Options::default();
+    if !name.ends_with("_tiled") {
+        return plain;
+    }
+    let one_int8 = tinyaot_compiler::analyze(bytes).is_ok_and(|a| match a.graph.inputs[..] {
+        [t] => a.graph.tensors[t].dtype == tinyaot_compiler::graph::DType::I8,
+        _ => false,
+    });
+    let borrowed_inputs = one_int8 && std::env::var_os("TINYAOT_FW_BORROWED").is_some();
+    let floor = tinyaot_compiler::smallest_tiled_arena(bytes, &plain);
+    let limit = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
+    tinyaot_compiler::Options { arena_limit: limit, borrowed_inputs, ..plain }
 }

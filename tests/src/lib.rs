@@ -69,6 +69,65 @@ pub mod harness {
         v
     }
 
+    /// A hook that checks what `invoke_with` promises: each op's `before`
+    /// is followed by its own `after`, each site is the model's
+    /// `PLAN.ops` entry at its position, and in a model without control
+    /// flow every op runs once in execution order (once per band, bands in
+    /// order, in a tiled stage). Panics with the first violation.
+    pub struct CheckedHook {
+        ops: &'static [tinyaot::OpSite],
+        tiled: Option<tinyaot::TiledStage>,
+        open: Option<(usize, Option<usize>)>,
+        /// (position, band) of every completed pair, in order.
+        pub seen: Vec<(usize, Option<usize>)>,
+    }
+
+    impl CheckedHook {
+        /// A checker for a model's `PLAN`.
+        pub fn new(plan: &tinyaot::MemoryPlan) -> Self {
+            CheckedHook { ops: plan.ops, tiled: plan.tiled, open: None, seen: Vec::new() }
+        }
+
+        /// Checks the whole sequence after one invoke (that was not
+        /// stopped by a CIRCULAR_BUFFER), then clears it.
+        pub fn finish(&mut self) {
+            assert!(self.open.is_none(), "invoke ended inside op {:?}", self.open);
+            if self.ops.iter().all(|s| s.subgraph == 0) {
+                let mut want = Vec::new();
+                let mut position = 0;
+                while position < self.ops.len() {
+                    match self.tiled {
+                        Some(t) if position == t.first_op => {
+                            for band in 0..t.bands {
+                                want.extend((t.first_op..=t.last_op).map(|p| (p, Some(band))));
+                            }
+                            position = t.last_op + 1;
+                        }
+                        _ => {
+                            want.push((position, None));
+                            position += 1;
+                        }
+                    }
+                }
+                assert_eq!(self.seen, want, "every op once, in order (each band of a tiled stage)");
+            }
+            self.seen.clear();
+        }
+    }
+
+    impl tinyaot::Hook for CheckedHook {
+        fn before(&mut self, site: &tinyaot::OpSite, band: Option<usize>) {
+            assert!(self.open.is_none(), "op {} began inside op {:?}", site.position, self.open);
+            assert_eq!(self.ops.get(site.position), Some(site), "the site is PLAN.ops[position]");
+            self.open = Some((site.position, band));
+        }
+
+        fn after(&mut self, site: &tinyaot::OpSite, band: Option<usize>) {
+            assert_eq!(self.open.take(), Some((site.position, band)), "after() closes its own before()");
+            self.seen.push((site.position, band));
+        }
+    }
+
     /// Compares outputs: integer tensors byte for byte, float32 within 1e-5
     /// relative (absolute 1e-6 near zero). Returns a description of the
     /// first difference.

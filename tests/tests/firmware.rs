@@ -25,7 +25,7 @@ fn toolchain_here() -> bool {
 static FIRMWARE: Mutex<()> = Mutex::new(());
 
 #[test]
-fn firmware_runs_bit_exact_on_cortex_m0_m3_m4f_and_risc_v() {
+fn firmware_runs_bit_exact_on_every_core() {
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
     if !toolchain_here() {
         return;
@@ -156,6 +156,21 @@ fn keyword_spotter_hears_the_bundled_words_on_the_m4f() {
         .collect();
     assert_eq!(words, ["yes", "no", "left", "stop", "go"], "the words heard on the M4F");
     assert!(r.stdout.contains("; 0 blocks lost"), "the main loop must keep up with the audio");
+    // The per-op profile (`invoke_with` + `Profile` on the SysTick): one row
+    // per op in execution order, each called, the total their sum.
+    let profile = r.stdout.split("profile of one invoke (").nth(1).expect("the profile is printed");
+    let ops: usize = profile.split(' ').next().and_then(|n| n.parse().ok()).expect("its op count");
+    let rows: Vec<Vec<&str>> = profile.lines().skip(2).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), ops + 1, "a row per op and the total:\n{profile}");
+    let mut sum = 0u64;
+    for (position, row) in rows[..ops].iter().enumerate() {
+        assert_eq!(row[0], position.to_string(), "rows in execution order");
+        let (ticks, calls): (u64, u32) = (row[3].parse().unwrap(), row[4].parse().unwrap());
+        assert!(calls >= 1, "op {position} ran: {row:?}");
+        sum += ticks;
+    }
+    assert_eq!(rows[ops][..2], ["total".to_string(), sum.to_string()]);
+    assert!(sum > 0, "the SysTick advanced");
     assert_eq!(r.code, Some(0));
 }
 

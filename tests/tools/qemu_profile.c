@@ -11,8 +11,12 @@
    VDIV/VSQRT 14; a branch (or a write to pc) 2 more when it is taken. The
    estimate leaves out what the shared qemu-m4cycles plugin adds for
    unaligned accesses, so its totals are a little lower than that one's.
+   With mark=ADDR, each execution of the instruction at ADDR (the entry of
+   the firmware's `tinyaot_op_mark`, which a hook calls before and after
+   every op) also records the cycles so far: "mark N" lines follow the
+   others, in order, so op k took the difference of marks 2k and 2k+1.
    Build: gcc -O2 -shared -fPIC -fvisibility=hidden -o libprofile.so qemu_profile.c
-   Use: qemu-system-arm ... -plugin ./libprofile.so,limit=0x400000,out=profile.txt */
+   Use: qemu-system-arm ... -plugin ./libprofile.so,limit=0x400000,out=profile.txt[,mark=0xADDR] */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +47,10 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
    and the cycles charged there. */
 static uint64_t *counts, *cycles;
 static uint64_t limit = 0x400000;
+/* The mark address (0: none), the cycles charged so far, and the totals
+   at each mark. */
+static uint64_t mark, total, *marks;
+static size_t n_marks, cap_marks;
 
 /* How an instruction is charged. */
 enum kind { PLAIN, SINGLE_MEM, FLOW };
@@ -110,9 +118,21 @@ static void classify(const char *disas, struct insn *in) {
 static void on_exec(unsigned int cpu, void *u) {
     (void)cpu;
     struct insn *in = u;
-    if (last && last->kind == FLOW && in->pc != last->next && last->pc < limit) cycles[last->pc >> 1] += 2;
+    if (last && last->kind == FLOW && in->pc != last->next && last->pc < limit) {
+        cycles[last->pc >> 1] += 2;
+        total += 2;
+    }
     unsigned cost = in->cost;
     if (in->kind == SINGLE_MEM && last && last->kind == SINGLE_MEM) cost = 1;
+    if (mark && in->pc == mark) {
+        if (n_marks == cap_marks) {
+            size_t cap = cap_marks ? 2 * cap_marks : 1024;
+            uint64_t *grown = realloc(marks, cap * sizeof *marks);
+            if (grown) { marks = grown; cap_marks = cap; }
+        }
+        if (n_marks < cap_marks) marks[n_marks++] = total;
+    }
+    if (in->pc < limit) total += cost;
     if (in->pc < limit) {
         counts[in->pc >> 1]++;
         cycles[in->pc >> 1] += cost;
@@ -146,6 +166,7 @@ static void at_exit(qemu_plugin_id_t id, void *u) {
         if (counts[k])
             fprintf(f, "%llx %llu %llu\n", (unsigned long long)(k << 1), (unsigned long long)counts[k],
                     (unsigned long long)cycles[k]);
+    for (size_t k = 0; k < n_marks; k++) fprintf(f, "mark %llu\n", (unsigned long long)marks[k]);
     if (f != stdout) fclose(f);
 }
 
@@ -155,6 +176,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "limit=", 6)) limit = strtoull(argv[i] + 6, NULL, 0);
         else if (!strncmp(argv[i], "out=", 4)) out_path = strdup(argv[i] + 4);
+        else if (!strncmp(argv[i], "mark=", 5)) mark = strtoull(argv[i] + 5, NULL, 0);
         else {
             fprintf(stderr, "qemu_profile: unknown arg %s\n", argv[i]);
             return -1;

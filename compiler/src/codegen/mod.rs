@@ -16,7 +16,9 @@ use std::collections::HashMap;
 /// Every op's call, in execution order, with the constants they put in
 /// flash.
 pub struct Ops {
-    /// One block per op that runs code (views emit nothing).
+    /// The top level's blocks, one per op (a band of a tiled stage, a
+    /// control-flow construct with every op it runs): the parts
+    /// `invoke_step` runs one at a time.
     pub calls: Vec<TokenStream>,
     /// The `static` weight and table items.
     pub statics: Vec<TokenStream>,
@@ -54,19 +56,22 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             && at.contains(&pos)
         {
             if pos == at.start {
-                let bands = tiled_stage(a, &mut emit, tiling, at.start, &scratch_of)?;
-                flow.push(quote! { #(#bands)* });
+                for band_op in tiled_stage(a, &mut emit, tiling, at.start, &scratch_of)? {
+                    flow.push(band_op);
+                }
             }
             continue;
         }
         emit.set_op(a.choice[n].kernel, scratch_of(pos), a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
         match node.code {
+            // The control-flow op's own pair comes before the construct it
+            // heads (which `Flow` closes after the ops it runs).
             codes::CALL_ONCE | codes::IF => {
+                flow.push(hooked(pos, None, TokenStream::new()));
                 flow.headers.insert(n, call);
             }
-            _ if !call.is_empty() => flow.push(quote! { { #call } }),
-            _ => {}
+            _ => flow.push(hooked(pos, None, call)),
         }
     }
     let calls = flow.finish(&a.graph.nodes);
@@ -101,11 +106,26 @@ fn tiled_stage(
             let n = tiling.stage.nodes[i];
             emit.set_op(a.choice[n].kernel, scratch_of(first + i), a.op_states[n]);
             let call = a.ops[n].emit_window(emit, &op.geo)?;
-            calls.push(quote! { { #call } });
+            calls.push(hooked(first + i, Some(b), call));
             emit.end_band();
         }
     }
     Ok(calls)
+}
+
+/// One op's call (one band of it in a tiled stage) between the calls of
+/// `run`'s hook, with its `OP_SITES` entry: what `invoke_with` shows the
+/// user's hook, and what `invoke()`'s `NoHook` compiles away.
+fn hooked(position: usize, band: Option<usize>, call: TokenStream) -> TokenStream {
+    let band = match band {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {{
+        __hook.before(&OP_SITES[#position], #band);
+        { #call }
+        __hook.after(&OP_SITES[#position], #band);
+    }}
 }
 
 /// The nesting of control-flow constructs while the calls are emitted.

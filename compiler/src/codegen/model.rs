@@ -115,7 +115,7 @@ pub fn emit(
     let helpers = helper_module(name, &module, a, track_path.as_deref(), &statics, &ops, &borrowed);
     let consts = plan_consts(a, &module, weight_bytes, &inputs, &outputs);
     let constructors = constructors(a, name, &module, &inputs, &outputs);
-    let invoke = invoke(a, &module, &borrowed);
+    let (invoke, stepwise) = invoke(a, name, &module, &borrowed);
     let raw_io = raw_io(a, &inputs, &outputs);
     let accessors = accessors(a, &inputs, &outputs);
     let doc = a.rustdoc();
@@ -132,6 +132,7 @@ pub fn emit(
         #vis struct #name<'a> {
             arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
             state: ::tinyaot::Arena<{ #module::STATE_SIZE }>,
+            next_step: ::core::primitive::usize,
         }
 
         #helpers
@@ -144,6 +145,8 @@ pub fn emit(
             #raw_io
             #(#accessors)*
         }
+
+        #stepwise
 
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl ::core::fmt::Debug for #name<'_> {
@@ -223,6 +226,9 @@ fn helper_module(
         )
     });
     let (input_ptrs, input_ptr_names) = (&borrowed.ptrs, &borrowed.ptr_names);
+    let sites = op_sites(a);
+    let (op_count, step_count) = (sites.len(), ops.len());
+    let steps = ops.iter().enumerate().map(|(k, call)| quote!(if __from <= #k && #k < __to { #call }));
     quote! {
     #[doc = #module_doc]
     #[doc(hidden)]
@@ -232,6 +238,7 @@ fn helper_module(
         non_upper_case_globals,
         unsafe_code,
         unused_unsafe,
+        unused_comparisons,
         unreachable_pub,
         missing_docs,
         clippy::all,
@@ -246,21 +253,41 @@ fn helper_module(
         #track
         #(#statics)*
 
-        /// Runs every op in order on the arena at `base` and the state
-        /// memory at `state`; `false` when an op stopped the invoke
-        /// (CIRCULAR_BUFFER between its runs).
+        pub const OPS: usize = #op_count;
+        pub const STEPS: usize = #step_count;
+        pub const OP_SITES: &[::tinyaot::OpSite] = &[#(#sites),*];
+
+        /// Runs the parts `__from..__to` of the invoke (all `STEPS` of them
+        /// for `invoke()`) on the arena at `base` and the state memory at
+        /// `state`, calling `__hook` around every op; `false` when an op
+        /// stopped the invoke (CIRCULAR_BUFFER between its runs).
         ///
         /// # Safety
         /// `base` points to a live, exclusively borrowed, 16-aligned arena
         /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
         #[inline(never)]
-        pub unsafe fn run(base: *mut u8, state: *mut u8 #(, #input_ptrs)*) -> bool {
+        pub unsafe fn run<H: ::tinyaot::Hook>(
+            base: *mut u8, state: *mut u8 #(, #input_ptrs)*, __from: usize, __to: usize, __hook: &mut H,
+        ) -> bool {
             let _ = (base, state #(, #input_ptr_names)*);
-            #(#ops)*
+            #(#steps)*
             true
         }
     }
     }
+}
+
+/// Every op's `OpSite`, in execution order (`PLAN.ops`, the hooks' sites).
+fn op_sites(a: &Analysis<'_>) -> Vec<TokenStream> {
+    a.order
+        .iter()
+        .enumerate()
+        .map(|(position, &n)| {
+            let node = &a.graph.nodes[n];
+            let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
+            quote!(::tinyaot::OpSite { position: #position, subgraph: #subgraph, index: #index, name: #name })
+        })
+        .collect()
 }
 
 /// The plan's figures and the I/O tables as associated constants.
@@ -276,15 +303,6 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
         .map(|p| {
             let (n, o, s, f, l) = (&p.name, p.offset, p.size, p.first_op, p.last_op);
             quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
-        })
-        .collect();
-    let sites: Vec<TokenStream> = a
-        .order
-        .iter()
-        .map(|&n| {
-            let node = &a.graph.nodes[n];
-            let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
-            quote!(::tinyaot::OpSite { subgraph: #subgraph, index: #index, name: #name })
         })
         .collect();
     let option = quote!(::core::option::Option);
@@ -311,13 +329,19 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
         lower_bound: #lower_bound,
         tflm_greedy: #tflm,
         buffers: &[#(#placements),*],
-        ops: &[#(#sites),*],
+        ops: #module::OP_SITES,
         tiled: #tiled,
     };
     /// Bytes of constant data (weights, biases, requantization tables) in flash.
     pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;
     /// Multiply-accumulates per `invoke()`.
     pub const MACS: ::core::primitive::u64 = #macs;
+    /// Ops in execution order (`PLAN.ops.len()`): the rows of a
+    /// `tinyaot::Profile` of this model.
+    pub const OPS: #usize_ty = #module::OPS;
+    /// Parts `invoke_step()` runs one at a time (an op, a band of a tiled
+    /// stage, a whole IF or WHILE).
+    pub const STEPS: #usize_ty = #module::STEPS;
     /// The graph inputs, in order.
     pub const INPUTS: [::tinyaot::TensorInfo; #n_in] = [#(#input_infos),*];
     /// The graph outputs, in order.
@@ -384,7 +408,7 @@ fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], o
     }
 
     fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-        let mut model = #name { arena, state: ::tinyaot::Arena::new() };
+        let mut model = #name { arena, state: ::tinyaot::Arena::new(), next_step: 0 };
         #(#bool_clears)*
         model.reset();
         model
@@ -417,38 +441,109 @@ fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], o
     }
 }
 
-/// `invoke`, which says whether it went through in a streaming model.
-fn invoke(a: &Analysis<'_>, module: &Ident, borrowed: &Borrowed) -> TokenStream {
+/// `invoke`, `invoke_with` (a hook around every op), `invoke_step` (one
+/// part at a time) and, for a model whose inputs are in its arena,
+/// `invoke_async` and the `Stepwise` impl; all run the one `run`.
+fn invoke(a: &Analysis<'_>, name: &Ident, module: &Ident, borrowed: &Borrowed) -> (TokenStream, TokenStream) {
     let (input_params, input_args) = (&borrowed.params, &borrowed.args);
-    let run = quote! {
-        // SAFETY: `self.arena` and `self.state` are exclusive borrows of
-        // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
-        // borrowed input is a shared borrow of its whole array, which the ops
-        // only read.
-        unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*) }
+    let run = |from: TokenStream, to: TokenStream, hook: TokenStream| {
+        quote! {
+            // SAFETY: `self.arena` and `self.state` are exclusive borrows of
+            // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
+            // borrowed input is a shared borrow of its whole array, which the ops
+            // only read.
+            unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*, #from, #to, #hook) }
+        }
     };
+    let whole = run(quote!(0), quote!(#module::STEPS), quote!(&mut ::tinyaot::NoHook));
+    let hooked = run(quote!(0), quote!(#module::STEPS), quote!(hook));
+    let one = run(quote!(step), quote!(step + 1), quote!(&mut ::tinyaot::NoHook));
+    let invoked = quote!(::tinyaot::Invoked);
     // A model with CIRCULAR_BUFFER ops says whether each invoke went through.
-    if a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME) {
-        quote! {
-            /// Runs the model: reads the inputs and, when the invoke goes
-            /// through, writes the outputs. A streaming model: its
-            /// CIRCULAR_BUFFER ops let the graph run past them only every
-            /// few invokes (TFLM's `kTfLiteAbort` otherwise); on
-            /// `Invoked::Stopped` the outputs are not this invoke's.
-            #[inline]
-            pub fn invoke(&mut self #(, #input_params)*) -> ::tinyaot::Invoked {
-                if #run { ::tinyaot::Invoked::Completed } else { ::tinyaot::Invoked::Stopped }
-            }
-        }
+    let streaming = a.graph.nodes.iter().any(|n| n.name == crate::ops::circular_buffer::NAME);
+    let (ret, done, doc) = if streaming {
+        (
+            quote!(-> #invoked),
+            quote!(if ran { #invoked::Completed } else { #invoked::Stopped }),
+            "Runs the model: reads the inputs and, when the invoke goes through, writes the outputs. \
+             A streaming model: its CIRCULAR_BUFFER ops let the graph run past them only every few \
+             invokes (TFLM's `kTfLiteAbort` otherwise); on `Invoked::Stopped` the outputs are not \
+             this invoke's.",
+        )
     } else {
-        quote! {
-            /// Runs the model: reads the inputs, writes the outputs.
-            #[inline]
-            pub fn invoke(&mut self #(, #input_params)*) {
-                #run;
+        (TokenStream::new(), quote!(let _ = ran;), "Runs the model: reads the inputs, writes the outputs.")
+    };
+    let step_args = if a.borrowed_inputs {
+        " The borrowed inputs are passed to every step: pass the same ones until it finishes."
+    } else {
+        ""
+    };
+    let step_doc = format!(
+        "Runs the next part of the invoke (an op, a band of a tiled stage, a whole IF or WHILE; \
+         `STEPS` in all) and says whether it finished, so a cooperative scheduler can run other \
+         work between ops. The outputs once it finishes are `invoke()`'s.{step_args} `invoke()` \
+         and `invoke_with` start over from the first part."
+    );
+    let methods = quote! {
+        #[doc = #doc]
+        #[inline]
+        pub fn invoke(&mut self #(, #input_params)*) #ret {
+            self.next_step = 0;
+            let ran = #whole;
+            #done
+        }
+
+        /// `invoke()` with `hook.before`/`hook.after` called around every
+        /// op (`tinyaot::Hook`; `tinyaot::Profile` times each op).
+        #[inline]
+        pub fn invoke_with(&mut self #(, #input_params)*, hook: &mut impl ::tinyaot::Hook) #ret {
+            self.next_step = 0;
+            let ran = #hooked;
+            #done
+        }
+
+        #[doc = #step_doc]
+        pub fn invoke_step(&mut self #(, #input_params)*) -> ::tinyaot::Step {
+            let step = self.next_step;
+            if step >= #module::STEPS {
+                self.next_step = 0;
+                return ::tinyaot::Step::Finished(#invoked::Completed);
+            }
+            let ran = #one;
+            if !ran {
+                self.next_step = 0;
+                ::tinyaot::Step::Finished(#invoked::Stopped)
+            } else if step + 1 == #module::STEPS {
+                self.next_step = 0;
+                ::tinyaot::Step::Finished(#invoked::Completed)
+            } else {
+                self.next_step = step + 1;
+                ::tinyaot::Step::Ran
             }
         }
+    };
+    if a.borrowed_inputs {
+        return (methods, TokenStream::new());
     }
+    let methods = quote! {
+        #methods
+
+        /// The invoke as a future that yields to the executor after every
+        /// part (`invoke_step`), so other tasks run between ops
+        /// (`tinyaot::invoke_stepwise`).
+        pub fn invoke_async(&mut self) -> ::tinyaot::InvokeStepwise<'_, Self> {
+            ::tinyaot::invoke_stepwise(self)
+        }
+    };
+    let stepwise = quote! {
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        impl ::tinyaot::Stepwise for #name<'_> {
+            fn invoke_step(&mut self) -> ::tinyaot::Step {
+                #name::invoke_step(self)
+            }
+        }
+    };
+    (methods, stepwise)
 }
 
 /// The byte views and copies generic code uses (`input_bytes_mut`,

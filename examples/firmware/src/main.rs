@@ -41,6 +41,104 @@ pub extern "C" fn tinyaot_bench_stop() {
     arch::nop();
 }
 
+/// Marks an op's start or end for the profiling plugin's `mark=` option
+/// (`tests/tools/qemu_profile.c`): it records the cycles so far each time
+/// this runs. Three `nop`s, so LLVM merges it with neither bench marker.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn tinyaot_op_mark() {
+    arch::nop();
+    arch::nop();
+    arch::nop();
+}
+
+/// The hook of a `TINYAOT_FW_MARKS=1` build: marks each op's start and
+/// end and records which op it was, for the per-op profile.
+pub struct OpMarks;
+
+/// Every mark, in order: the op's position in `PLAN.ops`, with `AFTER` set
+/// on the mark that ends it (an op that stops the invoke, a CIRCULAR_BUFFER
+/// between strides, has none); up to the buffer's size; and how many
+/// there were. Only a `TINYAOT_FW_MARKS` build (`models::MARKS`) links the
+/// buffer.
+static mut MARKED: [u16; 65536] = [0; 65536];
+static mut MARKED_LEN: usize = 0;
+const AFTER: u16 = 0x8000;
+
+fn record_mark(event: u16) {
+    // SAFETY: single-threaded firmware; nothing else touches these.
+    unsafe {
+        let len = MARKED_LEN;
+        if let Some(slot) = (*(&raw mut MARKED)).get_mut(len) {
+            *slot = event;
+        }
+        MARKED_LEN = len + 1;
+    }
+    tinyaot_op_mark();
+}
+
+impl tinyaot::Hook for OpMarks {
+    fn before(&mut self, site: &tinyaot::OpSite, _: Option<usize>) {
+        record_mark(site.position as u16);
+    }
+
+    fn after(&mut self, site: &tinyaot::OpSite, _: Option<usize>) {
+        record_mark(site.position as u16 | AFTER);
+    }
+}
+
+/// Prints the marks of a model's first invoke, which start at `from` in
+/// the record: "ops: N ALL" (ALL: the marks all its invokes made, in the
+/// plugin's list in this order) and "ops+ e0 e1 ..." lines (positions,
+/// 32768 added on an op's end), for the per-op profile
+/// (`firmware-profile --ops`, `cycle-estimates`).
+fn print_marked(from: usize, first_invoke: usize, all: usize) {
+    // SAFETY: as in `OpMarks::before`; read after every invoke ran.
+    let marked = unsafe { &*(&raw const MARKED) };
+    let end = (from + first_invoke).min(marked.len());
+    hprintln!("ops: {} {}", first_invoke, all);
+    for chunk in marked[from.min(end)..end].chunks(32) {
+        let mut line = Positions { values: [0; 32], len: 0 };
+        for p in chunk {
+            line.push(*p);
+        }
+        hprintln!("ops+ {}", line);
+    }
+}
+
+/// Up to 32 positions as one line of text.
+struct Positions {
+    values: [u16; 32],
+    len: usize,
+}
+
+impl Positions {
+    fn push(&mut self, p: u16) {
+        if self.len < 32 {
+            self.values[self.len] = p;
+            self.len += 1;
+        }
+    }
+}
+
+impl core::fmt::Display for Positions {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (k, v) in self.values[..self.len].iter().enumerate() {
+            if k > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Ops marked so far (all invokes).
+fn marked_len() -> usize {
+    // SAFETY: as in `OpMarks::before`.
+    unsafe { MARKED_LEN }
+}
+
 /// Loads the reference input, invokes between the markers, compares the
 /// outputs: integers byte for byte, float32 within 1e-5 relative.
 #[allow(clippy::too_many_arguments)]
@@ -61,6 +159,7 @@ fn check<M>(
     let per_input: usize = inputs.iter().map(|t| t.bytes).sum();
     let per_output: usize = outputs.iter().map(|o| o.bytes).sum();
     let runs = want.len() / per_output.max(1);
+    let (marks_before, mut first_invoke_marks) = (marked_len(), 0);
     for run in 0..runs {
         let sets = input.len() / per_input.max(1);
         if run == sets {
@@ -80,6 +179,7 @@ fn check<M>(
         invoke(core::hint::black_box(&mut *model));
         if run == 0 {
             tinyaot_bench_stop();
+            first_invoke_marks = marked_len() - marks_before;
         }
         let mut off = run * per_output;
         for (k, info) in outputs.iter().enumerate() {
@@ -100,6 +200,9 @@ fn check<M>(
                 return Err(Mismatch { output: k, index: j });
             }
         }
+    }
+    if models::MARKS && first_invoke_marks > 0 {
+        print_marked(marks_before, first_invoke_marks, marked_len() - marks_before);
     }
     Ok(())
 }

@@ -65,6 +65,11 @@ mod vfp;
 #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
 pub(crate) use vfp::{F32_WINDOW_LOOPS, depthwise_window8, mac_lanes8, mac_window8};
 
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+mod dwt;
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+pub use dwt::DwtCycles;
+
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]

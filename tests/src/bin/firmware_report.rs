@@ -20,38 +20,10 @@
 //! and to `target/firmware-report.md`.
 
 use std::fmt::Write;
-use std::path::PathBuf;
 use tinyaot_tests::firmware::{
-    TARGETS, build, build_counter, build_cycle_counter, count, cycles, missing_toolchain, repo, run, sections,
-    target_named,
+    TARGETS, build, build_counter, build_cycle_counter, count, cycles, missing_toolchain, model_options, model_path,
+    repo, run, sections, target_named,
 };
-
-/// The model file of a firmware model name (a tiled twin `NAME_tiled` is
-/// NAME's file at its smallest tiled arena).
-fn model_path(name: &str) -> Option<PathBuf> {
-    let name = name.strip_suffix("_tiled").unwrap_or(name);
-    let shared =
-        std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
-    [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
-}
-
-/// The options the firmware compiled model `name` with: a tiled twin at
-/// `TINYAOT_FW_ARENA_LIMIT` or else its smallest tiled arena, borrowing its
-/// input with `TINYAOT_FW_BORROWED` (as `examples/firmware/build.rs` does).
-fn options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
-    let plain = tinyaot_compiler::Options::default();
-    if !name.ends_with("_tiled") {
-        return plain;
-    }
-    let one_int8 = tinyaot_compiler::analyze(bytes).is_ok_and(|a| match a.graph.inputs[..] {
-        [t] => a.graph.tensors[t].dtype == tinyaot_compiler::graph::DType::I8,
-        _ => false,
-    });
-    let borrowed_inputs = one_int8 && std::env::var_os("TINYAOT_FW_BORROWED").is_some();
-    let floor = tinyaot_compiler::smallest_tiled_arena(bytes, &plain);
-    let limit = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
-    tinyaot_compiler::Options { arena_limit: limit, borrowed_inputs, ..plain }
-}
 
 fn main() -> Result<(), String> {
     if let Some(why) = missing_toolchain() {
@@ -112,12 +84,12 @@ fn main() -> Result<(), String> {
             let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
             let target =
                 tinyaot_compiler::Target { vis: Default::default(), name: proc_macro2_ident(), track_path: None };
-            let c = tinyaot_compiler::compile(&bytes, &target, &options(m, &bytes)).map_err(|e| e.message)?;
+            let c = tinyaot_compiler::compile(&bytes, &target, &model_options(m, &bytes)).map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
             let per_mac = |n: u64| if c.macs > 0 { format!("{:.2}", n as f64 / c.macs as f64) } else { "-".into() };
             // The cycle model is the Cortex-M4's: only the M4F row has it.
-            let (cyc, cyc_per_mac) = if t.triple.starts_with("thumbv7em") {
+            let (cyc, cyc_per_mac) = if t.has_cycle_model() {
                 let n = cycles(t, &elf, m, &cycle_so, &target_dir)?;
                 (n.to_string(), per_mac(n))
             } else {

@@ -4,7 +4,9 @@
 //! DMA; a task of an interrupt-mode executor copies each into a
 //! `heapless::spsc::Queue`, and the main loop, in thread mode, runs the
 //! audio front end per 20 ms hop and the keyword model every 200 ms
-//! (`examples/kws/listener.rs`), logging each word with `defmt`.
+//! (`examples/kws/listener.rs`), logging each word with `defmt`; every 10 s,
+//! a per-op profile of one model invoke in core cycles (`invoke_with`, a
+//! `tinyaot::Profile` on `tinyaot::DwtCycles`).
 //!
 //! ```text
 //! cd examples/boards/nrf52840
@@ -122,6 +124,10 @@ fn main() -> ! {
                     busy.as_millis() / second as u64,
                     DROPPED.load(Ordering::Relaxed)
                 );
+                // Where the model's time goes, in cycles at 64 MHz.
+                let mut profile = tinyaot::Profile::<_, { Kws::OPS }>::new(tinyaot::DwtCycles::start());
+                kws.invoke_with(&mut profile);
+                info!("one invoke, op by op:\n{}", defmt::Display2Format(&profile.table(Kws::PLAN.ops)));
             }
         }
     }

@@ -3,7 +3,11 @@
 //! recording (`examples/kws/wav/words.wav`: yes, no, left, stop, go) in
 //! flash, through the audio front end per 20 ms hop and the keyword model
 //! every 200 ms (`examples/kws/listener.rs`); each word heard and the time
-//! the spotter took for each second of audio are logged with `defmt`.
+//! the spotter took for each second of audio are logged with `defmt`. Then
+//! one model invoke is profiled op by op (`invoke_with` and a
+//! `tinyaot::Profile` on `embassy_time`'s clock), and one runs as a future
+//! (`invoke_async`) beside a heartbeat task, which keeps beating during it
+//! (it cannot during a plain `invoke()`: the executor is cooperative).
 //!
 //! ```text
 //! cd examples/boards/rp2040
@@ -20,6 +24,7 @@ mod models {
     tinyaot::include_model!(pub Kws = "../../kws/kws.tflite");
 }
 
+use core::sync::atomic::{AtomicU32, Ordering};
 use defmt::info;
 use defmt_rtt as _;
 use embassy_executor::Spawner;
@@ -32,9 +37,24 @@ use panic_probe as _;
 const RECORDING: &[u8] = include_bytes!("../../../kws/wav/words.wav");
 const WAV_HEADER: usize = 44;
 
+/// Heartbeats so far (one a millisecond, from `heartbeat`).
+static BEATS: AtomicU32 = AtomicU32::new(0);
+
+/// Another task on the same executor: it runs only when the main task
+/// yields.
+#[embassy_executor::task]
+async fn heartbeat() {
+    loop {
+        // The only writer, and the M0+ has no atomic read-modify-write.
+        BEATS.store(BEATS.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        Timer::after_millis(1).await;
+    }
+}
+
 #[embassy_executor::main]
-async fn main(_spawner: Spawner) {
+async fn main(spawner: Spawner) {
     let _p = embassy_rp::init(Default::default());
+    spawner.must_spawn(heartbeat());
     let mut front_end = FrontEnd::take().expect("taken once");
     let mut kws = Kws::take().expect("taken once");
     info!(
@@ -55,6 +75,21 @@ async fn main(_spawner: Spawner) {
         let audio_ms = (listener.received() * 1000 / RATE) as u64;
         let took = start.elapsed().as_millis();
         info!("{} ms of audio in {} ms ({} ms a second)", audio_ms, took, took * 1000 / audio_ms.max(1));
+
+        // Where one invoke's time goes, in microseconds (embassy's 1 MHz
+        // ticks; the M0+ has no cycle counter).
+        let mut profile = tinyaot::Profile::<_, { Kws::OPS }>::new(|| Instant::now().as_ticks());
+        kws.invoke_with(&mut profile);
+        info!("one invoke, op by op:\n{}", defmt::Display2Format(&profile.table(Kws::PLAN.ops)));
+
+        // The same invoke blocking the executor, then yielding between ops.
+        let beats = BEATS.load(Ordering::Relaxed);
+        kws.invoke();
+        let during_invoke = BEATS.load(Ordering::Relaxed) - beats;
+        let beats = BEATS.load(Ordering::Relaxed);
+        kws.invoke_async().await;
+        let during_async = BEATS.load(Ordering::Relaxed) - beats;
+        info!("heartbeats during invoke(): {}, during invoke_async(): {}", during_invoke, during_async);
         Timer::after_secs(5).await;
     }
 }

@@ -4,7 +4,8 @@
 //! recording, `examples/kws/wav/words.wav`) through a
 //! `heapless::spsc::Queue` to the main loop, which runs the audio front end
 //! once per 20 ms hop and the keyword model every `STEP` hops over the last
-//! second of features, and prints each word it hears.
+//! second of features, and prints each word it hears; at the end, a per-op
+//! profile of one model invoke (`invoke_with` and `tinyaot::Profile`).
 //!
 //! ```text
 //! cd examples/firmware
@@ -137,5 +138,34 @@ fn main() -> ! {
     let received = listener.received();
     let dropped = DROPPED.load(Ordering::Relaxed);
     hprintln!("{} words in {} ms of audio; {} blocks lost", heard, received * 1000 / RATE, dropped);
+
+    // Where one invoke's time goes, op by op, through `invoke_with` and a
+    // `Profile` (on the last second of features). QEMU has no DWT cycle
+    // counter: its 25 MHz SysTick, free-running now that the audio is
+    // over, is the clock here; on a board, `tinyaot::DwtCycles::start()`.
+    syst.disable_interrupt();
+    syst.disable_counter();
+    syst.set_reload(SYSTICK_MAX);
+    syst.clear_current();
+    syst.enable_counter();
+    let mut profile = tinyaot::Profile::<_, { Kws::OPS }>::new(SysTickClock);
+    kws.invoke_with(&mut profile);
+    hprintln!("profile of one invoke ({} ops, SysTick ticks of 40 ns):\n{}", Kws::OPS, profile.table(Kws::PLAN.ops));
     arch::exit(if dropped == 0 { 0 } else { 1 })
+}
+
+/// SysTick's largest reload: it counts down 24 bits.
+const SYSTICK_MAX: u32 = 0x00FF_FFFF;
+
+/// The free-running SysTick as a profiling clock (24 bits, counting down).
+struct SysTickClock;
+
+impl tinyaot::Clock for SysTickClock {
+    fn now(&mut self) -> u64 {
+        u64::from(SYSTICK_MAX - cortex_m::peripheral::SYST::get_current())
+    }
+
+    fn bits(&self) -> u32 {
+        24
+    }
 }
