@@ -67,7 +67,13 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     let path = model.display().to_string();
     let bytes = std::fs::read(&model).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let opts = tinyaot_compiler::Options { in_place: !disjoint, keep_inputs, arena_limit, borrowed_inputs };
+    let opts = tinyaot_compiler::Options {
+        in_place: !disjoint,
+        keep_inputs,
+        arena_limit,
+        borrowed_inputs,
+        ..Default::default()
+    };
     let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
     if summary {
         println!("{} {} {} {}", path, a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size);

@@ -11,6 +11,8 @@ pub enum Site {
     Model,
     /// The `arena_limit` argument: the plan does not fit.
     ArenaLimit,
+    /// The `cycle_limit` (or `latency_limit`) argument: the estimate is over it.
+    CycleLimit,
 }
 
 /// A compile error with its message.
@@ -37,6 +39,11 @@ impl Error {
     /// An error about the arena limit.
     pub fn arena_limit(message: impl Into<String>) -> Self {
         Error { site: Site::ArenaLimit, message: message.into() }
+    }
+
+    /// An error about the cycle limit.
+    pub fn cycle_limit(message: impl Into<String>) -> Self {
+        Error { site: Site::CycleLimit, message: message.into() }
     }
 }
 

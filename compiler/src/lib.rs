@@ -209,6 +209,29 @@ impl<'a> Analysis<'a> {
     pub fn macs(&self) -> u64 {
         self.ops.iter().fold(0u64, |acc, o| acc.saturating_add(o.macs()))
     }
+
+    /// Estimated Cortex-M4 cycles of each op per invoke, in execution order
+    /// (`PLAN.ops`): its chosen variant's cost, and in a tiled stage what
+    /// its recomputed rows and per-band calls add (`lowering::cost`).
+    pub fn op_cycles(&self) -> Vec<u64> {
+        let stage = self.tiling.as_ref().and_then(|t| Some((t, t.positions(&self.order)?)));
+        self.order
+            .iter()
+            .enumerate()
+            .map(|(pos, &n)| {
+                let extra = match &stage {
+                    Some((t, at)) if at.contains(&pos) => t.op_extra_cost(pos - at.start, |m| self.choice[m].cost),
+                    _ => 0,
+                };
+                self.choice[n].cost + extra
+            })
+            .collect()
+    }
+
+    /// Estimated Cortex-M4 cycles per invoke: the sum of [`Analysis::op_cycles`].
+    pub fn cycles(&self) -> u64 {
+        self.op_cycles().iter().sum()
+    }
 }
 
 /// How to plan.
@@ -229,6 +252,10 @@ pub struct Options {
     /// reference and the ops read them there, so the arena holds none of
     /// their bytes (a camera frame or an audio buffer is not copied).
     pub borrowed_inputs: bool,
+    /// The time budget: estimated Cortex-M4 cycles per invoke
+    /// ([`Analysis::cycles`]) over it are a compile error naming the
+    /// slowest ops.
+    pub cycle_limit: Option<u64>,
 }
 
 impl Options {
@@ -244,7 +271,7 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { in_place: true, keep_inputs: false, arena_limit: None, borrowed_inputs: false }
+        Options { in_place: true, keep_inputs: false, arena_limit: None, borrowed_inputs: false, cycle_limit: None }
     }
 }
 
@@ -285,7 +312,8 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         Err(_) => lower(false)?,
     };
     let orders = order::candidates(&graph);
-    let variants: Vec<Vec<Variant>> = ops.iter().map(|o| o.variants()).collect();
+    let variants: Vec<Vec<Variant>> =
+        ops.iter().zip(&graph.nodes).map(|(o, n)| lowering::cost::variants(o.as_ref(), n, &graph)).collect();
 
     // TFLM runs the model's own order with its reference (direct) kernels,
     // and copies constants passed into a subgraph (the graph without folding).
@@ -397,6 +425,11 @@ pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled
         && a.plan.arena_size > limit
     {
         return Err(Error::arena_limit(report::over_budget(&a, limit)));
+    }
+    if let Some(limit) = opts.cycle_limit
+        && a.cycles() > limit
+    {
+        return Err(Error::cycle_limit(report::over_cycle_budget(&a, limit)));
     }
     let codegen::Ops { calls, statics, weight_bytes } = codegen::ops(&a)?;
     let tokens = codegen::model::emit(&a, target, calls, statics, weight_bytes)?;

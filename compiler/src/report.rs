@@ -124,6 +124,88 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     if a.reordered() {
         let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
     }
+    let _ = writeln!(s, "CYCLES_M4    {} estimated Cortex-M4 cycles per invoke ({})", a.cycles(), slowest(a, 3));
+    s
+}
+
+/// The `n` slowest ops by estimate: "op 3 CONV_2D 1234567 (40%), ...".
+fn slowest(a: &Analysis<'_>, n: usize) -> String {
+    let cycles = a.op_cycles();
+    let total = cycles.iter().sum::<u64>().max(1);
+    let mut by_cost: Vec<usize> = (0..cycles.len()).collect();
+    by_cost.sort_by_key(|&p| std::cmp::Reverse(cycles[p]));
+    by_cost
+        .iter()
+        .take(n)
+        .map(|&p| {
+            let node = &a.graph.nodes[a.order[p]];
+            format!("op {p} {} {} ({}%)", node.name, cycles[p], cycles[p] * 100 / total)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The compile error of a model whose estimate is over `cycle_limit`: the
+/// estimate, the slowest ops with their kernels, and what would help
+/// (faster kernels the arena budget left out, a tiled stage's recomputed
+/// rows).
+pub fn over_cycle_budget(a: &Analysis<'_>, limit: u64) -> String {
+    let cycles = a.op_cycles();
+    let total = cycles.iter().sum::<u64>();
+    let over = total - limit;
+    let mut s = format!(
+        "the estimated {total} Cortex-M4 cycles per invoke are over cycle_limit = {limit} by {over} ({}%); \
+         the estimate is the compiler's (CYCLES_M4: zero wait states, no cache misses; docs/speed.md)\n\nslowest ops:\n",
+        (over * 100).div_ceil(limit.max(1))
+    );
+    let mut by_cost: Vec<usize> = (0..cycles.len()).collect();
+    by_cost.sort_by_key(|&p| std::cmp::Reverse(cycles[p]));
+    let mut helps = Vec::new();
+    for &p in by_cost.iter().take(5) {
+        let n = a.order[p];
+        let node = &a.graph.nodes[n];
+        let chosen = a.choice[n];
+        let _ = writeln!(
+            s,
+            "  op {p} {} ({}:{}) {} cycles ({}%), {} kernel, {} MACs",
+            node.name,
+            node.subgraph,
+            node.index,
+            cycles[p],
+            cycles[p] * 100 / total.max(1),
+            chosen.kernel.name(),
+            a.ops[n].macs()
+        );
+        if let Some(faster) = a.variants[n].iter().filter(|v| v.cost < chosen.cost).min_by_key(|v| v.cost) {
+            helps.push(format!(
+                "op {p} {} with the {} kernel: about {} cycles fewer, for {} bytes of scratch the arena budget leaves no room for (raise arena_limit)",
+                node.name,
+                faster.kernel.name(),
+                chosen.cost - faster.cost,
+                faster.scratch
+            ));
+        }
+    }
+    if let (Some(t), Some(at)) = (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
+        let extra: u64 =
+            at.clone().map(|p| cycles[p]).sum::<u64>() - at.clone().map(|p| a.choice[a.order[p]].cost).sum::<u64>();
+        helps.push(format!(
+            "the tiled stage (ops {}..={}) adds about {extra} cycles of recomputed rows and calls ({} MACs recomputed); a larger arena_limit needs fewer bands",
+            at.start,
+            at.end - 1,
+            t.extra_macs
+        ));
+    }
+    if helps.is_empty() {
+        s.push_str(
+            "\nevery op already runs its fastest kernel: only a smaller model (or a faster core) meets the limit\n",
+        );
+    } else {
+        s.push_str("\nwhat would help:\n");
+        for h in helps {
+            let _ = writeln!(s, "  {h}");
+        }
+    }
     s
 }
 

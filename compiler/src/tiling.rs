@@ -202,16 +202,13 @@ impl Tiling {
     /// recomputed row at its op's cost per row (`cost[i]`: op `i`'s
     /// estimated cost with its chosen kernel), and a call per op per band.
     pub fn extra_cost(&self, cost: impl Fn(usize) -> u64) -> u64 {
-        let calls = (self.bands.len() * self.stage.nodes.len()) as u64 * CALL_COST;
-        let rows: u64 = self
-            .stage
-            .windows
-            .iter()
-            .zip(&self.extra_rows)
-            .enumerate()
-            .map(|(i, (w, &extra))| cost(self.stage.nodes[i]) / w.geo.output[1].max(1) as u64 * extra as u64)
-            .sum();
-        calls + rows
+        (0..self.stage.nodes.len()).map(|i| self.op_extra_cost(i, &cost)).sum()
+    }
+
+    /// [`Tiling::extra_cost`]'s share of the stage's op `i`.
+    pub fn op_extra_cost(&self, i: usize, cost: impl Fn(usize) -> u64) -> u64 {
+        let (w, extra) = (&self.stage.windows[i], self.extra_rows[i]);
+        self.bands.len() as u64 * CALL_COST + cost(self.stage.nodes[i]) / w.geo.output[1].max(1) as u64 * extra as u64
     }
 
     /// One line for reports: which ops, how many bands, the halo, the band

@@ -43,6 +43,13 @@ use tinyaot_compiler::{Site, Target};
 ///   frame or an audio buffer; with `arena_limit`, a tiled first stage reads
 ///   it band by band).
 ///
+/// - `cycle_limit`: the time budget in estimated Cortex-M4 cycles per
+///   invoke (`12_000_000`, `12 * 1_000_000`, `"12M"`, `"800k"`), or
+///   `latency_limit = "20ms @ 64MHz"` (a time at the core's clock: `s`,
+///   `ms`, `us`; `MHz`, `kHz`, `Hz`). An estimate over it (`CYCLES_M4`,
+///   the compiler's cost model of the chosen kernels) is a compile error
+///   naming the slowest ops and what would help.
+///
 /// See the `tinyaot` crate docs for the generated API.
 #[proc_macro]
 pub fn include_model(input: TokenStream) -> TokenStream {
@@ -57,6 +64,8 @@ struct Invocation {
     name: Ident,
     path: LitStr,
     arena_limit: Option<(Expr, usize)>,
+    /// `cycle_limit` or `latency_limit`, as cycles.
+    cycle_limit: Option<(Expr, u64)>,
     print_plan: bool,
     in_place: bool,
     keep_inputs: bool,
@@ -74,6 +83,7 @@ impl Parse for Invocation {
             syn::Error::new(e.span(), "expected the model path as a string literal: `Name = \"model.tflite\"`")
         })?;
         let mut arena_limit = None;
+        let mut cycle_limit = None;
         let mut print_plan = None;
         let mut in_place = None;
         let mut keep_inputs = None;
@@ -94,6 +104,16 @@ impl Parse for Invocation {
                     let bytes = parse_limit(&value)?;
                     arena_limit = Some((value, bytes));
                 }
+                "cycle_limit" | "latency_limit" => {
+                    if cycle_limit.is_some() {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "give one time budget: `cycle_limit` or `latency_limit`, once",
+                        ));
+                    }
+                    let cycles = if key == "cycle_limit" { parse_cycles(&value)? } else { parse_latency(&value)? };
+                    cycle_limit = Some((value, cycles));
+                }
                 "print_plan" => flag(&key, &value, &mut print_plan)?,
                 "in_place" => flag(&key, &value, &mut in_place)?,
                 "keep_inputs" => flag(&key, &value, &mut keep_inputs)?,
@@ -102,7 +122,7 @@ impl Parse for Invocation {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`; expected `arena_limit`, `print_plan`, `in_place`, `keep_inputs` or `borrowed_inputs`"
+                            "unknown argument `{other}`; expected `arena_limit`, `cycle_limit`, `latency_limit`, `print_plan`, `in_place`, `keep_inputs` or `borrowed_inputs`"
                         ),
                     ));
                 }
@@ -113,6 +133,7 @@ impl Parse for Invocation {
             name,
             path,
             arena_limit,
+            cycle_limit,
             print_plan: print_plan.unwrap_or(false),
             in_place: in_place.unwrap_or(true),
             keep_inputs: keep_inputs.unwrap_or(false),
@@ -168,6 +189,66 @@ fn parse_size(s: &str) -> Option<usize> {
     n.checked_mul(mul)
 }
 
+const CYCLES_HELP: &str = "`cycle_limit` takes Cortex-M4 cycles: an integer (`12_000_000`, `12 * 1_000_000`) or a string (`\"12M\"`, `\"800k\"`)";
+
+/// Evaluates a `cycle_limit` value: integer literals and products of them,
+/// or a string with a decimal k/M/G suffix.
+fn parse_cycles(e: &Expr) -> syn::Result<u64> {
+    let err = || syn::Error::new_spanned(e, CYCLES_HELP);
+    match e {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().map_err(|_| err()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => parse_count(&s.value()).ok_or_else(err),
+        Expr::Binary(ExprBinary { left, op: syn::BinOp::Mul(_), right, .. }) => {
+            parse_cycles(left)?.checked_mul(parse_cycles(right)?).ok_or_else(err)
+        }
+        Expr::Paren(p) => parse_cycles(&p.expr),
+        Expr::Group(g) => parse_cycles(&g.expr),
+        _ => Err(err()),
+    }
+}
+
+/// `"12M"`, `"800k"`, `"1.5G"`, `"12_000_000"` to a count (decimal units).
+fn parse_count(s: &str) -> Option<u64> {
+    let s = s.trim().replace('_', "");
+    let end = s.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(s.len());
+    let n: f64 = s[..end].parse().ok()?;
+    let mul = match s[end..].trim() {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        _ => return None,
+    };
+    let v = (n * mul).round();
+    (v.is_finite() && v >= 1.0 && v < u64::MAX as f64).then_some(v as u64)
+}
+
+const LATENCY_HELP: &str =
+    "`latency_limit` takes a time at the core's clock: `\"20ms @ 64MHz\"` (`s`, `ms`, `us`; `GHz`, `MHz`, `kHz`, `Hz`)";
+
+/// Evaluates a `latency_limit` string, `"20ms @ 64MHz"`, as cycles.
+fn parse_latency(e: &Expr) -> syn::Result<u64> {
+    let err = || syn::Error::new_spanned(e, LATENCY_HELP);
+    let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = e else { return Err(err()) };
+    latency_cycles(&s.value()).ok_or_else(err)
+}
+
+/// `"20ms @ 64MHz"` -> 1,280,000.
+fn latency_cycles(s: &str) -> Option<u64> {
+    let (time, clock) = s.split_once('@')?;
+    let quantity = |q: &str, units: &[(&str, f64)]| -> Option<f64> {
+        let q = q.trim();
+        let (unit, scale) = units.iter().find(|(u, _)| q.ends_with(u))?;
+        let n: f64 = q[..q.len() - unit.len()].trim().parse().ok()?;
+        (n > 0.0).then_some(n * scale)
+    };
+    // Longest units first, so "ms" is not read as "s".
+    let seconds = quantity(time, &[("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("s", 1.0)])?;
+    let hz = quantity(clock, &[("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3), ("Hz", 1.0)])?;
+    let cycles = (seconds * hz).round();
+    (cycles.is_finite() && cycles >= 1.0 && cycles < u64::MAX as f64).then_some(cycles as u64)
+}
+
 fn error_at(span: Span, message: &str) -> proc_macro2::TokenStream {
     syn::Error::new(span, message).to_compile_error()
 }
@@ -206,6 +287,7 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         keep_inputs: inv.keep_inputs,
         arena_limit: inv.arena_limit.as_ref().map(|(_, b)| *b),
         borrowed_inputs: inv.borrowed_inputs,
+        cycle_limit: inv.cycle_limit.as_ref().map(|(_, c)| *c),
     };
     match tinyaot_compiler::compile(&bytes, &target, &opts) {
         Ok(compiled) => {
@@ -215,14 +297,42 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
             Ok(compiled.tokens)
         }
         Err(e) => {
-            let span = match (e.site, &inv.arena_limit) {
-                (Site::ArenaLimit, Some((expr, _))) => syn::spanned::Spanned::span(expr),
+            let span = match (e.site, &inv.arena_limit, &inv.cycle_limit) {
+                (Site::ArenaLimit, Some((expr, _)), _) => syn::spanned::Spanned::span(expr),
+                (Site::CycleLimit, _, Some((expr, _))) => syn::spanned::Spanned::span(expr),
                 _ => path_span,
             };
             Err(error_at(
                 span,
                 &format!("{}: {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("model"), e.message),
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{latency_cycles, parse_count};
+
+    #[test]
+    fn latencies_at_a_clock_are_cycles() {
+        assert_eq!(latency_cycles("20ms @ 64MHz"), Some(1_280_000));
+        assert_eq!(latency_cycles("1.5 s@120 MHz"), Some(180_000_000));
+        assert_eq!(latency_cycles("500us @ 48MHz"), Some(24_000));
+        assert_eq!(latency_cycles("2 s @ 32768 Hz"), Some(65_536));
+        for bad in ["20ms", "@64MHz", "20 @ 64MHz", "20ms @ 64", "-1ms @ 64MHz", "0s @ 1MHz", "20 min @ 1MHz"] {
+            assert_eq!(latency_cycles(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn cycle_counts_take_decimal_units() {
+        assert_eq!(parse_count("12M"), Some(12_000_000));
+        assert_eq!(parse_count("800k"), Some(800_000));
+        assert_eq!(parse_count("1.5G"), Some(1_500_000_000));
+        assert_eq!(parse_count("12_000_000"), Some(12_000_000));
+        for bad in ["", "12Mi", "M", "0", "-5"] {
+            assert_eq!(parse_count(bad), None, "{bad}");
         }
     }
 }

@@ -35,6 +35,9 @@
 //!   with `keep_inputs = true` to keep it intact. With `borrowed_inputs =
 //!   true`, `invoke(&input, ...)` takes the inputs by reference instead and
 //!   the arena holds none of their bytes (no `input_mut()` then);
+//! - `CYCLES_M4`: the compiler's estimate of one invoke in Cortex-M4
+//!   cycles (each op's in `PLAN.ops`), held to `cycle_limit` or
+//!   `latency_limit` at compile time;
 //! - `invoke_with(&mut hook)`: the same run with a [`Hook`] called before
 //!   and after every op (a per-op [`Profile`] on `DwtCycles` (Cortex-M3 and up) or any
 //!   [`Clock`]); `invoke()` is this with [`NoHook`], compiled away;
@@ -245,4 +248,7 @@ pub struct OpSite {
     /// Operator name (`CONV_2D`; `subgraph inputs of subgraph 2` for the
     /// added copies).
     pub name: &'static str,
+    /// The compiler's estimate of the op's Cortex-M4 cycles per invoke
+    /// with its chosen kernel (its share of the model's `CYCLES_M4`).
+    pub cycles_m4: u64,
 }

@@ -449,7 +449,13 @@ pub fn op_cycles(
     };
     let elf = finish(cmd, target.triple, &core_dir(target, &dir), "tinyaot-firmware")?;
     let mark = symbol(&elf, "tinyaot_op_mark")?;
-    let out = scratch.join(format!("ops-{}-{}.txt", target.short, only.unwrap_or("all")));
+    // One file per core and model set (QEMU splits plugin options on commas).
+    let set = match only {
+        Some(m) if !m.contains(',') => m.to_string(),
+        Some(m) => format!("{}-models", m.split(',').count()),
+        None => "all".to_string(),
+    };
+    let out = scratch.join(format!("ops-{}-{set}.txt", target.short));
     let plugin = format!("{},limit=0x400000,out={},mark={mark:#x}", so.display(), out.display());
     let r = run(target, &elf, only.filter(|m| !m.contains(',')), Some(plugin))?;
     if r.code != Some(0) || r.stdout.contains("MISMATCH") {

@@ -154,7 +154,7 @@ fn a_wrapping_clock_measures_across_the_wrap() {
         }
     }
     let mut profile = Profile::<_, 1>::new(Wrapping(0xFFFF_FFFE));
-    let site = OpSite { position: 0, subgraph: 0, index: 0, name: "ADD" };
+    let site = OpSite { position: 0, subgraph: 0, index: 0, name: "ADD", cycles_m4: 0 };
     profile.before(&site, None);
     profile.after(&site, None);
     assert_eq!(profile.times()[0].ticks, 5);

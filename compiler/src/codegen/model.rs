@@ -281,11 +281,14 @@ fn helper_module(
 fn op_sites(a: &Analysis<'_>) -> Vec<TokenStream> {
     a.order
         .iter()
+        .zip(a.op_cycles())
         .enumerate()
-        .map(|(position, &n)| {
+        .map(|(position, (&n, cycles))| {
             let node = &a.graph.nodes[n];
             let (subgraph, index, name) = (node.subgraph, node.index, node.name.as_str());
-            quote!(::tinyaot::OpSite { position: #position, subgraph: #subgraph, index: #index, name: #name })
+            quote!(::tinyaot::OpSite {
+                position: #position, subgraph: #subgraph, index: #index, name: #name, cycles_m4: #cycles,
+            })
         })
         .collect()
 }
@@ -293,6 +296,7 @@ fn op_sites(a: &Analysis<'_>) -> Vec<TokenStream> {
 /// The plan's figures and the I/O tables as associated constants.
 fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[Io], outputs: &[Io]) -> TokenStream {
     let (arena_size, macs, tflm, lower_bound) = (a.plan.arena_size, a.macs(), a.tflm_greedy.arena_size, a.lower_bound);
+    let cycles = a.cycles();
     let usize_ty = quote!(::core::primitive::usize);
     let input_infos: Vec<&TokenStream> = inputs.iter().map(|io| &io.info).collect();
     let output_infos: Vec<&TokenStream> = outputs.iter().map(|io| &io.info).collect();
@@ -336,6 +340,11 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
     pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;
     /// Multiply-accumulates per `invoke()`.
     pub const MACS: ::core::primitive::u64 = #macs;
+    /// The compiler's estimate of the Cortex-M4 cycles of one `invoke()`
+    /// (zero wait states; each op's share in `PLAN.ops[i].cycles_m4`). The
+    /// cost model behind `cycle_limit`, within a few percent of the cycle
+    /// estimator on the MLPerf Tiny models (docs/speed.md).
+    pub const CYCLES_M4: ::core::primitive::u64 = #cycles;
     /// Ops in execution order (`PLAN.ops.len()`): the rows of a
     /// `tinyaot::Profile` of this model.
     pub const OPS: #usize_ty = #module::OPS;

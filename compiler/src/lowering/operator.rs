@@ -75,9 +75,11 @@ pub trait Operator: core::fmt::Debug {
 
     /// The kernels this op can run with. Variant 0 is [`Kernel::Direct`]
     /// and needs no scratch; others trade scratch bytes for speed.
-    /// `Emit::kernel` tells `emit` which one the planner chose.
+    /// `Emit::kernel` tells `emit` which one the planner chose. A cost of 0
+    /// says the op has no estimate of its own: the lowering puts in
+    /// `lowering::cost::by_tensors`'s, from its tensors' sizes.
     fn variants(&self) -> Vec<Variant> {
-        vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: self.macs() }]
+        vec![Variant::DIRECT]
     }
 }
 

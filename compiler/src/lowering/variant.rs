@@ -48,8 +48,8 @@ pub struct Variant {
     pub kernel: Kernel,
     /// Scratch bytes it needs during the op.
     pub scratch: usize,
-    /// Estimated Cortex-M4 cycles per invoke (`lowering::cost` for the ops
-    /// whose kernels compete; one per MAC where an op has one kernel).
+    /// Estimated Cortex-M4 cycles per invoke (`lowering::cost`): what the
+    /// planner compares, and the op's share of `CYCLES_M4`.
     pub cost: u64,
 }
 
