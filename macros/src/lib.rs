@@ -161,15 +161,22 @@ const LIMIT_HELP: &str = "`arena_limit` takes bytes: an integer (`49152`, `48 * 
 /// Evaluates an `arena_limit` value: integer literals and products of them,
 /// or a string with a K/KiB/M/MiB suffix.
 fn parse_limit(e: &Expr) -> syn::Result<usize> {
-    let err = || syn::Error::new_spanned(e, LIMIT_HELP);
+    let bytes = parse_amount(e, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), LIMIT_HELP)?;
+    usize::try_from(bytes).map_err(|_| syn::Error::new_spanned(e, LIMIT_HELP))
+}
+
+/// An amount argument: integer literals and products of them, or a string
+/// `from_str` reads (with its units); `help` says what it takes.
+fn parse_amount(e: &Expr, from_str: &dyn Fn(&str) -> Option<u64>, help: &str) -> syn::Result<u64> {
+    let err = || syn::Error::new_spanned(e, help);
     match e {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<usize>().map_err(|_| err()),
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => parse_size(&s.value()).ok_or_else(err),
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().map_err(|_| err()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => from_str(&s.value()).ok_or_else(err),
         Expr::Binary(ExprBinary { left, op: syn::BinOp::Mul(_), right, .. }) => {
-            parse_limit(left)?.checked_mul(parse_limit(right)?).ok_or_else(err)
+            parse_amount(left, from_str, help)?.checked_mul(parse_amount(right, from_str, help)?).ok_or_else(err)
         }
-        Expr::Paren(p) => parse_limit(&p.expr),
-        Expr::Group(g) => parse_limit(&g.expr),
+        Expr::Paren(p) => parse_amount(&p.expr, from_str, help),
+        Expr::Group(g) => parse_amount(&g.expr, from_str, help),
         _ => Err(err()),
     }
 }
@@ -194,17 +201,7 @@ const CYCLES_HELP: &str = "`cycle_limit` takes Cortex-M4 cycles: an integer (`12
 /// Evaluates a `cycle_limit` value: integer literals and products of them,
 /// or a string with a decimal k/M/G suffix.
 fn parse_cycles(e: &Expr) -> syn::Result<u64> {
-    let err = || syn::Error::new_spanned(e, CYCLES_HELP);
-    match e {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().map_err(|_| err()),
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => parse_count(&s.value()).ok_or_else(err),
-        Expr::Binary(ExprBinary { left, op: syn::BinOp::Mul(_), right, .. }) => {
-            parse_cycles(left)?.checked_mul(parse_cycles(right)?).ok_or_else(err)
-        }
-        Expr::Paren(p) => parse_cycles(&p.expr),
-        Expr::Group(g) => parse_cycles(&g.expr),
-        _ => Err(err()),
-    }
+    parse_amount(e, &parse_count, CYCLES_HELP)
 }
 
 /// `"12M"`, `"800k"`, `"1.5G"`, `"12_000_000"` to a count (decimal units).
