@@ -304,3 +304,87 @@ impl<M: Stepwise + ?Sized> Future for InvokeStepwise<'_, M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    const SITES: [OpSite; 2] = [
+        OpSite { position: 0, subgraph: 0, index: 0, name: "CONV_2D", cycles_m4: 0 },
+        OpSite { position: 1, subgraph: 2, index: 13, name: "SOFTMAX", cycles_m4: 0 },
+    ];
+
+    /// A clock that advances by the given steps, one per read.
+    struct Steps(&'static [u64], usize, u64);
+
+    impl Clock for Steps {
+        fn now(&mut self) -> u64 {
+            self.2 += self.0[self.1 % self.0.len()];
+            self.1 += 1;
+            self.2
+        }
+    }
+
+    #[test]
+    fn a_profile_adds_each_ops_ticks_and_prints_its_share() {
+        // before/after of op 0 read +1 then +30; op 1 +1 then +10.
+        let mut profile = Profile::<_, 2>::new(Steps(&[1, 30, 1, 10], 0, 0));
+        for site in &SITES {
+            profile.before(site, None);
+            profile.after(site, None);
+        }
+        assert_eq!(profile.times(), &[OpTime { ticks: 30, calls: 1 }, OpTime { ticks: 10, calls: 1 }]);
+        assert_eq!(profile.total(), 40);
+        let table = profile.table(&SITES).to_string();
+        let lines: std::vec::Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[1].contains("CONV_2D") && lines[1].contains("0:0") && lines[1].ends_with("75.0%"), "{table}");
+        assert!(lines[2].contains("SOFTMAX") && lines[2].contains("2:13") && lines[2].ends_with("25.0%"), "{table}");
+        assert!(lines[3].contains("total") && lines[3].ends_with("40"), "{table}");
+        profile.clear();
+        assert_eq!(profile.total(), 0);
+    }
+
+    #[test]
+    fn a_site_past_the_profiles_rows_is_not_counted() {
+        let mut profile = Profile::<_, 1>::new(Steps(&[1], 0, 0));
+        profile.before(&SITES[1], Some(3));
+        profile.after(&SITES[1], Some(3));
+        assert_eq!(profile.total(), 0);
+    }
+
+    /// A model whose invoke has three parts.
+    struct ThreeParts {
+        next: usize,
+    }
+
+    impl Stepwise for ThreeParts {
+        fn invoke_step(&mut self) -> Step {
+            self.next += 1;
+            if self.next == 3 {
+                self.next = 0;
+                return Step::Finished(Invoked::Completed);
+            }
+            Step::Ran
+        }
+    }
+
+    #[test]
+    fn the_stepwise_future_yields_after_every_part() {
+        let mut model = ThreeParts { next: 0 };
+        let waker = core::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut future = invoke_stepwise(&mut model);
+        let mut polls = 0;
+        let done = loop {
+            polls += 1;
+            if let Poll::Ready(i) = Pin::new(&mut future).poll(&mut cx) {
+                break i;
+            }
+        };
+        assert_eq!((done, polls), (Invoked::Completed, 3));
+        assert_eq!(model.next, 0, "the next invoke starts over");
+    }
+}
