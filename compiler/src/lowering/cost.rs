@@ -107,9 +107,9 @@ pub fn arithmetic(node: &Node<'_>, graph: &Graph<'_>) -> &'static str {
     }
 }
 
-/// The sizes an estimate reads: multiply-accumulates, output and
-/// activation input elements (constants left out).
-fn sizes(node: &Node<'_>, graph: &Graph<'_>) -> (u64, u64) {
+/// The sizes an estimate reads: output and activation input elements
+/// (constants left out).
+pub fn sizes(node: &Node<'_>, graph: &Graph<'_>) -> (u64, u64) {
     let elements = |ts: &mut dyn Iterator<Item = usize>| -> u64 {
         ts.filter(|&t| graph.tensors[t].data.is_none()).map(|t| graph.tensors[t].elements as u64).sum()
     };
@@ -128,8 +128,8 @@ pub fn by_tensors(node: &Node<'_>, graph: &Graph<'_>, macs: u64) -> Option<u64> 
     Some(fixed + (per_mac * macs + per_output * outputs + per_input * inputs) / 10)
 }
 
-/// An op without a row: its outputs at the average cost per element of
-/// the table's elementwise rows (float, integer).
+/// An op without a row: its outputs at a rough cost per element (float,
+/// integer), until a fit gives it a row.
 fn fallback(node: &Node<'_>, graph: &Graph<'_>) -> u64 {
     let (outputs, _) = sizes(node, graph);
     let per_output = if arithmetic(node, graph) == "f32" { FLOAT_PER_OUTPUT } else { INTEGER_PER_OUTPUT };

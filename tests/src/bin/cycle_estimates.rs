@@ -57,11 +57,7 @@ fn main() -> Result<(), String> {
         for (p, (&m, &e)) in got.iter().zip(&estimates).enumerate() {
             let n = a.order[p];
             let node = &a.graph.nodes[n];
-            let elements = |ts: &mut dyn Iterator<Item = usize>| -> u64 {
-                ts.filter(|&t| a.graph.tensors[t].data.is_none()).map(|t| a.graph.tensors[t].elements as u64).sum()
-            };
-            let outputs = elements(&mut node.outputs.iter().copied());
-            let inputs = elements(&mut node.inputs.iter().flatten().copied());
+            let (outputs, inputs) = tinyaot_compiler::lowering::cost::sizes(node, &a.graph);
             let arithmetic = tinyaot_compiler::lowering::cost::arithmetic(node, &a.graph);
             let _ = writeln!(
                 csv,
