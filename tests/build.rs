@@ -30,8 +30,18 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                 // smallest arena tiling reaches (the most bands).
                 let tiled = tinyaot_compiler::smallest_tiled_arena(&bytes, &Default::default())
                     .filter(|&arena| arena < plain.plain_arena());
+                // The disjoint plan is also split over two memory regions:
+                // a fast one of half its arena (in a link section of its
+                // own) and 4 KB for the weights copied into it, and a slow
+                // one for the rest.
+                let disjoint = tinyaot_compiler::Options { in_place: false, ..Default::default() };
+                let half = tinyaot_compiler::analyze_with(&bytes, &disjoint).map_or(0, |a| a.plan.arena_size / 32 * 16);
+                let slow = 4 * half + 65536;
+                let fast = half + 4096;
+                let regions =
+                    format!("regions = [fast(\".tinyaot_fast\", {fast}), slow({slow})], copy_weights = fast(4096)");
                 let mut variants =
-                    vec![("", "in_place = true".to_string()), ("_disjoint", "in_place = false".to_string())];
+                    vec![("", "in_place = true".to_string()), ("_disjoint", format!("in_place = false, {regions}"))];
                 if let Some(arena) = tiled {
                     variants.push(("_tiled", format!("arena_limit = {arena}")));
                 }
@@ -49,7 +59,8 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
                     _ => "model.invoke();",
                 };
                 for (suffix, args) in variants {
-                    let run = run_fn(load, invoke_for(suffix));
+                    let arenas = |leak| if suffix == "_disjoint" { two_regions(leak) } else { one_arena(leak) };
+                    let run = run_fn(&arenas(false), load, invoke_for(suffix));
                     let _ = writeln!(
                         out,
                         r#"    pub mod {m}{suffix} {{
@@ -57,8 +68,7 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
 {run}        /// Loads `input`, then returns a closure that runs one `invoke()`
         /// (for benchmarks: the arena is set up once).
         pub fn invoker(input: &[u8]) -> impl FnMut() + use<> {{
-            let arena: &'static mut tinyaot::Arena<{{ Model::ARENA_SIZE }}> = Box::leak(Box::new(tinyaot::Arena::new()));
-            let mut model = Model::new(arena);
+{leaked}
             let mut off = 0;
             for (i, t) in Model::INPUTS.iter().enumerate() {{
                 let n = t.bytes.min(input.len().saturating_sub(off));
@@ -70,7 +80,8 @@ fn generate(out: &mut String, set: &str, dir: &Path) {
             move || model.invoke()
         }}
     }}"#,
-                        path = path.display().to_string()
+                        path = path.display().to_string(),
+                        leaked = arenas(true)
                     );
                 }
                 // And with borrowed inputs, at the smallest tiled arena then
@@ -137,24 +148,50 @@ fn borrowed_run(bytes: &[u8], path: &str) -> Option<String> {
     // Step by step, the inputs passed to every step (`borrowed_inputs.rs`
     // checks `invoke` itself).
     let args = args.join(", ");
-    let run = run_fn(&arrays, &format!("while model.invoke_step({args}) == tinyaot::Step::Ran {{}}"));
+    let run =
+        run_fn(&one_arena(false), &arrays, &format!("while model.invoke_step({args}) == tinyaot::Step::Ran {{}}"));
     Some(format!(
         "        tinyaot::include_model!(pub Model = {path:?}, borrowed_inputs = true, arena_limit = {arena});\n        #[allow(clippy::all)]\n{run}"
     ))
+}
+
+/// `let mut model = ..` on its arenas (each a `Box`, or leaked for a
+/// `'static` model): one arena, or the two regions `fast` and `slow`.
+fn arenas_of(names: &[(&str, &str)], leak: bool) -> String {
+    let mut s = String::new();
+    for (name, size) in names {
+        let arena = format!("Box::new(tinyaot::Arena::<{{ Model::{size} }}>::new())");
+        let _ = if leak {
+            writeln!(s, "            let {name} = Box::leak({arena});")
+        } else {
+            writeln!(s, "            let mut {name} = {arena};")
+        };
+    }
+    let args: Vec<String> =
+        names.iter().map(|(name, _)| if leak { name.to_string() } else { format!("&mut {name}") }).collect();
+    let _ = writeln!(s, "            let mut model = Model::new({});", args.join(", "));
+    s
+}
+
+fn one_arena(leak: bool) -> String {
+    arenas_of(&[("arena", "ARENA_SIZE")], leak)
+}
+
+fn two_regions(leak: bool) -> String {
+    arenas_of(&[("fast", "FAST_SIZE"), ("slow", "SLOW_SIZE")], leak)
 }
 
 /// A generated `run`: one `invoke()` per set of inputs in `input` (several
 /// for a stateful model: the state carries over), then, for a stateful
 /// model, `reset()` and the first set again; returns all outputs. `load`
 /// takes a set's inputs from `set` at `off`, `invoke` runs the model.
-fn run_fn(load: &str, invoke: &str) -> String {
+fn run_fn(arenas: &str, load: &str, invoke: &str) -> String {
     format!(
         r#"        /// Runs one `invoke()` per set of inputs in `input` (several for a
         /// stateful model: the state carries over), then, for a stateful
         /// model, `reset()` and the first set again; returns all outputs.
         pub fn run(input: &[u8]) -> Vec<u8> {{
-            let mut arena = Box::new(tinyaot::Arena::<{{ Model::ARENA_SIZE }}>::new());
-            let mut model = Model::new(&mut arena);
+{arenas}
             let per: usize = Model::INPUTS.iter().map(|t| t.bytes).sum();
             assert!(per > 0 && input.len().is_multiple_of(per), "input file is not a whole number of input sets");
             let mut out = Vec::new();

@@ -1,7 +1,7 @@
 //! `tinyaot`: the reports `include_model!` prints, from the command line.
 //!
 //! ```text
-//! tinyaot plan MODEL.tflite [--arena-limit BYTES] [--svg FILE] [--disjoint] [--keep-inputs] [--borrowed-inputs] [--summary]
+//! tinyaot plan MODEL.tflite [--arena-limit BYTES] [--region NAME[:SECTION]:BYTES]... [--svg FILE] [--disjoint] [--keep-inputs] [--borrowed-inputs] [--summary]
 //! tinyaot ops
 //! ```
 
@@ -30,6 +30,14 @@ enum Command {
         /// is an error with the bottleneck analysis.
         #[arg(long, value_name = "BYTES")]
         arena_limit: Option<usize>,
+        /// A memory region, fastest first (as the macro's `regions`):
+        /// `dtcm:.dtcm:32768`, or `sram:262144` without a link section.
+        #[arg(long = "region", value_name = "NAME[:SECTION]:BYTES", value_parser = parse_region)]
+        regions: Vec<tinyaot_compiler::regions::Region>,
+        /// Copy the most-read weights into a region (as the macro's
+        /// `copy_weights`): `dtcm:8192`.
+        #[arg(long, value_name = "REGION:BYTES", value_parser = parse_copy)]
+        copy_weights: Option<(String, usize)>,
         /// Also write the water-level chart (live bytes per op) as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
@@ -61,7 +69,18 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let Command::Plan { model, arena_limit, svg, disjoint, keep_inputs, borrowed_inputs, summary } = cli.command else {
+    let Command::Plan {
+        model,
+        arena_limit,
+        regions,
+        copy_weights,
+        svg,
+        disjoint,
+        keep_inputs,
+        borrowed_inputs,
+        summary,
+    } = cli.command
+    else {
         print!("{}", tinyaot_compiler::lowering::registry::support_table());
         return Ok(());
     };
@@ -72,6 +91,8 @@ fn run(cli: Cli) -> Result<(), String> {
         keep_inputs,
         arena_limit,
         borrowed_inputs,
+        regions,
+        copy_weights,
         ..Default::default()
     };
     let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
@@ -79,8 +100,19 @@ fn run(cli: Cli) -> Result<(), String> {
         println!("{} {} {} {}", path, a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size);
         return Ok(());
     }
-    print!("{}", tinyaot_compiler::report::plan_table(&a));
-    print!("{}", tinyaot_compiler::report::peak_analysis(&a, arena_limit));
+    if opts.copy_weights.is_some() {
+        // What is copied is known once the code is emitted: the macro's report.
+        let target = tinyaot_compiler::Target {
+            vis: Default::default(),
+            name: tinyaot_compiler::codegen::Ident::new("Model", tinyaot_compiler::codegen::Span::call_site()),
+            track_path: None,
+        };
+        let compiled = tinyaot_compiler::compile(&bytes, &target, &opts).map_err(|e| format!("{path}: {e}"))?;
+        print!("{}", compiled.report);
+    } else {
+        print!("{}", tinyaot_compiler::report::plan_table(&a));
+        print!("{}", tinyaot_compiler::report::peak_analysis(&a, arena_limit));
+    }
     if let Some(file) = svg {
         std::fs::write(&file, tinyaot_compiler::report::water_level_svg(&a))
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
@@ -93,4 +125,22 @@ fn run(cli: Cli) -> Result<(), String> {
         println!("fits the arena limit of {limit} bytes ({} to spare)", limit - a.plan.arena_size);
     }
     Ok(())
+}
+
+/// `REGION:BYTES` as `copy_weights`.
+fn parse_copy(s: &str) -> Result<(String, usize), String> {
+    let (region, bytes) = s.split_once(':').ok_or("expected REGION:BYTES")?;
+    Ok((region.to_string(), bytes.parse().map_err(|_| format!("`{bytes}` is not a number of bytes"))?))
+}
+
+/// `NAME[:SECTION]:BYTES` as a region.
+fn parse_region(s: &str) -> Result<tinyaot_compiler::regions::Region, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let (name, section, bytes) = match parts[..] {
+        [name, bytes] => (name, None, bytes),
+        [name, section, bytes] => (name, Some(section.to_string()), bytes),
+        _ => return Err("expected NAME:BYTES or NAME:SECTION:BYTES".into()),
+    };
+    let budget = bytes.parse().map_err(|_| format!("`{bytes}` is not a number of bytes"))?;
+    Ok(tinyaot_compiler::regions::Region { name: name.to_string(), section, budget })
 }

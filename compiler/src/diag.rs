@@ -13,6 +13,8 @@ pub enum Site {
     ArenaLimit,
     /// The `cycle_limit` (or `latency_limit`) argument: the estimate is over it.
     CycleLimit,
+    /// The `copy_weights` argument: it does not fit its region.
+    CopyWeights,
 }
 
 /// A compile error with its message.
@@ -39,6 +41,11 @@ impl Error {
     /// An error about the arena limit.
     pub fn arena_limit(message: impl Into<String>) -> Self {
         Error { site: Site::ArenaLimit, message: message.into() }
+    }
+
+    /// An error about `copy_weights`.
+    pub fn copy_weights(message: impl Into<String>) -> Self {
+        Error { site: Site::CopyWeights, message: message.into() }
     }
 
     /// An error about the cycle limit.

@@ -22,6 +22,7 @@ pub mod ops;
 pub mod order;
 pub mod plan;
 pub mod quant;
+pub mod regions;
 pub mod report;
 mod resources;
 pub mod schedule;
@@ -85,6 +86,12 @@ pub struct Analysis<'a> {
     pub op_states: Vec<Option<(usize, usize)>>,
     /// Bytes of state memory (each variable and op state 16-aligned).
     pub state_size: usize,
+    /// With `Options::regions`: the buffers split over the regions, each
+    /// planned on its own. `None`: one arena, `plan`.
+    pub regions: Option<regions::RegionPlan>,
+    /// With `Options::copy_weights`: the ops whose weights are copied into
+    /// a region, and where.
+    pub weight_copy: Option<lowering::emit::CopyWeights>,
 }
 
 /// One row of the plan table.
@@ -102,12 +109,33 @@ pub struct PlacementRow {
     pub last_op: usize,
     /// Buffer index in the schedule.
     pub buffer: usize,
+    /// The memory region it is in (0 without regions).
+    pub region: usize,
 }
 
 impl<'a> Analysis<'a> {
-    /// Arena offset of tensor `t`, if it lives in the arena.
-    pub fn tensor_offset(&self, t: usize) -> Option<usize> {
-        self.schedule.buffer_of.get(t).copied().flatten().map(|b| self.plan.offsets[b])
+    /// (region, byte offset in that region) of tensor `t`, if it lives in
+    /// the arena (region 0, the one arena, without regions).
+    pub fn tensor_place(&self, t: usize) -> Option<(usize, usize)> {
+        self.schedule.buffer_of.get(t).copied().flatten().map(|b| self.buffer_place(b))
+    }
+
+    /// (region, byte offset in that region) of buffer `b`.
+    pub fn buffer_place(&self, b: usize) -> (usize, usize) {
+        match &self.regions {
+            Some(r) => r.places[b],
+            None => (0, self.plan.offsets[b]),
+        }
+    }
+
+    /// Bytes of each region's arena (one entry, the arena, without regions).
+    pub fn region_sizes(&self) -> Vec<usize> {
+        self.regions.as_ref().map_or_else(|| vec![self.plan.arena_size], regions::RegionPlan::sizes)
+    }
+
+    /// Bytes of activation memory over all regions: the arena without them.
+    pub fn arena_total(&self) -> usize {
+        self.region_sizes().iter().sum()
     }
 
     /// Execution position of a TFLM time step (step 0, before the first
@@ -138,11 +166,12 @@ impl<'a> Analysis<'a> {
                 } else {
                     b.tensors.iter().map(|&t| self.graph.tensors[t].name.as_str()).collect::<Vec<_>>().join(" = ")
                 },
-                offset: self.plan.offsets[i],
+                offset: self.buffer_place(i).1,
                 size: b.size,
                 first_op: self.op_of_step(b.life.first),
                 last_op: self.op_of_step(b.life.last),
                 buffer: i,
+                region: self.buffer_place(i).0,
             })
             .collect()
     }
@@ -235,7 +264,7 @@ impl<'a> Analysis<'a> {
 }
 
 /// How to plan.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Let ops write their output over their dying input where proven safe.
     pub in_place: bool,
@@ -256,6 +285,15 @@ pub struct Options {
     /// ([`Analysis::cycles`]) over it are a compile error naming the
     /// slowest ops.
     pub cycle_limit: Option<u64>,
+    /// Several RAMs, fastest first, each with its budget and link section:
+    /// the arena is split over them, the hottest buffers in the fastest
+    /// (`regions`). Empty: one arena. The variant choice treats the sum of
+    /// their budgets as `arena_limit`.
+    pub regions: Vec<regions::Region>,
+    /// `(region, bytes)`: copy the weights of the ops that read theirs
+    /// the most times per invoke, up to `bytes` of them, from flash into
+    /// that region when the model is made (`regions::WeightCopy`).
+    pub copy_weights: Option<(String, usize)>,
 }
 
 impl Options {
@@ -271,7 +309,15 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { in_place: true, keep_inputs: false, arena_limit: None, borrowed_inputs: false, cycle_limit: None }
+        Options {
+            in_place: true,
+            keep_inputs: false,
+            arena_limit: None,
+            borrowed_inputs: false,
+            cycle_limit: None,
+            regions: Vec::new(),
+            copy_weights: None,
+        }
     }
 }
 
@@ -287,7 +333,7 @@ impl Analysis<'_> {
 /// options (`Analysis::tiled_floor` under the tightest budget); `None`
 /// when no stage tiles or the model does not compile.
 pub fn smallest_tiled_arena(bytes: &[u8], opts: &Options) -> Option<usize> {
-    let tightest = Options { arena_limit: Some(1), ..*opts };
+    let tightest = Options { arena_limit: Some(1), regions: Vec::new(), ..opts.clone() };
     analyze_with(bytes, &tightest).ok()?.tiled_floor.map(|(arena, _)| arena)
 }
 
@@ -333,7 +379,8 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
             .tflm_requests
     };
     let tflm_greedy = plan::plan_tflm_greedy(&tflm_requests);
-    let budget = opts.arena_limit.unwrap_or(tflm_greedy.arena_size);
+    let region_budgets = (!opts.regions.is_empty()).then(|| opts.regions.iter().map(|r| r.budget).sum());
+    let budget = opts.arena_limit.or(region_budgets).unwrap_or(tflm_greedy.arena_size);
     let plan::choose::Choice {
         choice,
         planned,
@@ -363,6 +410,38 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
             })
         })
         .collect();
+    let regions = if opts.regions.is_empty() {
+        None
+    } else {
+        let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
+        let heat = regions::heat(&graph, &order, &macs, &schedule);
+        let names: Vec<String> = schedule.buffers.iter().map(|b| b.name.clone()).collect();
+        // The weights' bytes come off their region's budget first.
+        let mut budgets = opts.regions.clone();
+        if let Some((name, bytes)) = &opts.copy_weights {
+            let region = budgets.iter_mut().find(|r| &r.name == name).ok_or_else(|| {
+                Error::copy_weights(format!("copy_weights names region `{name}`, which is not among the regions"))
+            })?;
+            region.budget = region.budget.checked_sub(*bytes).ok_or_else(|| {
+                Error::copy_weights(format!(
+                    "copy_weights asks for {bytes} bytes of region `{name}`, whose whole budget is {}",
+                    region.budget
+                ))
+            })?;
+        }
+        let mut split = regions::assign(&requests, &heat, &budgets, &names)?;
+        split.regions = opts.regions.clone();
+        Some(split)
+    };
+    let weight_copy = match (&opts.copy_weights, &regions) {
+        (Some((name, bytes)), Some(split)) => {
+            let region = split.regions.iter().position(|r| &r.name == name).unwrap_or(0);
+            let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
+            Some(regions::choose_weight_copy(&graph, &order, &macs, region, split.plans[region].arena_size, *bytes))
+        }
+        (Some(_), None) => return Err(Error::copy_weights("copy_weights needs `regions` (the region to copy into)")),
+        _ => None,
+    };
     Ok(Analysis {
         graph,
         ops,
@@ -384,6 +463,8 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         state_offsets,
         op_states,
         state_size,
+        regions,
+        weight_copy,
     })
 }
 
@@ -422,6 +503,7 @@ pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled
     let arena_limit = opts.arena_limit;
     let a = analyze_with(bytes, opts)?;
     if let Some(limit) = arena_limit
+        && opts.regions.is_empty()
         && a.plan.arena_size > limit
     {
         return Err(Error::arena_limit(report::over_budget(&a, limit)));
@@ -431,12 +513,15 @@ pub fn compile(bytes: &[u8], target: &Target, opts: &Options) -> Result<Compiled
     {
         return Err(Error::cycle_limit(report::over_cycle_budget(&a, limit)));
     }
-    let codegen::Ops { calls, statics, weight_bytes } = codegen::ops(&a)?;
-    let tokens = codegen::model::emit(&a, target, calls, statics, weight_bytes)?;
+    let ops = codegen::ops(&a)?;
+    let weight_bytes = ops.weight_bytes;
+    let copied = report::copied_weights(&a, ops.copies.as_ref());
+    let sizes = codegen::model::region_bytes(&a, ops.copies.as_ref());
+    let tokens = codegen::model::emit(&a, target, ops)?;
     Ok(Compiled {
         tokens,
-        arena_size: a.plan.arena_size,
-        report: format!("{}{}", report::plan_table(&a), report::peak_analysis(&a, arena_limit)),
+        arena_size: sizes.iter().sum(),
+        report: format!("{}{copied}{}", report::plan_table(&a), report::peak_analysis(&a, arena_limit)),
         weight_bytes,
         macs: a.macs(),
     })

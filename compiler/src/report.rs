@@ -13,7 +13,7 @@ impl Analysis<'_> {
         let _ = writeln!(
             s,
             "Arena: **{} bytes** (lower bound {}, TFLM's greedy planner {}). {} ops, {} MACs per invoke.\n",
-            self.plan.arena_size,
+            self.arena_total(),
             self.lower_bound,
             self.tflm_greedy.arena_size,
             self.graph.nodes.len(),
@@ -47,11 +47,47 @@ impl Analysis<'_> {
                 let _ = writeln!(s, "- {role} {i}: `{}` {}{q}", t.name, t.describe());
             }
         }
+        for line in self.region_lines() {
+            let _ = writeln!(s, "- Region {line}");
+        }
+        let names = self.region_names();
         let _ = writeln!(s, "\n| buffer | offset | bytes | ops |\n|---|---:|---:|---|");
         for p in self.placements() {
-            let _ = writeln!(s, "| `{}` | {} | {} | {}..={} |", p.name, p.offset, p.size, p.first_op, p.last_op);
+            let at = if names.len() > 1 { format!("{} +{}", names[p.region], p.offset) } else { p.offset.to_string() };
+            let _ = writeln!(s, "| `{}` | {at} | {} | {}..={} |", p.name, p.size, p.first_op, p.last_op);
         }
         s
+    }
+
+    /// The regions' names (`arena` without regions).
+    pub fn region_names(&self) -> Vec<String> {
+        self.regions
+            .as_ref()
+            .map_or_else(|| vec!["arena".into()], |r| r.regions.iter().map(|r| r.name.clone()).collect())
+    }
+
+    /// One line per memory region (none without regions): its section,
+    /// bytes of its budget, buffers, and the share of the bytes moved per
+    /// invoke that go through it.
+    pub fn region_lines(&self) -> Vec<String> {
+        let Some(r) = &self.regions else { return Vec::new() };
+        let traffic = r.traffic(&self.schedule.requests());
+        let total: u64 = traffic.iter().sum::<u64>().max(1);
+        r.regions
+            .iter()
+            .enumerate()
+            .map(|(k, region)| {
+                let section = region.section.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                format!(
+                    "`{}`{section}: {} of {} bytes, {} buffers, {}% of the bytes moved per invoke",
+                    region.name,
+                    r.plans[k].arena_size,
+                    region.budget,
+                    r.members[k].len(),
+                    traffic[k] * 100 / total
+                )
+            })
+            .collect()
     }
 }
 
@@ -60,18 +96,37 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     let mut s = String::new();
     let rows = a.placements();
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(6).clamp(6, 48);
-    let _ = writeln!(s, "{:<width$}  {:>8}  {:>8}  {:<8}  tensor", "buffer", "offset", "bytes", "  ops");
+    let names = a.region_names();
+    let regions = names.len() > 1;
+    let region_width = if regions { names.iter().map(String::len).max().unwrap_or(0).max(6) + 2 } else { 0 };
+    let region_head = if regions { format!("{:<region_width$}", "region") } else { String::new() };
+    let _ = writeln!(s, "{:<width$}  {region_head}{:>8}  {:>8}  {:<8}  tensor", "buffer", "offset", "bytes", "  ops");
     for r in &rows {
         let (dtype, shape) = a.describe_buffer(&a.schedule.buffers[r.buffer]);
         let name: String = r.name.chars().take(width).collect();
+        let region = if regions { format!("{:<region_width$}", names[r.region]) } else { String::new() };
         let _ = writeln!(
             s,
-            "{:<width$}  {:>8}  {:>8}  {:>3}..{:<3}  {dtype}{shape}",
+            "{:<width$}  {region}{:>8}  {:>8}  {:>3}..{:<3}  {dtype}{shape}",
             name, r.offset, r.size, r.first_op, r.last_op,
         );
     }
     let peak_op = a.op_of_step(a.peak_step);
-    let _ = writeln!(s, "ARENA_SIZE   {} bytes ({})", a.plan.arena_size, a.plan.strategy);
+    if a.regions.is_some() {
+        let _ = writeln!(
+            s,
+            "ARENA_SIZE   {} bytes over {} regions (one arena would need {}, {})",
+            a.arena_total(),
+            names.len(),
+            a.plan.arena_size,
+            a.plan.strategy
+        );
+        for line in a.region_lines() {
+            let _ = writeln!(s, "region       {}", line.replace('`', ""));
+        }
+    } else {
+        let _ = writeln!(s, "ARENA_SIZE   {} bytes ({})", a.plan.arena_size, a.plan.strategy);
+    }
     let _ = writeln!(
         s,
         "lower bound  {} bytes (live at op {peak_op}, {})",
@@ -356,7 +411,17 @@ pub fn over_budget(a: &Analysis<'_>, limit: usize) -> String {
 /// op is marked.
 pub fn water_level_svg(a: &Analysis<'_>) -> String {
     let ops = a.graph.nodes.len().max(1);
-    let arena = a.plan.arena_size.max(1) as f64;
+    let arena = a.arena_total().max(1) as f64;
+    // Regions are stacked, the fastest at the bottom.
+    let region_base: Vec<usize> = a
+        .region_sizes()
+        .iter()
+        .scan(0, |at, &size| {
+            let base = *at;
+            *at += size;
+            Some(base)
+        })
+        .collect();
     let (w, h, left, top, bottom) = (900.0, 520.0, 70.0, 30.0, 40.0);
     let col = (w - left - 20.0) / ops as f64;
     let y_of = |bytes: f64| top + (h - top - bottom) * (1.0 - bytes / arena);
@@ -368,7 +433,9 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
     let _ = writeln!(
         s,
         r#"<text x="{left}" y="18">arena {} B (lower bound {}, TFLM greedy {})</text>"#,
-        a.plan.arena_size, a.lower_bound, a.tflm_greedy.arena_size
+        a.arena_total(),
+        a.lower_bound,
+        a.tflm_greedy.arena_size
     );
     let peak = a.op_of_step(a.peak_step);
     let px = left + col * peak as f64;
@@ -390,8 +457,9 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
     for r in a.placements() {
         let x = left + col * r.first_op as f64;
         let width = col * (r.last_op - r.first_op + 1) as f64;
-        let y1 = y_of((r.offset + align(r.size)) as f64);
-        let y0 = y_of(r.offset as f64);
+        let offset = region_base[r.region] + r.offset;
+        let y1 = y_of((offset + align(r.size)) as f64);
+        let y0 = y_of(offset as f64);
         let name: String = r.name.chars().take(40).collect();
         let name = name.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let _ = writeln!(
@@ -451,10 +519,48 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
         previous = sub;
     }
     let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}">op index (peak at op {peak})</text>"#, left + 200.0, h - 8.0);
-    for k in 0..=4 {
-        let b = a.plan.arena_size * k / 4;
-        let _ = writeln!(s, r#"<text x="4" y="{:.1}">{b}</text>"#, y_of(b as f64) + 4.0);
+    if a.regions.is_some() {
+        for (name, &base) in a.region_names().iter().zip(&region_base) {
+            let y = y_of(base as f64);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{left}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#000" stroke-dasharray="4 3"/>"##,
+                w - 20.0
+            );
+            let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}">{name}</text>"#, w - 80.0, y - 3.0);
+        }
+    } else {
+        for k in 0..=4 {
+            let b = a.plan.arena_size * k / 4;
+            let _ = writeln!(s, r#"<text x="4" y="{:.1}">{b}</text>"#, y_of(b as f64) + 4.0);
+        }
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// The `copy_weights` line of the plan report: what went into RAM, and the
+/// weight reads it moves off flash (an op reads a weight per
+/// multiply-accumulate); empty without `copy_weights`.
+pub fn copied_weights(a: &Analysis<'_>, copies: Option<&(usize, Vec<crate::lowering::emit::Copied>)>) -> String {
+    let (Some(plan), Some((region, copies))) = (&a.weight_copy, copies) else { return String::new() };
+    let name = a.region_names().get(*region).cloned().unwrap_or_default();
+    let bytes: usize = copies.iter().map(|c| align(c.len)).sum();
+    let mut ops: Vec<usize> = copies.iter().map(|c| c.op).collect();
+    ops.sort_unstable();
+    ops.dedup();
+    let macs = |pos: &usize| a.order.get(*pos).map_or(0, |&n| a.ops[n].macs());
+    let moved: u64 = ops.iter().map(macs).sum();
+    let total = a.macs().max(1);
+    let listed: Vec<String> =
+        ops.iter().map(|&p| format!("op {p} {}", a.node_at(p).map_or("-", |n| n.name.as_str()))).collect();
+    format!(
+        "copy_weights {bytes} of {} bytes into {name}, copied from flash when the model is made (flash keeps them): \
+         the constants of {}; those ops' {moved} of the {total} MACs per invoke ({}%) read their weight from RAM \
+         (up to {} 32-bit weight loads per invoke off flash: up to that many cycles saved per flash wait state)\n",
+        plan.budget,
+        if listed.is_empty() { "no op (none fits)".to_string() } else { listed.join(", ") },
+        moved * 100 / total,
+        moved.div_ceil(4)
+    )
 }

@@ -1,6 +1,6 @@
 //! The compiler's stages only look forward: read (`tflite`) -> `graph` ->
 //! lower (`ops`, `lowering`, `resources`, `quant`) -> schedule (`order`,
-//! `schedule`) -> plan (`plan`, `tiling`) -> emit (`codegen`, `report`).
+//! `schedule`) -> plan (`plan`, `tiling`, `regions`) -> emit (`codegen`, `report`).
 //! No module imports one of a later stage, and no two modules import each
 //! other through any chain. Read from the sources (`crate::` and `super::`
 //! paths outside comments).
@@ -63,7 +63,7 @@ fn stage(module: &str) -> Option<usize> {
         "graph" => 1,
         "ops" | "lowering" | "resources" | "quant" => 2,
         "order" | "schedule" => 3,
-        "plan" | "tiling" => 4,
+        "plan" | "tiling" | "regions" => 4,
         "codegen" | "report" => 5,
         _ => return None,
     })

@@ -17,38 +17,47 @@ fn model_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-#[test]
-fn every_plan_is_valid_and_at_least_as_good_as_tflm() {
-    let mut checked = 0;
+/// Every `.tflite` file in the model folders, sorted, with its bytes.
+fn model_files() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut models = Vec::new();
     for dir in model_dirs() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
-        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
-            let bytes = std::fs::read(f).unwrap();
-            let Ok(a) = tinyaot_compiler::analyze(&bytes) else {
-                println!("{}: not supported, skipped", f.display());
-                continue;
-            };
-            let reqs = a.schedule.requests();
-            plan::check(&reqs, &a.plan).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            plan::check(&a.tflm_requests, &a.tflm_greedy).unwrap_or_else(|e| panic!("{}: tflm: {e}", f.display()));
-            assert!(a.plan.arena_size >= a.lower_bound, "{}", f.display());
-            assert!(
-                a.plan.arena_size <= a.tflm_greedy.arena_size,
-                "{}: ours {} > TFLM greedy {}",
-                f.display(),
-                a.plan.arena_size,
-                a.tflm_greedy.arena_size
-            );
-            println!(
-                "{:<40} arena {:>7}  lower bound {:>7}  TFLM greedy {:>7}",
-                f.file_name().unwrap().to_string_lossy(),
-                a.plan.arena_size,
-                a.lower_bound,
-                a.tflm_greedy.arena_size
-            );
-            checked += 1;
+        for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
+            let bytes = std::fs::read(&f).unwrap();
+            models.push((f, bytes));
         }
+    }
+    models
+}
+
+#[test]
+fn every_plan_is_valid_and_at_least_as_good_as_tflm() {
+    let mut checked = 0;
+    for (f, bytes) in model_files() {
+        let Ok(a) = tinyaot_compiler::analyze(&bytes) else {
+            println!("{}: not supported, skipped", f.display());
+            continue;
+        };
+        let reqs = a.schedule.requests();
+        plan::check(&reqs, &a.plan).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        plan::check(&a.tflm_requests, &a.tflm_greedy).unwrap_or_else(|e| panic!("{}: tflm: {e}", f.display()));
+        assert!(a.plan.arena_size >= a.lower_bound, "{}", f.display());
+        assert!(
+            a.plan.arena_size <= a.tflm_greedy.arena_size,
+            "{}: ours {} > TFLM greedy {}",
+            f.display(),
+            a.plan.arena_size,
+            a.tflm_greedy.arena_size
+        );
+        println!(
+            "{:<40} arena {:>7}  lower bound {:>7}  TFLM greedy {:>7}",
+            f.file_name().unwrap().to_string_lossy(),
+            a.plan.arena_size,
+            a.lower_bound,
+            a.tflm_greedy.arena_size
+        );
+        checked += 1;
     }
     assert!(checked >= 10, "only {checked} models checked");
 }
@@ -96,7 +105,7 @@ fn variables_live_in_the_state_memory_not_the_arena() {
     let state = a.graph.tensors.iter().position(|t| t.is_variable).expect("the SVDF state is a variable");
     // int16 [2, 24]: 96 bytes, 16-aligned, at the start of the state memory.
     assert_eq!((a.state_offsets[state], a.state_size), (Some(0), 96));
-    assert_eq!(a.tensor_offset(state), None, "a variable must not be planned in the arena");
+    assert_eq!(a.tensor_place(state), None, "a variable must not be planned in the arena");
     assert!(a.placements().iter().all(|p| !p.name.contains("state")));
     // Stateless models have no state memory.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/fc_chain_int8.tflite");
@@ -124,4 +133,64 @@ fn operators_show_their_constants() {
     let shown = format!("{:?}", a.ops[0]);
     assert!(shown.starts_with("FullyConnected"), "{shown}");
     assert!(shown.contains(&format!("multiplier: [{m}")) && shown.contains(&format!("shift: [{s}")), "{shown}");
+}
+
+/// Over two memory regions, on every model: each region's plan is valid
+/// and within its budget, every buffer is in exactly one region, no buffer
+/// in the fast region is colder than one that would have fit there in its
+/// place at no cost (the hottest buffer that fits the fast region alone is
+/// there), and `copy_weights` picks ops by reads per weight byte within
+/// its budget.
+#[test]
+fn region_plans_are_valid_and_the_hottest_bytes_are_in_the_fast_region() {
+    use tinyaot_compiler::regions::Region;
+    let mut checked = 0;
+    for (f, bytes) in model_files() {
+        let Ok(one) = tinyaot_compiler::analyze(&bytes) else { continue };
+        let fast = one.plan.arena_size / 3 / 16 * 16 + 2048;
+        let opts = tinyaot_compiler::Options {
+            regions: vec![
+                Region { name: "fast".into(), section: None, budget: fast },
+                Region { name: "slow".into(), section: None, budget: 1 << 24 },
+            ],
+            copy_weights: Some(("fast".into(), 2048)),
+            ..Default::default()
+        };
+        let a = tinyaot_compiler::analyze_with(&bytes, &opts).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let split = a.regions.as_ref().expect("regions planned");
+        let reqs = a.schedule.requests();
+        assert_eq!(split.members.iter().map(Vec::len).sum::<usize>(), reqs.len(), "{}", f.display());
+        for (k, members) in split.members.iter().enumerate() {
+            let sub: Vec<_> = members
+                .iter()
+                .map(|&b| {
+                    let overlap = reqs[b].overlap.and_then(|(i, s)| Some((members.binary_search(&i).ok()?, s)));
+                    tinyaot_compiler::schedule::Request { overlap, ..reqs[b].clone() }
+                })
+                .collect();
+            plan::check(&sub, &split.plans[k]).unwrap_or_else(|e| panic!("{} region {k}: {e}", f.display()));
+            for (i, &b) in members.iter().enumerate() {
+                assert_eq!(split.places[b], (k, split.plans[k].offsets[i]));
+            }
+        }
+        // The copies come off the fast region's budget.
+        assert!(split.plans[0].arena_size + 2048 <= fast, "{}: fast region over budget", f.display());
+        // The hottest buffer that fits the fast region alone is there
+        // (or one as hot: ties go to the smaller).
+        let fits = (0..reqs.len()).filter(|&b| plan::align(reqs[b].size) + 2048 <= fast);
+        if let Some(hottest) = fits.map(|b| split.heat[b]).max_by(f64::total_cmp) {
+            let in_fast = (0..reqs.len()).filter(|&b| split.places[b].0 == 0).map(|b| split.heat[b]);
+            assert_eq!(
+                in_fast.max_by(f64::total_cmp),
+                Some(hottest),
+                "{}: the hottest buffer is not in the fast region",
+                f.display()
+            );
+        }
+        let copy = a.weight_copy.as_ref().expect("copy_weights chosen");
+        assert_eq!((copy.region, copy.budget), (0, 2048));
+        assert!(copy.offset >= split.plans[0].arena_size && copy.offset.is_multiple_of(16));
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} models checked");
 }

@@ -23,7 +23,9 @@ const MODELS: &[&str] = &[
 ];
 
 /// Models snapshotted again with their inputs borrowed and kept (the
-/// other forms of the generated `invoke` and accessors).
+/// other forms of the generated `invoke` and accessors), and split over two
+/// memory regions with weights copied into one (one arena per region in the
+/// type, `run` and `new`; the copies made in `new`, read in `run`).
 const BORROWED: &[&str] = &["ds_cnn_kws_int8", "control_if_int8"];
 
 fn generated(model: &str, opts: &Options) -> (String, String) {
@@ -45,10 +47,24 @@ fn generated_code_and_plans_match_their_snapshots() {
     let mut stale = Vec::new();
     let borrowed = Options { borrowed_inputs: true, ..Options::default() };
     let kept = Options { keep_inputs: true, ..Options::default() };
-    let runs = MODELS
-        .iter()
-        .map(|m| (m.to_string(), Options::default()))
-        .chain(BORROWED.iter().flat_map(|m| [(format!("{m}.borrowed"), borrowed), (format!("{m}.kept"), kept)]));
+    let region = |name: &str, section: &str, budget| tinyaot_compiler::regions::Region {
+        name: name.into(),
+        section: Some(section.into()),
+        budget,
+    };
+    // 2 KB of activations in the fast region, and its weights copied there.
+    let split = Options {
+        regions: vec![region("dtcm", ".dtcm", 8192), region("sram", ".sram2", 65536)],
+        copy_weights: Some(("dtcm".into(), 6144)),
+        ..Options::default()
+    };
+    let runs = MODELS.iter().map(|m| (m.to_string(), Options::default())).chain(BORROWED.iter().flat_map(|m| {
+        [
+            (format!("{m}.borrowed"), borrowed.clone()),
+            (format!("{m}.kept"), kept.clone()),
+            (format!("{m}.regions"), split.clone()),
+        ]
+    }));
     for (model, opts) in runs {
         let source = model.split('.').next().unwrap_or(&model);
         let (report, code) = generated(source, &opts);

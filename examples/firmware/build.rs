@@ -74,6 +74,16 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_BOARD");
     let machine = std::env::var("TINYAOT_FW_BOARD").ok();
     let b = board(&target, machine.as_deref());
+    // Two memory regions for the regions twin (below) on the Cortex-M3 and
+    // up: the top of the data RAM (the an547's DTCM) as the fast one, and
+    // past it (the an547's SRAM after the code) as the slow one.
+    let regions = (target.starts_with("thumbv7") || target.starts_with("thumbv8")).then(|| {
+        if b.text_origin.is_some() {
+            (b.ram_origin + b.ram - FAST_RAM, b.flash_origin.max(b.text_origin.unwrap_or(0)) + b.flash - SLOW_RAM)
+        } else {
+            (b.ram_origin + b.ram - FAST_RAM - SLOW_RAM, b.ram_origin + b.ram - SLOW_RAM)
+        }
+    });
     let memory = if target.starts_with("riscv32") {
         // QEMU's `virt` board: RAM from 0x8000_0000, where `-bios none`
         // starts; riscv-rt places sections through these aliases.
@@ -89,9 +99,17 @@ fn main() {
             Some(t) => (t + b.flash - b.flash_origin, format!("_stext = {t:#010x};\n")),
             None => (b.flash, String::new()),
         };
+        // The regions come off the end of RAM (and, on the an547, FLASH).
+        let (flash_length, ram_length, regions) = match regions {
+            Some((fast, slow)) if b.text_origin.is_some() => {
+                (flash_length - SLOW_RAM, b.ram - FAST_RAM, region_map(fast, slow))
+            }
+            Some((fast, slow)) => (flash_length, b.ram - FAST_RAM - SLOW_RAM, region_map(fast, slow)),
+            None => (flash_length, b.ram, (String::new(), String::new())),
+        };
         format!(
-            "MEMORY {{\n  FLASH : ORIGIN = {:#010x}, LENGTH = {}\n  RAM : ORIGIN = {:#010x}, LENGTH = {}\n}}\n{text}",
-            b.flash_origin, flash_length, b.ram_origin, b.ram
+            "MEMORY {{\n  FLASH : ORIGIN = {:#010x}, LENGTH = {}\n  RAM : ORIGIN = {:#010x}, LENGTH = {}\n{}}}\n{text}{}",
+            b.flash_origin, flash_length, b.ram_origin, ram_length, regions.0, regions.1
         )
     };
     std::fs::write(out.join("memory.x"), memory).unwrap();
@@ -131,8 +149,9 @@ fn main() {
         files.sort();
         for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "tflite")) {
             let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-            // `NAME_tiled` asks for NAME's tiled twin (below).
-            if only.as_ref().is_some_and(|o| !o.split(',').any(|name| name == stem || name == format!("{stem}_tiled"))) {
+            // `NAME_tiled` / `NAME_regions` ask for NAME's twin (below).
+            let twin = |name: &str| [format!("{stem}_tiled"), format!("{stem}_regions")].iter().any(|t| t == name);
+            if only.as_ref().is_some_and(|o| !o.split(',').any(|name| name == stem || twin(name))) {
                 continue;
             }
             let (input, output) = (dir.join(format!("{stem}.input.bin")), dir.join(format!("{stem}.output.bin")));
@@ -184,6 +203,17 @@ fn main() {
             twins.push((format!("{stem}_tiled"), path.clone(), input.clone(), output.clone(), arena, borrowed));
         }
     }
+    // The regions twin: the keyword model over two memory regions (an 8 KB
+    // fast one, 6 KB of it for the weights it copies there from flash, the
+    // rest in the slow one), on its static arenas in their link sections;
+    // `TINYAOT_FW_ONLY=ds_cnn_kws_int8_regions` alone.
+    const SPLIT: &str = "ds_cnn_kws_int8";
+    let asked_split = only.as_ref().map(|o| o.split(',').any(|name| name == format!("{SPLIT}_regions")));
+    let split_twins: Vec<(String, PathBuf, PathBuf, PathBuf)> = models
+        .iter()
+        .filter(|(stem, ..)| stem == SPLIT && regions.is_some() && asked_split.unwrap_or(true))
+        .map(|(stem, path, input, output)| (format!("{stem}_regions"), path.clone(), input.clone(), output.clone()))
+        .collect();
     let borrowed_twins: Vec<(String, usize)> =
         twins.iter().filter_map(|(stem, .., borrowed)| Some((stem.clone(), (*borrowed)?))).collect();
     if let Some(o) = &only {
@@ -202,9 +232,19 @@ fn main() {
         let borrow = if borrowed.is_some() { ", borrowed_inputs = true" } else { "" };
         let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}{borrow}); }}");
     }
+    for (stem, path, ..) in &split_twins {
+        let m = ident(stem);
+        let path = path.display().to_string();
+        let _ = writeln!(
+            s,
+            "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, regions = [fast(\".tinyaot_fast\", 8K), slow(\".tinyaot_slow\", 64K)], copy_weights = fast(6K)); }}"
+        );
+    }
+    let on_static: Vec<String> = split_twins.iter().map(|(stem, ..)| stem.clone()).collect();
     let models: Vec<(String, PathBuf, PathBuf, PathBuf)> = models
         .into_iter()
         .chain(twins.into_iter().map(|(stem, path, input, output, ..)| (stem, path, input, output)))
+        .chain(split_twins)
         .collect();
     let _ = writeln!(
         s,
@@ -239,7 +279,8 @@ fn main() {
             // One model: its own generated static arena, as a user's firmware
             // has it (the report measures this RAM). All models: turns on one
             // shared arena, so the 16 KB board holds them all.
-            acquire = if only.is_some() {
+            // A model over regions: its static arenas, in their sections.
+            acquire = if only.is_some() || on_static.contains(stem) {
                 format!("{m}::Model::take().expect(\"taken once\")")
             } else {
                 format!("{m}::Model::new_in(arena)")
@@ -249,6 +290,27 @@ fn main() {
     }
     let _ = writeln!(s, "}}");
     std::fs::write(out.join("models.rs"), s).unwrap();
+}
+
+/// Bytes of the fast and the slow memory region the regions twin uses.
+const FAST_RAM: usize = 64 << 10;
+const SLOW_RAM: usize = 256 << 10;
+
+/// The MEMORY lines and the output sections of the two regions: each
+/// model static in `.tinyaot_fast` / `.tinyaot_slow` goes there, NOLOAD (an
+/// arena holds nothing before the model writes it). After `.got`, the last
+/// section of cortex-m-rt's `link.x`: it takes the location counter after
+/// `.bss` as the end of what it zeroes and after `.uninit` as the stack's
+/// end, which sections inserted there would move into another memory.
+fn region_map(fast: usize, slow: usize) -> (String, String) {
+    (
+        format!(
+            "  TINYAOT_FAST : ORIGIN = {fast:#010x}, LENGTH = {FAST_RAM}\n  TINYAOT_SLOW : ORIGIN = {slow:#010x}, LENGTH = {SLOW_RAM}\n"
+        ),
+        "SECTIONS {\n  .tinyaot_fast (NOLOAD) : ALIGN(16) { KEEP(*(.tinyaot_fast .tinyaot_fast.*)) } > TINYAOT_FAST\n  \
+         .tinyaot_slow (NOLOAD) : ALIGN(16) { KEEP(*(.tinyaot_slow .tinyaot_slow.*)) } > TINYAOT_SLOW\n} INSERT AFTER .got;\n"
+            .to_string(),
+    )
 }
 
 fn ident(stem: &str) -> String {

@@ -43,6 +43,20 @@ use tinyaot_compiler::{Site, Target};
 ///   frame or an audio buffer; with `arena_limit`, a tiled first stage reads
 ///   it band by band).
 ///
+/// - `regions = [dtcm(".dtcm", 32K), sram(".sram2", 256K)]`: the arena
+///   split over several RAMs, fastest first, each `name(".link_section",
+///   budget)` (or `name(budget)` for the default section). Every buffer goes
+///   to one region, the ones the ops move the most bytes through per byte
+///   first into the fastest; each region is its own static arena in its
+///   section, `new` takes one arena per region, and `NAME_SIZE` says each
+///   region's bytes. Over a budget is a compile error naming the region.
+///   Not with `arena_limit` (the budgets are the limit).
+/// - `copy_weights = dtcm(8K)`: copies the weights of the ops that read
+///   theirs the most times per byte (convolutions first), up to 8 KiB of
+///   them, from flash into region `dtcm` whenever the model is made (`take`,
+///   `new`, `new_in`); the ops read them there. Flash keeps them; the
+///   region's budget holds the copies. Off by default.
+///
 /// - `cycle_limit`: the time budget in estimated Cortex-M4 cycles per
 ///   invoke (`12_000_000`, `12 * 1_000_000`, `"12M"`, `"800k"`), or
 ///   `latency_limit = "20ms @ 64MHz"` (a time at the core's clock: `s`,
@@ -66,6 +80,10 @@ struct Invocation {
     arena_limit: Option<(Expr, usize)>,
     /// `cycle_limit` or `latency_limit`, as cycles.
     cycle_limit: Option<(Expr, u64)>,
+    /// `regions = [name(".section", bytes), ..]`, fastest first.
+    regions: Option<(Expr, Vec<tinyaot_compiler::regions::Region>)>,
+    /// `copy_weights = dtcm(8K)`: (region, bytes).
+    copy_weights: Option<(Expr, (String, usize))>,
     print_plan: bool,
     in_place: bool,
     keep_inputs: bool,
@@ -88,6 +106,8 @@ impl Parse for Invocation {
         let mut in_place = None;
         let mut keep_inputs = None;
         let mut borrowed_inputs = None;
+        let mut regions = None;
+        let mut copy_weights = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -114,6 +134,20 @@ impl Parse for Invocation {
                     let cycles = if key == "cycle_limit" { parse_cycles(&value)? } else { parse_latency(&value)? };
                     cycle_limit = Some((value, cycles));
                 }
+                "regions" => {
+                    if regions.is_some() {
+                        return Err(syn::Error::new(key.span(), "duplicate argument `regions`"));
+                    }
+                    let list = parse_regions(&value)?;
+                    regions = Some((value, list));
+                }
+                "copy_weights" => {
+                    if copy_weights.is_some() {
+                        return Err(syn::Error::new(key.span(), "duplicate argument `copy_weights`"));
+                    }
+                    let what = parse_copy_weights(&value)?;
+                    copy_weights = Some((value, what));
+                }
                 "print_plan" => flag(&key, &value, &mut print_plan)?,
                 "in_place" => flag(&key, &value, &mut in_place)?,
                 "keep_inputs" => flag(&key, &value, &mut keep_inputs)?,
@@ -122,8 +156,28 @@ impl Parse for Invocation {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`; expected `arena_limit`, `cycle_limit`, `latency_limit`, `print_plan`, `in_place`, `keep_inputs` or `borrowed_inputs`"
+                            "unknown argument `{other}`; expected `arena_limit`, `regions`, `copy_weights`, `cycle_limit`, `latency_limit`, `print_plan`, `in_place`, `keep_inputs` or `borrowed_inputs`"
                         ),
+                    ));
+                }
+            }
+        }
+        if let (Some((limit, _)), Some(_)) = (&arena_limit, &regions) {
+            return Err(syn::Error::new_spanned(
+                limit,
+                "give `arena_limit` or `regions`, not both: each region has its own budget",
+            ));
+        }
+        if let Some((value, (region, _))) = &copy_weights {
+            match &regions {
+                Some((_, list)) if list.iter().any(|r| &r.name == region) => {}
+                Some(_) => {
+                    return Err(syn::Error::new_spanned(value, format!("`{region}` is not one of the `regions`")));
+                }
+                None => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "`copy_weights` copies into one of the `regions`: give `regions` too",
                     ));
                 }
             }
@@ -134,6 +188,8 @@ impl Parse for Invocation {
             path,
             arena_limit,
             cycle_limit,
+            regions,
+            copy_weights,
             print_plan: print_plan.unwrap_or(false),
             in_place: in_place.unwrap_or(true),
             keep_inputs: keep_inputs.unwrap_or(false),
@@ -170,6 +226,11 @@ fn parse_limit(e: &Expr) -> syn::Result<usize> {
 fn parse_amount(e: &Expr, from_str: &dyn Fn(&str) -> Option<u64>, help: &str) -> syn::Result<u64> {
     let err = || syn::Error::new_spanned(e, help);
     match e {
+        // `32K`: a unit as the literal's suffix (a Rust integer suffix,
+        // `32usize`, is just the number).
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) if !RUST_INT_SUFFIXES.contains(&i.suffix()) => {
+            from_str(&format!("{}{}", i.base10_digits(), i.suffix())).ok_or_else(err)
+        }
         Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().map_err(|_| err()),
         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => from_str(&s.value()).ok_or_else(err),
         Expr::Binary(ExprBinary { left, op: syn::BinOp::Mul(_), right, .. }) => {
@@ -179,6 +240,71 @@ fn parse_amount(e: &Expr, from_str: &dyn Fn(&str) -> Option<u64>, help: &str) ->
         Expr::Group(g) => parse_amount(&g.expr, from_str, help),
         _ => Err(err()),
     }
+}
+
+const RUST_INT_SUFFIXES: &[&str] =
+    &["", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
+
+const REGIONS_HELP: &str = "`regions` takes a list of memory regions, fastest first: `[dtcm(\".dtcm\", 32K), sram(\".sram2\", 256K)]` (a name, its link section, its budget in bytes; `name(32K)` leaves the section to the linker's default)";
+
+const COPY_HELP: &str =
+    "`copy_weights` takes a region and the bytes of it the copied weights may take: `copy_weights = dtcm(8K)`";
+
+/// Parses `dtcm(8K)`.
+fn parse_copy_weights(e: &Expr) -> syn::Result<(String, usize)> {
+    let err = || syn::Error::new_spanned(e, COPY_HELP);
+    let Expr::Call(call) = e else { return Err(err()) };
+    let name = match &*call.func {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(Ident::to_string),
+        _ => None,
+    }
+    .ok_or_else(err)?;
+    let [bytes] = call.args.iter().collect::<Vec<_>>()[..] else { return Err(err()) };
+    let bytes = parse_amount(bytes, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), COPY_HELP)?;
+    Ok((name, usize::try_from(bytes).map_err(|_| err())?))
+}
+
+/// Parses `[dtcm(".dtcm", 32K), sram(".sram2", 256K)]`.
+fn parse_regions(e: &Expr) -> syn::Result<Vec<tinyaot_compiler::regions::Region>> {
+    let err = |at: &dyn quote::ToTokens, why: &str| syn::Error::new_spanned(at, format!("{why}; {REGIONS_HELP}"));
+    let Expr::Array(list) = e else { return Err(err(e, "expected a list `[..]`")) };
+    if list.elems.is_empty() {
+        return Err(err(e, "give at least one region"));
+    }
+    let mut regions: Vec<tinyaot_compiler::regions::Region> = Vec::new();
+    for item in &list.elems {
+        let Expr::Call(call) = item else { return Err(err(item, "expected a region `name(\".section\", bytes)`")) };
+        let name = match &*call.func {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+            _ => None,
+        }
+        .ok_or_else(|| err(&call.func, "a region's name is one identifier"))?;
+        let text = name.to_string();
+        if syn::parse_str::<Ident>(&text).is_err() || text.starts_with("r#") {
+            return Err(err(&name, "a region's name must not be a keyword"));
+        }
+        if ["arena", "state"].contains(&text.as_str()) {
+            return Err(err(&name, &format!("`{text}` names the model's own memory; choose another region name")));
+        }
+        if regions.iter().any(|r| r.name.eq_ignore_ascii_case(&text)) {
+            return Err(err(&name, &format!("two regions named `{text}`")));
+        }
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let (section, budget) = match args[..] {
+            [budget] => (None, budget),
+            [Expr::Lit(ExprLit { lit: Lit::Str(section), .. }), budget] => {
+                if section.value().is_empty() {
+                    return Err(err(section, "a link section name is not empty"));
+                }
+                (Some(section.value()), budget)
+            }
+            _ => return Err(err(item, "a region takes a link section string and a budget, or a budget")),
+        };
+        let budget = parse_amount(budget, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), REGIONS_HELP)
+            .and_then(|b| usize::try_from(b).map_err(|_| err(budget, "budget too large")))?;
+        regions.push(tinyaot_compiler::regions::Region { name: text, section, budget });
+    }
+    Ok(regions)
 }
 
 /// `"48K"`, `"48KiB"`, `"48 KB"`, `"1M"`, `"1024"` to bytes (binary units).
@@ -285,6 +411,8 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         arena_limit: inv.arena_limit.as_ref().map(|(_, b)| *b),
         borrowed_inputs: inv.borrowed_inputs,
         cycle_limit: inv.cycle_limit.as_ref().map(|(_, c)| *c),
+        regions: inv.regions.as_ref().map(|(_, r)| r.clone()).unwrap_or_default(),
+        copy_weights: inv.copy_weights.as_ref().map(|(_, c)| c.clone()),
     };
     match tinyaot_compiler::compile(&bytes, &target, &opts) {
         Ok(compiled) => {
@@ -296,6 +424,12 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         Err(e) => {
             let span = match (e.site, &inv.arena_limit, &inv.cycle_limit) {
                 (Site::ArenaLimit, Some((expr, _)), _) => syn::spanned::Spanned::span(expr),
+                (Site::CopyWeights, ..) if inv.copy_weights.is_some() => {
+                    inv.copy_weights.as_ref().map_or(path_span, |(expr, _)| syn::spanned::Spanned::span(expr))
+                }
+                (Site::ArenaLimit, None, _) if inv.regions.is_some() => {
+                    inv.regions.as_ref().map_or(path_span, |(expr, _)| syn::spanned::Spanned::span(expr))
+                }
                 (Site::CycleLimit, _, Some((expr, _))) => syn::spanned::Spanned::span(expr),
                 _ => path_span,
             };

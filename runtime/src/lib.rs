@@ -21,7 +21,11 @@
 //!   and on targets without compare-and-swap (thumbv6m, through the
 //!   [`critical-section`](https://docs.rs/critical-section) crate there);
 //! - `new(&mut Arena<{ ARENA_SIZE }>)`: the model on an arena you place
-//!   yourself (a linker section, the stack);
+//!   yourself (a linker section, the stack); with `regions = [dtcm(".dtcm",
+//!   32K), sram(".sram2", 256K)]` the arena is split over those memories
+//!   (the hottest buffers in the first), each region its own static in its
+//!   link section, `DTCM_SIZE`, `SRAM_SIZE` their sizes, and `new(&mut dtcm,
+//!   &mut sram)` takes one arena per region ([`MemoryPlan::regions`]);
 //! - `input_mut()`, `input()`, `output()` for tensor 0 as `&[T; N]` with the
 //!   model's element type (`bool` for bool tensors), `input1_mut()`,
 //!   `output1()`, ... for the others, and `write_input(i, bytes)`,
@@ -74,7 +78,7 @@ pub mod __private {
     /// The target's weight layout of a widened-rows layer (`arch`'s selection point).
     pub use crate::__tinyaot_widened_rows as widened_rows;
     pub use crate::support::arena::{view, view_mut};
-    pub use crate::support::{Aligned, Pod, TakeOnce};
+    pub use crate::support::{Aligned, InRam, Pod, TakeOnce};
     pub use tinyaot_common::fixedpoint;
     /// The kernels, one module per family.
     pub mod kernels {
@@ -172,9 +176,12 @@ pub struct TensorInfo {
     pub shape: &'static [usize],
     /// Quantization, if the tensor is quantized.
     pub quant: Option<Quant>,
-    /// Byte offset in the arena (`usize::MAX` for an input of a model
-    /// compiled with `borrowed_inputs = true`: it stays in the caller's
-    /// memory).
+    /// The memory region it is in (`MemoryPlan::regions`; 0, the one
+    /// arena, for a model without regions).
+    pub region: usize,
+    /// Byte offset in that region's arena (`usize::MAX` for an input of a
+    /// model compiled with `borrowed_inputs = true`: it stays in the
+    /// caller's memory).
     pub offset: usize,
     /// Size in bytes.
     pub bytes: usize,
@@ -185,7 +192,9 @@ pub struct TensorInfo {
 pub struct Placement {
     /// Tensor name (or `scratch:<op>` for an op's scratch buffer).
     pub name: &'static str,
-    /// Byte offset in the arena (a multiple of 16).
+    /// The memory region it is in (`MemoryPlan::regions`).
+    pub region: usize,
+    /// Byte offset in that region's arena (a multiple of 16).
     pub offset: usize,
     /// Size in bytes (before rounding up to 16).
     pub size: usize,
@@ -195,10 +204,24 @@ pub struct Placement {
     pub last_op: usize,
 }
 
+/// One memory region of a model's arena: the whole arena, or one of the
+/// `regions` it was compiled with (fastest first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryRegion {
+    /// The name it was given (`"arena"` for a model without regions).
+    pub name: &'static str,
+    /// The link section of its static arena, if one was given.
+    pub section: Option<&'static str>,
+    /// Bytes of the region's arena.
+    pub size: usize,
+    /// Bytes it was allowed (its size, without regions).
+    pub budget: usize,
+}
+
 /// The memory plan of a compiled model.
 #[derive(Clone, Copy, Debug)]
 pub struct MemoryPlan {
-    /// Planned arena bytes.
+    /// Planned arena bytes (over all regions).
     pub arena_size: usize,
     /// The largest sum of (16-aligned) live buffer sizes at any op: no plan
     /// without in-place reuse can be smaller.
@@ -212,6 +235,9 @@ pub struct MemoryPlan {
     pub ops: &'static [OpSite],
     /// The ops run band by band to fit `arena_limit`, if any.
     pub tiled: Option<TiledStage>,
+    /// The memory regions the arena is split over, fastest first (one,
+    /// the arena, for a model compiled without `regions`).
+    pub regions: &'static [MemoryRegion],
 }
 
 /// A chain of window ops (conv, depthwise, pool) the plan runs one band of

@@ -20,6 +20,36 @@ impl<const N: usize> Aligned<[u8; N]> {
     }
 }
 
+/// Constant data copied from flash into an arena region when the model is
+/// made (`copy_weights`): read through the same `cast` as [`Aligned`], from
+/// RAM.
+#[derive(Clone, Copy, Debug)]
+pub struct InRam<'a>(&'a [u8]);
+
+impl<'a> InRam<'a> {
+    /// The `len` bytes at byte offset `offset` of the region at `base`.
+    ///
+    /// # Safety
+    /// `base + offset .. + len` lies in one live arena region, is 16-aligned,
+    /// holds the copied constant, and no `&mut` view of any of its bytes
+    /// exists while this is used.
+    #[inline(always)]
+    pub unsafe fn at(base: *mut u8, offset: usize, len: usize) -> Self {
+        // SAFETY: guaranteed by the caller (see the function's contract).
+        InRam(unsafe { core::slice::from_raw_parts(base.add(offset), len) })
+    }
+
+    /// The bytes as a slice of `T`, as [`Aligned::cast`].
+    #[inline(always)]
+    pub fn cast<T: Pod>(&self) -> &'a [T] {
+        let len = self.0.len() / core::mem::size_of::<T>();
+        // SAFETY: the bytes are 16-aligned (`at`'s contract; covers every
+        // `Pod` type here), `len * size_of::<T>()` of them are in the
+        // slice, and every bit pattern is a valid `T`.
+        unsafe { core::slice::from_raw_parts(self.0.as_ptr().cast::<T>(), len) }
+    }
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -100,5 +130,24 @@ impl TakeOnce {
 impl Default for TakeOnce {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Aligned, InRam};
+
+    #[test]
+    fn a_copy_in_ram_reads_as_the_flash_static_does() {
+        static FLASH: Aligned<[u8; 8]> = Aligned([1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff]);
+        let mut region = crate::Arena::<48>::new();
+        let base = region.as_mut_ptr();
+        // SAFETY: 8 bytes at offset 16 of the 48-byte region, 16-aligned.
+        unsafe { core::ptr::copy_nonoverlapping(FLASH.0.as_ptr(), base.add(16), 8) };
+        // SAFETY: the copy just written, and nothing views it mutably.
+        let ram = unsafe { InRam::at(base, 16, 8) };
+        assert_eq!(ram.cast::<i32>(), FLASH.cast::<i32>());
+        assert_eq!(ram.cast::<i32>(), &[1, -2]);
+        assert_eq!(ram.cast::<i8>().len(), 8);
     }
 }

@@ -19,6 +19,14 @@ tinyaot::include_model!(Model = "../../models/fc_keep_dims_int8.tflite");
 tinyaot::include_model!(pub Streaming = "../../models/streaming_kws_int8.tflite");
 tinyaot::include_model!(pub Branches = "../../models/control_if_int8.tflite");
 tinyaot::include_model!(pub Loop = "../../models/control_while_int8.tflite");
+// Two memory regions (a link section, `unsafe(link_section)` in either
+// edition; a name that is not snake case), the weights copied into the
+// first, beside `M` on one arena.
+tinyaot::include_model!(
+    pub Split = "../../models/fc_chain_int8.tflite",
+    regions = [DTCM(".tinyaot_hygiene_fast", 1056), sram(1K)],
+    copy_weights = DTCM(1K)
+);
 
 /// Models in a nested module, among items that shadow what generated code
 /// might otherwise name by its short path.

@@ -5,7 +5,7 @@
 
 extern crate std;
 
-use crate::{nested, take_turns, Arena, M, N, T};
+use crate::{nested, take_turns, Arena, Split, M, N, T};
 use std::format;
 
 const X: [i8; 8] = [-128, -77, -3, 0, 5, 64, 100, 127];
@@ -64,4 +64,18 @@ fn shadowed_prelude_and_float_model_agree() {
     assert_eq!(*t.input(), x);
     t.invoke();
     assert_eq!(*t.output(), first);
+}
+
+#[test]
+fn a_model_over_two_regions_gives_the_one_arena_bytes() {
+    const {
+        assert!(Split::ARENA_SIZE == Split::DTCM_SIZE + Split::SRAM_SIZE);
+        // The fast region holds the hottest buffers that fit in 32 bytes,
+        // and the weights.
+        assert!(Split::DTCM_SIZE > 32 && Split::DTCM_SIZE <= 1056);
+    }
+    let mut split = Split::take().expect("the static arenas are handed out once");
+    split.input_mut().copy_from_slice(&X);
+    split.invoke();
+    assert_eq!(*split.output(), m_alone(&X));
 }

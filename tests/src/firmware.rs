@@ -297,19 +297,26 @@ pub fn symbol(elf: &Path, name: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("symbol {name} not found in {}", elf.display()))
 }
 
-/// Section sizes (`llvm-size-22 -A`): (.text, .rodata, .data, .bss).
+/// Section sizes (`llvm-size-22 -A`): (.text, .rodata, .data, .bss); the
+/// regions' arenas (`.tinyaot_fast`, `.tinyaot_slow`) count as `.bss`.
 pub fn sections(elf: &Path) -> Result<(u64, u64, u64, u64), String> {
+    let table = section_table(elf)?;
+    let size = |name: &str| table.iter().find(|(n, ..)| n == name).map_or(0, |&(_, size, _)| size);
+    let regions: u64 = table.iter().filter(|(n, ..)| n.starts_with(".tinyaot_")).map(|&(_, size, _)| size).sum();
+    Ok((size(".text"), size(".rodata"), size(".data"), size(".bss") + regions))
+}
+
+/// Every section of an ELF (`llvm-size-22 -A`): (name, bytes, address).
+pub fn section_table(elf: &Path) -> Result<Vec<(String, u64, u64)>, String> {
     let out = Command::new("llvm-size-22").arg("-A").arg(elf).output().map_err(|e| format!("llvm-size-22: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let size = |name: &str| {
-        text.lines()
-            .find_map(|l| {
-                let mut it = l.split_whitespace();
-                (it.next()? == name).then(|| it.next()?.parse::<u64>().ok()).flatten()
-            })
-            .unwrap_or(0)
-    };
-    Ok((size(".text"), size(".rodata"), size(".data"), size(".bss")))
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let name = it.next()?.to_string();
+            Some((name, it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+        })
+        .collect())
 }
 
 /// Builds `../shared/tools/qemu-insncount` into `dir`; returns the plugin path.
@@ -499,9 +506,10 @@ pub fn op_cycles(
 }
 
 /// The model file of a firmware model name (a tiled twin `NAME_tiled` is
-/// NAME's file at its smallest tiled arena).
+/// NAME's file at its smallest tiled arena, a regions twin `NAME_regions`
+/// NAME's file over two regions).
 pub fn model_path(name: &str) -> Option<PathBuf> {
-    let name = name.strip_suffix("_tiled").unwrap_or(name);
+    let name = name.strip_suffix("_tiled").or_else(|| name.strip_suffix("_regions")).unwrap_or(name);
     let shared =
         std::env::var_os("TINYAOT_SHARED_MODELS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/models"));
     [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
@@ -512,6 +520,18 @@ pub fn model_path(name: &str) -> Option<PathBuf> {
 /// input with `TINYAOT_FW_BORROWED` (as `examples/firmware/build.rs` does).
 pub fn model_options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
     let plain = tinyaot_compiler::Options::default();
+    if name.ends_with("_regions") {
+        let region = |name: &str, budget| tinyaot_compiler::regions::Region {
+            name: name.into(),
+            section: Some(format!(".tinyaot_{name}")),
+            budget,
+        };
+        return tinyaot_compiler::Options {
+            regions: vec![region("fast", 8 << 10), region("slow", 64 << 10)],
+            copy_weights: Some(("fast".into(), 6 << 10)),
+            ..plain
+        };
+    }
     if !name.ends_with("_tiled") {
         return plain;
     }

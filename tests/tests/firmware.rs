@@ -8,7 +8,8 @@
 
 use std::sync::Mutex;
 use tinyaot_tests::firmware::{
-    TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, sections,
+    TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, section_table,
+    sections, symbol,
 };
 
 /// Whether the firmware toolchain and QEMU are here; without them a test
@@ -45,6 +46,14 @@ fn firmware_runs_bit_exact_on_every_core() {
         if !t.triple.starts_with("thumbv6m") && !r.stdout.contains("ds_cnn_kws_int8_tiled: ok") {
             failures.push(format!("{}: the tiled ds_cnn_kws_int8 did not run", t.core));
         }
+        // Memory regions on the Cortex-M3 and up: the keyword model over a
+        // fast and a slow region runs from its static arenas, each linked
+        // into its own section and memory.
+        if (t.triple.starts_with("thumbv7") || t.triple.starts_with("thumbv8"))
+            && let Err(e) = check_regions(t, &elf, &r.stdout)
+        {
+            failures.push(format!("{}: {e}", t.core));
+        }
         // The small board must still run the models that fit it, the
         // multi-subgraph ones (which its flash budget above leaves out), a
         // tiled plan and the int4 kernels.
@@ -71,6 +80,40 @@ fn firmware_runs_bit_exact_on_every_core() {
         }
     }
     assert!(failures.is_empty(), "firmware failures: {failures:?}");
+}
+
+/// The regions twin of `examples/firmware/build.rs` ran, and its two
+/// link sections hold its arenas where the board's memory map puts them:
+/// the fast one under the slow one, within its 8 KB budget and holding more
+/// than activations (the copied weights, which the output needs); on the
+/// Cortex-M55's board in two memories (DTCM, SRAM).
+fn check_regions(t: &tinyaot_tests::firmware::Target, elf: &std::path::Path, stdout: &str) -> Result<(), String> {
+    if !stdout.contains("ds_cnn_kws_int8_regions: ok") {
+        return Err("the two-region ds_cnn_kws_int8 did not run".into());
+    }
+    let table = section_table(elf)?;
+    let find = |name: &str| {
+        table.iter().find(|(n, ..)| n == name).map(|&(_, size, at)| (size, at)).ok_or(format!("no {name} section"))
+    };
+    let ((fast, fast_at), (slow, slow_at)) = (find(".tinyaot_fast")?, find(".tinyaot_slow")?);
+    println!("{}: regions fast {fast} B at {fast_at:#x}, slow {slow} B at {slow_at:#x}", t.core);
+    if fast <= 4096 || fast > 8192 || slow == 0 || fast_at >= slow_at {
+        return Err(format!("regions misplaced: fast {fast} B at {fast_at:#x}, slow {slow} B at {slow_at:#x}"));
+    }
+    // cortex-m-rt zeroes `.bss` up to `__ebss`: the regions must lie past it
+    // (they are NOLOAD, after `.got`), not inside what it zeroes.
+    let ebss = symbol(elf, "__ebss")?;
+    if ebss > fast_at.min(slow_at) {
+        return Err(format!("the start-up code zeroes up to {ebss:#x}, into the regions"));
+    }
+    if t.machine == "mps3-an547"
+        && !((0x2000_0000..0x2008_0000).contains(&fast_at) && (0x2100_0000..0x2140_0000).contains(&slow_at))
+    {
+        return Err(format!(
+            "on the an547 the fast region belongs in DTCM and the slow in SRAM: {fast_at:#x}, {slow_at:#x}"
+        ));
+    }
+    Ok(())
 }
 
 /// TFLM's audio front end (the shared audio preprocessor models) over 12

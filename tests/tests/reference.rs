@@ -25,7 +25,7 @@ fn run_set(set: &str, dir: &str, models: &[Entry], rejected: &[(&str, &str)]) ->
             let mut disjoint = (m.run_disjoint)(&input);
             disjoint.truncate(got.len());
             if got != disjoint {
-                failures.push(format!("{set}/{} [{tag}]: in-place and disjoint plans differ", m.name));
+                failures.push(format!("{set}/{} [{tag}]: in-place and disjoint two-region plans differ", m.name));
             }
             // Tiled, the same bytes again: every output value is computed by
             // the same arithmetic, band by band.

@@ -24,13 +24,18 @@ pub struct Ops {
     pub statics: Vec<TokenStream>,
     /// Bytes of those constants.
     pub weight_bytes: usize,
+    /// With `copy_weights`: the region and the constants copied into it.
+    pub copies: Option<(usize, Vec<crate::lowering::emit::Copied>)>,
 }
 
 /// Emits every op of a planned model with the kernel and scratch the plan
 /// gave it.
 pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
-    let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_offset(t)).collect();
+    let offsets = (0..a.graph.tensors.len()).map(|t| a.tensor_place(t)).collect();
     let mut emit = Emit::new(&a.graph, offsets, a.state_offsets.clone(), a.schedule.borrowed.clone());
+    if let Some(plan) = &a.weight_copy {
+        emit.copy_weights(plan.clone());
+    }
     for &n in &a.order {
         if let Some(k) = a.ops[n].pair_kernel(a.choice[n].kernel) {
             emit.note_pair_kernel(k);
@@ -43,11 +48,10 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     let mut flow = Flow::default();
     let stage = a.tiling.as_ref().and_then(|t| Some((t, t.positions(&a.order)?)));
     let scratch_of = |pos: usize| {
-        a.schedule
-            .buffers
-            .iter()
-            .position(|b| b.scratch == Some(pos))
-            .map(|b| (a.plan.offsets[b], a.schedule.buffers[b].size))
+        a.schedule.buffers.iter().position(|b| b.scratch == Some(pos)).map(|b| {
+            let (region, offset) = a.buffer_place(b);
+            (region, offset, a.schedule.buffers[b].size)
+        })
     };
     for (pos, &n) in a.order.iter().enumerate() {
         let node = &a.graph.nodes[n];
@@ -62,7 +66,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
             }
             continue;
         }
-        emit.set_op(a.choice[n].kernel, scratch_of(pos), a.op_states[n]);
+        emit.set_op(pos, a.choice[n].kernel, scratch_of(pos), a.op_states[n]);
         let call = a.ops[n].emit(&mut emit)?;
         match node.code {
             // The control-flow op's own pair comes before the construct it
@@ -76,7 +80,8 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     }
     let calls = flow.finish(&a.graph.nodes);
     let weight_bytes = emit.flash_bytes;
-    Ok(Ops { calls, statics: emit.into_statics(), weight_bytes })
+    let copies = emit.copies().map(|(region, copies)| (region, copies.to_vec()));
+    Ok(Ops { calls, statics: emit.into_statics(), weight_bytes, copies })
 }
 
 /// The calls of a tiled stage: for each band, each op of the stage over
@@ -87,7 +92,7 @@ fn tiled_stage(
     emit: &mut Emit<'_>,
     tiling: &crate::tiling::Tiling,
     first: usize,
-    scratch_of: &dyn Fn(usize) -> Option<(usize, usize)>,
+    scratch_of: &dyn Fn(usize) -> Option<(usize, usize, usize)>,
 ) -> Result<Vec<TokenStream>, Error> {
     use crate::tiling::{Rows, row_bytes};
     let mut calls = Vec::new();
@@ -104,7 +109,7 @@ fn tiled_stage(
                 emit.band_view(t, (rows.start - first_row) * row, rows.len() * row / elem);
             }
             let n = tiling.stage.nodes[i];
-            emit.set_op(a.choice[n].kernel, scratch_of(first + i), a.op_states[n]);
+            emit.set_op(first + i, a.choice[n].kernel, scratch_of(first + i), a.op_states[n]);
             let call = a.ops[n].emit_window(emit, &op.geo)?;
             calls.push(hooked(first + i, Some(b), call));
             emit.end_band();

@@ -4,6 +4,7 @@
 use crate::Analysis;
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
+use crate::lowering::emit::Copied;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -43,8 +44,71 @@ fn quant_tokens(t: &Tensor<'_>) -> TokenStream {
     }
 }
 
+/// One memory region of the generated type: the one arena, or each of
+/// the user's `regions`, fastest first.
+struct Region {
+    /// The struct field that borrows it (`arena`, `arena_1`, ..).
+    field: Ident,
+    /// `new`'s parameter for it (`arena`, or the region's own name).
+    param: Ident,
+    /// The helper module's size const (`SIZE_0`, ..) and static (`ARENA_0`, ..).
+    size: Ident,
+    storage: Ident,
+    /// `run`'s pointer to it (`base`, `base_1`, ..).
+    base: Ident,
+    /// Bytes.
+    bytes: usize,
+    /// Its link section, if the user gave one.
+    section: Option<String>,
+    /// The user's name for it (`arena` without regions).
+    name: String,
+    /// The user's budget (its size without regions).
+    budget: usize,
+    /// With regions, the public size const (`DTCM_SIZE`).
+    public_size: Option<Ident>,
+}
+
+/// Bytes of each region: its activations' plan, and in the region
+/// `copy_weights` names, the copied constants after them.
+pub fn region_bytes(a: &Analysis<'_>, copies: Option<&(usize, Vec<Copied>)>) -> Vec<usize> {
+    let mut sizes = a.region_sizes();
+    if let Some((region, copies)) = copies
+        && let Some(end) = copies.iter().map(|c| c.offset + crate::plan::align(c.len)).max()
+    {
+        sizes[*region] = sizes[*region].max(end);
+    }
+    sizes
+}
+
+fn regions(a: &Analysis<'_>, copies: Option<&(usize, Vec<Copied>)>) -> Vec<Region> {
+    let sizes = region_bytes(a, copies);
+    let given = a.regions.as_ref().map(|r| &r.regions[..]).unwrap_or(&[]);
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(k, &bytes)| {
+            let user = given.get(k);
+            let name = user.map_or_else(|| "arena".to_string(), |r| r.name.clone());
+            Region {
+                field: if k == 0 { format_ident!("arena") } else { format_ident!("arena_{}", k) },
+                param: format_ident!("{}", name),
+                size: format_ident!("SIZE_{}", k),
+                storage: format_ident!("ARENA_{}", k),
+                base: crate::lowering::emit::region_base(k),
+                bytes,
+                section: user.and_then(|r| r.section.clone()),
+                budget: user.map_or(bytes, |r| r.budget),
+                public_size: user.map(|r| format_ident!("{}_SIZE", r.name.to_uppercase())),
+                name,
+            }
+        })
+        .collect()
+}
+
 /// One graph input or output as the generated type exposes it.
 struct Io {
+    /// Its memory region (0 for a borrowed input, which has none).
+    region: usize,
     offset: usize,
     bytes: usize,
     elements: usize,
@@ -68,9 +132,9 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
     })?;
     // A borrowed input is in the caller's memory: no arena offset.
     let borrowed = role == "input" && a.borrowed_inputs;
-    let offset = match a.tensor_offset(t) {
-        _ if borrowed => usize::MAX,
-        Some(offset) => offset,
+    let (region, offset) = match a.tensor_place(t) {
+        _ if borrowed => (0, usize::MAX),
+        Some(place) => place,
         None => {
             return Err(Error::model(format!(
                 "graph {role} '{}' is a constant or unused; it has no place in the arena",
@@ -84,12 +148,13 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
     let quant = quant_tokens(tensor);
     let bytes = tensor.bytes;
     Ok(Io {
+        region,
         offset,
         bytes,
         elements: tensor.elements,
         ty,
         info: quote!(::tinyaot::TensorInfo {
-            name: #name, dtype: #dtype, shape: &[#(#shape),*], quant: #quant, offset: #offset, bytes: #bytes,
+            name: #name, dtype: #dtype, shape: &[#(#shape),*], quant: #quant, region: #region, offset: #offset, bytes: #bytes,
         }),
         shape: shape.clone(),
         quant,
@@ -100,24 +165,24 @@ fn io(a: &Analysis<'_>, t: usize, role: &str) -> Result<Io, Error> {
 /// Emits the whole model: the type, its helper module (the ops' code and
 /// constants), and its items by artifact (plan constants, constructors,
 /// `invoke`, raw I/O, typed accessors).
-pub fn emit(
-    a: &Analysis<'_>,
-    target: &Target,
-    ops: Vec<TokenStream>,
-    statics: Vec<TokenStream>,
-    weight_bytes: usize,
-) -> Result<TokenStream, Error> {
+pub fn emit(a: &Analysis<'_>, target: &Target, ops: crate::codegen::Ops) -> Result<TokenStream, Error> {
+    let crate::codegen::Ops { calls: ops, statics, weight_bytes, copies } = ops;
     let Target { vis, name, track_path, .. } = target;
     let module = format_ident!("__tinyaot_{}", name);
     let inputs: Vec<Io> = a.graph.inputs.iter().map(|&t| io(a, t, "input")).collect::<Result<_, _>>()?;
     let outputs: Vec<Io> = a.graph.outputs.iter().map(|&t| io(a, t, "output")).collect::<Result<_, _>>()?;
     let borrowed = Borrowed::of(a, &inputs);
-    let helpers = helper_module(name, &module, a, track_path.as_deref(), &statics, &ops, &borrowed);
-    let consts = plan_consts(a, &module, weight_bytes, &inputs, &outputs);
-    let constructors = constructors(a, name, &module, &inputs, &outputs);
-    let (invoke, stepwise) = invoke(a, name, &module, &borrowed);
-    let raw_io = raw_io(a, &inputs, &outputs);
-    let accessors = accessors(a, &inputs, &outputs);
+    let regions = regions(a, copies.as_ref());
+    let helpers = helper_module(name, &module, a, track_path.as_deref(), &statics, &ops, &borrowed, &regions, &copies);
+    let consts = plan_consts(a, &module, weight_bytes, &inputs, &outputs, &regions, &copies);
+    let constructors = constructors(a, name, &module, &inputs, &outputs, &regions, &copies);
+    let (invoke, stepwise) = invoke(a, name, &module, &borrowed, &regions);
+    let raw_io = raw_io(a, &inputs, &outputs, &regions);
+    let accessors = accessors(a, &inputs, &outputs, &regions);
+    let fields = regions.iter().map(|r| {
+        let (field, size) = (&r.field, &r.size);
+        quote!(#field: &'a mut ::tinyaot::Arena<{ #module::#size }>,)
+    });
     let doc = a.rustdoc();
     let debug_name = name.to_string();
     // Hygiene: this code lands in the user's module, beside their names.
@@ -130,14 +195,14 @@ pub fn emit(
         #[doc = #doc]
         #[allow(dead_code)]
         #vis struct #name<'a> {
-            arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>,
+            #(#fields)*
             state: ::tinyaot::Arena<{ #module::STATE_SIZE }>,
             next_step: ::core::primitive::usize,
         }
 
         #helpers
 
-        #[allow(dead_code, unsafe_code, clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(dead_code, unsafe_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
         impl<'a> #name<'a> {
             #consts
             #constructors
@@ -208,6 +273,7 @@ impl Borrowed {
 
 /// The model's own module: the sizes, the take-once flag, the static arena,
 /// the constants in flash, and `run`, every op's call in order.
+#[allow(clippy::too_many_arguments)]
 fn helper_module(
     name: &Ident,
     module: &Ident,
@@ -216,8 +282,54 @@ fn helper_module(
     statics: &[TokenStream],
     ops: &[TokenStream],
     borrowed: &Borrowed,
+    regions: &[Region],
+    copies: &Option<(usize, Vec<Copied>)>,
 ) -> TokenStream {
-    let (arena_size, state_size) = (a.plan.arena_size, a.state_size);
+    let arena_size: usize = regions.iter().map(|r| r.bytes).sum();
+    let state_size = a.state_size;
+    // `copy_weights`: `copy_weights` fills the region from flash when the
+    // model is made; `run` reads each copy through a local named for it.
+    let (copy_fn, ram_locals) = match copies {
+        Some((region, copies)) if !copies.is_empty() => {
+            let base = &regions[*region].base;
+            let size = &regions[*region].size;
+            let fills = copies.iter().map(|c| {
+                let (flash, offset, len) = (&c.flash, c.offset, c.len);
+                quote!(::core::ptr::copy_nonoverlapping(#flash.0.as_ptr(), #base.add(#offset), #len);)
+            });
+            let locals = copies.iter().map(|c| {
+                let (ram, offset, len) = (&c.ram, c.offset, c.len);
+                quote!(let #ram = unsafe { ::tinyaot::__private::InRam::at(#base, #offset, #len) };)
+            });
+            (
+                quote! {
+                    /// Copies the constants `copy_weights` put in RAM from flash.
+                    ///
+                    /// # Safety
+                    /// The pointer is to a live, exclusively borrowed region of
+                    /// its `SIZE_k` bytes.
+                    pub unsafe fn copy_weights(#base: *mut u8) {
+                        let _ = #size;
+                        unsafe { #(#fills)* }
+                    }
+                },
+                quote!(#(#locals)*),
+            )
+        }
+        _ => (TokenStream::new(), TokenStream::new()),
+    };
+    // One static per region, in the user's link section: `unsafe(..)`, the
+    // form every edition since 2021 accepts (2024 requires it).
+    let storages = regions.iter().map(|r| {
+        let (size, storage, bytes) = (&r.size, &r.storage, r.bytes);
+        let section = r.section.as_ref().map(|s| quote!(#[unsafe(link_section = #s)]));
+        quote! {
+            pub const #size: usize = #bytes;
+            #section
+            pub static mut #storage: ::tinyaot::Arena<#size> = ::tinyaot::Arena::new();
+        }
+    });
+    let bases: Vec<&Ident> = regions.iter().map(|r| &r.base).collect();
     let module_doc = format!("Generated by `tinyaot::include_model!` for `{name}`.");
     let track = track_path.map(|p| {
         let lit = Literal::string(p);
@@ -239,6 +351,7 @@ fn helper_module(
         unsafe_code,
         unused_unsafe,
         unused_comparisons,
+        unused_variables,
         unreachable_pub,
         missing_docs,
         clippy::all,
@@ -249,27 +362,33 @@ fn helper_module(
         pub const ARENA_SIZE: usize = #arena_size;
         pub const STATE_SIZE: usize = #state_size;
         pub static TAKEN: ::tinyaot::__private::TakeOnce = ::tinyaot::__private::TakeOnce::new();
-        pub static mut ARENA: ::tinyaot::Arena<ARENA_SIZE> = ::tinyaot::Arena::new();
+        #(#storages)*
         #track
         #(#statics)*
 
         pub const OPS: usize = #op_count;
         pub const STEPS: usize = #step_count;
+        #copy_fn
         pub const OP_SITES: &[::tinyaot::OpSite] = &[#(#sites),*];
 
         /// Runs the parts `__from..__to` of the invoke (all `STEPS` of them
-        /// for `invoke()`) on the arena at `base` and the state memory at
-        /// `state`, calling `__hook` around every op; `false` when an op
-        /// stopped the invoke (CIRCULAR_BUFFER between its runs).
+        /// for `invoke()`) on the arena at `base` (and the other regions at
+        /// `base_1`..) and the state memory at `state`, calling `__hook`
+        /// around every op; `false` when an op stopped the invoke
+        /// (CIRCULAR_BUFFER between its runs).
         ///
         /// # Safety
-        /// `base` points to a live, exclusively borrowed, 16-aligned arena
-        /// of `ARENA_SIZE` bytes, `state` to one of `STATE_SIZE` bytes.
+        /// `base` (`base_k`) points to a live, exclusively borrowed,
+        /// 16-aligned arena of `SIZE_0` (`SIZE_k`) bytes, `state` to one of
+        /// `STATE_SIZE` bytes.
         #[inline(never)]
         pub unsafe fn run<H: ::tinyaot::Hook>(
-            base: *mut u8, state: *mut u8 #(, #input_ptrs)*, __from: usize, __to: usize, __hook: &mut H,
+            #(#bases: *mut u8,)* state: *mut u8 #(, #input_ptrs)*, __from: usize, __to: usize, __hook: &mut H,
         ) -> bool {
-            let _ = (base, state #(, #input_ptr_names)*);
+            let _ = (#(#bases,)* state #(, #input_ptr_names)*);
+            // SAFETY (of each view): the copies lie past every activation of
+            // their region, which no op writes.
+            #ram_locals
             #(#steps)*
             true
         }
@@ -294,8 +413,17 @@ fn op_sites(a: &Analysis<'_>) -> Vec<TokenStream> {
 }
 
 /// The plan's figures and the I/O tables as associated constants.
-fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[Io], outputs: &[Io]) -> TokenStream {
-    let (arena_size, macs, tflm, lower_bound) = (a.plan.arena_size, a.macs(), a.tflm_greedy.arena_size, a.lower_bound);
+fn plan_consts(
+    a: &Analysis<'_>,
+    module: &Ident,
+    weight_bytes: usize,
+    inputs: &[Io],
+    outputs: &[Io],
+    regions: &[Region],
+    copies: &Option<(usize, Vec<Copied>)>,
+) -> TokenStream {
+    let arena_size: usize = regions.iter().map(|r| r.bytes).sum();
+    let (macs, tflm, lower_bound) = (a.macs(), a.tflm_greedy.arena_size, a.lower_bound);
     let cycles = a.cycles();
     let usize_ty = quote!(::core::primitive::usize);
     let input_infos: Vec<&TokenStream> = inputs.iter().map(|io| &io.info).collect();
@@ -305,11 +433,40 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
         .placements()
         .iter()
         .map(|p| {
-            let (n, o, s, f, l) = (&p.name, p.offset, p.size, p.first_op, p.last_op);
-            quote!(::tinyaot::Placement { name: #n, offset: #o, size: #s, first_op: #f, last_op: #l })
+            let (n, r, o, s, f, l) = (&p.name, p.region, p.offset, p.size, p.first_op, p.last_op);
+            quote!(::tinyaot::Placement { name: #n, region: #r, offset: #o, size: #s, first_op: #f, last_op: #l })
         })
+        .chain(copies.iter().flat_map(|(region, copies)| {
+            let last = a.order.len().saturating_sub(1);
+            copies.iter().map(move |c| {
+                let name = format!("weights of op {} (copied from flash)", c.op);
+                let (o, s) = (c.offset, c.len);
+                quote!(::tinyaot::Placement { name: #name, region: #region, offset: #o, size: #s, first_op: 0, last_op: #last })
+            })
+        }))
         .collect();
     let option = quote!(::core::option::Option);
+    let region_rows = regions.iter().map(|r| {
+        let (name, size, budget) = (&r.name, r.bytes, r.budget);
+        let section = match &r.section {
+            Some(s) => quote!(#option::Some(#s)),
+            None => quote!(#option::None),
+        };
+        quote!(::tinyaot::MemoryRegion { name: #name, section: #section, size: #size, budget: #budget })
+    });
+    let region_consts = regions.iter().filter_map(|r| {
+        let (public, size) = (r.public_size.as_ref()?, &r.size);
+        let doc = format!(
+            "Bytes of the `{}` region's arena{} (the buffers placed there; its budget is {}).",
+            r.name,
+            r.section.as_ref().map(|s| format!(", link section `{s}`")).unwrap_or_default(),
+            r.budget
+        );
+        Some(quote! {
+            #[doc = #doc]
+            pub const #public: #usize_ty = #module::#size;
+        })
+    });
     let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
         (Some(t), Some(at)) => {
             let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
@@ -321,8 +478,10 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
         _ => quote!(#option::None),
     };
     quote! {
-    /// Bytes of activation memory the plan needs.
+    /// Bytes of activation memory the plan needs (over all its memory
+    /// regions, if it has several).
     pub const ARENA_SIZE: #usize_ty = #module::ARENA_SIZE;
+    #(#region_consts)*
     /// Bytes of state (variable tensors: what stateful ops such as
     /// SVDF keep between invocations), held inside this value, apart
     /// from the arena. 0 for a stateless model.
@@ -335,6 +494,7 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
         buffers: &[#(#placements),*],
         ops: #module::OP_SITES,
         tiled: #tiled,
+        regions: &[#(#region_rows),*],
     };
     /// Bytes of constant data (weights, biases, requantization tables) in flash.
     pub const WEIGHT_BYTES: #usize_ty = #weight_bytes;
@@ -359,9 +519,27 @@ fn plan_consts(a: &Analysis<'_>, module: &Ident, weight_bytes: usize, inputs: &[
 }
 
 /// `take`, `new`, `new_in` (and the `with_arena` they share), and `reset`.
-fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], outputs: &[Io]) -> TokenStream {
+fn constructors(
+    a: &Analysis<'_>,
+    name: &Ident,
+    module: &Ident,
+    inputs: &[Io],
+    outputs: &[Io],
+    regions: &[Region],
+    copies: &Option<(usize, Vec<Copied>)>,
+) -> TokenStream {
     let usize_ty = quote!(::core::primitive::usize);
     let option = quote!(::core::option::Option);
+    // `copy_weights`: the region's copies are filled whenever the model is
+    // made on it (another model may have used the arena in between).
+    let copy = copies.as_ref().filter(|(_, c)| !c.is_empty()).map(|(region, _)| {
+        let field = &regions[*region].field;
+        quote! {
+            // SAFETY: the field is an exclusive borrow of the region's
+            // `SIZE_k` bytes, which the copies lie within.
+            unsafe { #module::copy_weights(model.#field.as_mut_ptr()) };
+        }
+    });
     // TFLM's reset value: the zero point for int8, zero for everything else;
     // a resource variable's own default (`graph::Resource::fill`).
     let resets: Vec<TokenStream> = a
@@ -392,32 +570,84 @@ fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], o
         .chain(outputs)
         .filter(|io| io.ty == "bool")
         .map(|io| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(model.arena.0[#o..#b].fill(0);)
+            let (o, b, field) = (io.offset, io.offset + io.bytes, &regions[io.region].field);
+            quote!(model.#field.0[#o..#b].fill(0);)
         })
         .collect();
+    let (fields, params): (Vec<&Ident>, Vec<&Ident>) = regions.iter().map(|r| (&r.field, &r.param)).unzip();
+    let typed_params: Vec<TokenStream> = regions
+        .iter()
+        .map(|r| {
+            let (param, size) = (&r.param, &r.size);
+            quote!(#param: &'a mut ::tinyaot::Arena<{ #module::#size }>)
+        })
+        .collect();
+    let storages: Vec<TokenStream> = regions
+        .iter()
+        .map(|r| {
+            let storage = &r.storage;
+            quote!(unsafe { &mut *(&raw mut #module::#storage) })
+        })
+        .collect();
+    let generics: Vec<Ident> = (0..regions.len())
+        .map(|k| if k == 0 { format_ident!("__TINYAOT_BYTES") } else { format_ident!("__TINYAOT_BYTES_{}", k) })
+        .collect();
+    let (mut larger_params, mut fits, mut casts) = (Vec::new(), Vec::new(), Vec::new());
+    for (r, bytes) in regions.iter().zip(&generics) {
+        let (param, size) = (&r.param, &r.size);
+        let message = match &r.public_size {
+            Some(public) if regions.len() > 1 => format!("the `{}` arena is smaller than {public}", r.name),
+            _ => "the arena is smaller than ARENA_SIZE".to_string(),
+        };
+        larger_params.push(quote!(#param: &'a mut ::tinyaot::Arena<#bytes>));
+        fits.push(quote!(::core::assert!(#bytes >= #module::#size, #message);));
+        casts.push(quote!(unsafe { &mut *(#param as *mut ::tinyaot::Arena<#bytes>).cast() }));
+    }
+    let (new_doc, new_in_doc) = if regions.len() == 1 {
+        (
+            "The model on an arena you provide (placed in a chosen RAM section, or on the stack).".to_string(),
+            "The model on the first `ARENA_SIZE` bytes of a larger arena, so several models can take turns on \
+             one buffer (a compile error if the arena is smaller than `ARENA_SIZE`)."
+                .to_string(),
+        )
+    } else {
+        let list: Vec<String> = regions
+            .iter()
+            .map(|r| {
+                format!("`{}` (`{}` bytes)", r.name, r.public_size.as_ref().map(Ident::to_string).unwrap_or_default())
+            })
+            .collect();
+        (
+            format!("The model on arenas you provide, one per memory region, fastest first: {}.", list.join(", ")),
+            "The model on the first bytes of larger arenas, one per region, so several models can take turns on \
+             them (a compile error if one is smaller than its region's size)."
+                .to_string(),
+        )
+    };
     quote! {
-    /// The model on its static arena. Returns `Some` once, `None` on
-    /// every later call, so the arena is never aliased.
+    /// The model on its static arena (one per memory region, each in its
+    /// link section). Returns `Some` once, `None` on every later call, so
+    /// the arena is never aliased.
     pub fn take() -> #option<#name<'static>> {
         if #module::TAKEN.take() {
-            // SAFETY: `TAKEN` lets exactly one caller get here, so this
-            // is the only reference ever made to `ARENA`; `&raw mut`
-            // creates it without an intermediate shared reference.
-            #option::Some(#name::with_arena(unsafe { &mut *(&raw mut #module::ARENA) }))
+            // SAFETY: `TAKEN` lets exactly one caller get here, so these
+            // are the only references ever made to the `ARENA_k` statics;
+            // `&raw mut` creates them without an intermediate shared
+            // reference.
+            #option::Some(#name::with_arena(#(#storages),*))
         } else {
             #option::None
         }
     }
 
-    /// The model on an arena you provide (placed in a chosen RAM
-    /// section, or on the stack).
-    pub fn new(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-        #name::with_arena(arena)
+    #[doc = #new_doc]
+    pub fn new(#(#typed_params),*) -> Self {
+        #name::with_arena(#(#params),*)
     }
 
-    fn with_arena(arena: &'a mut ::tinyaot::Arena<{ #module::ARENA_SIZE }>) -> Self {
-        let mut model = #name { arena, state: ::tinyaot::Arena::new(), next_step: 0 };
+    fn with_arena(#(#typed_params),*) -> Self {
+        let mut model = #name { #(#fields: #params,)* state: ::tinyaot::Arena::new(), next_step: 0 };
+        #copy
         #(#bool_clears)*
         model.reset();
         model
@@ -432,20 +662,15 @@ fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], o
         #(#resets)*
     }
 
-    /// The model on the first `ARENA_SIZE` bytes of a larger arena, so
-    /// several models can take turns on one buffer (a compile error if
-    /// the arena is smaller than `ARENA_SIZE`).
-    pub fn new_in<const __TINYAOT_BYTES: #usize_ty>(arena: &'a mut ::tinyaot::Arena<__TINYAOT_BYTES>) -> Self {
+    #[doc = #new_in_doc]
+    pub fn new_in<#(const #generics: #usize_ty),*>(#(#larger_params),*) -> Self {
         const {
-            ::core::assert!(
-                __TINYAOT_BYTES >= #module::ARENA_SIZE,
-                "the arena is smaller than ARENA_SIZE"
-            )
+            #(#fits)*
         };
         // SAFETY: `Arena<N>` is `repr(C, align(16))` over `[u8; N]`, so
-        // the first `ARENA_SIZE <= N` bytes of an `Arena<N>` are a valid
-        // `Arena<ARENA_SIZE>`; the exclusive borrow is moved into `Self`.
-        #name::with_arena(unsafe { &mut *(arena as *mut ::tinyaot::Arena<__TINYAOT_BYTES>).cast() })
+        // the first `SIZE_k <= N` bytes of an `Arena<N>` are a valid
+        // `Arena<SIZE_k>`; each exclusive borrow is moved into `Self`.
+        #name::with_arena(#(#casts),*)
     }
     }
 }
@@ -453,15 +678,22 @@ fn constructors(a: &Analysis<'_>, name: &Ident, module: &Ident, inputs: &[Io], o
 /// `invoke`, `invoke_with` (a hook around every op), `invoke_step` (one
 /// part at a time) and, for a model whose inputs are in its arena,
 /// `invoke_async` and the `Stepwise` impl; all run the one `run`.
-fn invoke(a: &Analysis<'_>, name: &Ident, module: &Ident, borrowed: &Borrowed) -> (TokenStream, TokenStream) {
+fn invoke(
+    a: &Analysis<'_>,
+    name: &Ident,
+    module: &Ident,
+    borrowed: &Borrowed,
+    regions: &[Region],
+) -> (TokenStream, TokenStream) {
     let (input_params, input_args) = (&borrowed.params, &borrowed.args);
+    let fields: Vec<&Ident> = regions.iter().map(|r| &r.field).collect();
     let run = |from: TokenStream, to: TokenStream, hook: TokenStream| {
         quote! {
-            // SAFETY: `self.arena` and `self.state` are exclusive borrows of
-            // `ARENA_SIZE` and `STATE_SIZE` bytes, 16-aligned by their type; a
-            // borrowed input is a shared borrow of its whole array, which the ops
-            // only read.
-            unsafe { #module::run(self.arena.as_mut_ptr(), self.state.as_mut_ptr() #(, #input_args)*, #from, #to, #hook) }
+            // SAFETY: each region's field and `self.state` are exclusive
+            // borrows of `SIZE_k` and `STATE_SIZE` bytes, 16-aligned by their
+            // type; a borrowed input is a shared borrow of its whole array,
+            // which the ops only read.
+            unsafe { #module::run(#(self.#fields.as_mut_ptr(),)* self.state.as_mut_ptr() #(, #input_args)*, #from, #to, #hook) }
         }
     };
     let whole = run(quote!(0), quote!(#module::STEPS), quote!(&mut ::tinyaot::NoHook));
@@ -557,7 +789,7 @@ fn invoke(a: &Analysis<'_>, name: &Ident, module: &Ident, borrowed: &Borrowed) -
 
 /// The byte views and copies generic code uses (`input_bytes_mut`,
 /// `write_input`, `output_bytes`).
-fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
+fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io], regions: &[Region]) -> TokenStream {
     let usize_ty = quote!(::core::primitive::usize);
     let option = quote!(::core::option::Option);
     let u8_ty = quote!(::core::primitive::u8);
@@ -569,15 +801,15 @@ fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
         .enumerate()
         .filter(|(_, io)| io.ty != "bool")
         .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(#i => ::core::option::Option::Some(&mut self.arena.0[#o..#b]),)
+            let (o, b, field) = (io.offset, io.offset + io.bytes, &regions[io.region].field);
+            quote!(#i => ::core::option::Option::Some(&mut self.#field.0[#o..#b]),)
         })
         .collect();
     let in_writes: Vec<TokenStream> = arena_inputs
         .iter()
         .enumerate()
         .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
+            let (o, b, field) = (io.offset, io.offset + io.bytes, &regions[io.region].field);
             let store = if io.ty == "bool" {
                 quote!(for (d, &s) in dst.iter_mut().zip(bytes) {
                     *d = ::core::primitive::u8::from(s != 0);
@@ -586,7 +818,7 @@ fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
                 quote!(dst.copy_from_slice(bytes);)
             };
             quote!(#i => {
-                let dst = &mut self.arena.0[#o..#b];
+                let dst = &mut self.#field.0[#o..#b];
                 if dst.len() != bytes.len() {
                     return false;
                 }
@@ -598,8 +830,8 @@ fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
         .iter()
         .enumerate()
         .map(|(i, io)| {
-            let (o, b) = (io.offset, io.offset + io.bytes);
-            quote!(#i => ::core::option::Option::Some(&self.arena.0[#o..#b]),)
+            let (o, b, field) = (io.offset, io.offset + io.bytes, &regions[io.region].field);
+            quote!(#i => ::core::option::Option::Some(&self.#field.0[#o..#b]),)
         })
         .collect();
     // Borrowed inputs are passed to `invoke`: nothing to write.
@@ -648,7 +880,7 @@ fn raw_io(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> TokenStream {
 
 /// Each input's and output's typed accessors and its shape and
 /// quantization constants.
-fn accessors(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> Vec<TokenStream> {
+fn accessors(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io], regions: &[Region]) -> Vec<TokenStream> {
     let mut accessors = Vec::new();
     for (role, list) in [("input", inputs), ("output", outputs)] {
         for (i, io) in list.iter().enumerate() {
@@ -659,6 +891,7 @@ fn accessors(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> Vec<TokenStream
             let get = format_ident!("{}{}", role, suffix);
             let get_mut = format_ident!("{}{}_mut", role, suffix);
             let (off, n, shape, quant) = (io.offset, io.elements, &io.shape, &io.quant);
+            let field = &regions[io.region].field;
             let rank = shape.len();
             let doc = format!("Graph {role} {i} `{}`: `{}{:?}` (shape {:?}).", io.name, io.ty, [n], shape);
             let ty = format_ident!("{}", io.ty);
@@ -690,13 +923,13 @@ fn accessors(a: &Analysis<'_>, inputs: &[Io], outputs: &[Io]) -> Vec<TokenStream
                     // SAFETY: the tensor occupies `off..off + n * size_of::<T>()`
                     // of this model's arena (checked plan); the arena is 16-aligned
                     // and `off` is a multiple of 16; `&self` keeps it borrowed.
-                    unsafe { &*(self.arena.0.as_ptr().add(#off).cast::<[#ty; #n]>()) }
+                    unsafe { &*(self.#field.0.as_ptr().add(#off).cast::<[#ty; #n]>()) }
                 }
                 #[doc = #doc]
                 #[inline]
                 pub fn #get_mut(&mut self) -> &mut [#ty; #n] {
                     // SAFETY: as above, with the exclusive borrow of `self`.
-                    unsafe { &mut *(self.arena.0.as_mut_ptr().add(#off).cast::<[#ty; #n]>()) }
+                    unsafe { &mut *(self.#field.0.as_mut_ptr().add(#off).cast::<[#ty; #n]>()) }
                 }
             });
         }

@@ -13,8 +13,9 @@ use std::collections::HashMap;
 /// Codegen state shared by all ops of one model.
 pub struct Emit<'g> {
     graph: &'g Graph<'g>,
-    /// Arena byte offset of each tensor that lives in the arena.
-    offsets: Vec<Option<usize>>,
+    /// (memory region, byte offset in it) of each tensor that lives in the
+    /// arena (region 0, `base`, is the whole arena without regions).
+    offsets: Vec<Option<(usize, usize)>>,
     /// State-memory offset of each variable tensor.
     state_offsets: Vec<Option<usize>>,
     /// `static` items (weights, constant tables) emitted so far.
@@ -27,8 +28,8 @@ pub struct Emit<'g> {
     pub flash_bytes: usize,
     /// The kernel chosen for the op being emitted.
     kernel: Kernel,
-    /// Arena offset and bytes of the op's scratch buffer, if it has one.
-    scratch: Option<(usize, usize)>,
+    /// Region, offset and bytes of the op's scratch buffer, if it has one.
+    scratch: Option<(usize, usize, usize)>,
     /// State-memory offset and bytes of the op's own state, if it has one.
     op_state: Option<(usize, usize)>,
     /// Views that replace a tensor's placement while a band of a tiled
@@ -41,13 +42,53 @@ pub struct Emit<'g> {
     /// Fused pixel-pair instances (depth, lanes) some op needs with the
     /// nudge of negative sums (`Operator::pair_kernel`).
     nudged_pairs: std::collections::HashSet<(usize, bool)>,
+    /// Execution position of the op being emitted.
+    position: usize,
+    /// With `copy_weights`: which ops' constants go to RAM, and those that did.
+    copying: Option<(CopyWeights, Vec<Copied>)>,
+}
+
+/// `copy_weights`: the constants of the chosen ops live in `region` as
+/// well as in flash, copied there when the model is made (`take`, `new`,
+/// `new_in`), past the region's activations; the ops read them from RAM
+/// (chosen by `regions::choose_weight_copy`).
+#[derive(Clone, Debug)]
+pub struct CopyWeights {
+    /// The region the copies go to.
+    pub region: usize,
+    /// Byte offset of the first copy in it (16-aligned).
+    pub offset: usize,
+    /// Bytes the copies may take.
+    pub budget: usize,
+    /// Execution positions of the ops whose constants are copied.
+    pub ops: Vec<usize>,
+}
+
+/// Bytes rounded up to the arena's 16-byte alignment.
+fn aligned(bytes: usize) -> usize {
+    bytes.div_ceil(16) * 16
+}
+
+/// A constant copied from flash into a region (`copy_weights`).
+#[derive(Clone, Debug)]
+pub struct Copied {
+    /// The flash static it is copied from.
+    pub flash: Ident,
+    /// The local of the generated `run` that reads it in RAM.
+    pub ram: Ident,
+    /// Byte offset in the region.
+    pub offset: usize,
+    /// Bytes.
+    pub len: usize,
+    /// The op that asked for it first (execution position).
+    pub op: usize,
 }
 
 impl<'g> Emit<'g> {
     /// A fresh emitter for a planned graph.
     pub fn new(
         graph: &'g Graph<'g>,
-        offsets: Vec<Option<usize>>,
+        offsets: Vec<Option<(usize, usize)>>,
         state_offsets: Vec<Option<usize>>,
         borrowed: Vec<Option<usize>>,
     ) -> Self {
@@ -65,7 +106,20 @@ impl<'g> Emit<'g> {
             bands: HashMap::new(),
             borrowed,
             nudged_pairs: Default::default(),
+            position: 0,
+            copying: None,
         }
+    }
+
+    /// Copies the constants of `plan.ops` into its region as they are
+    /// emitted, while they fit its budget.
+    pub fn copy_weights(&mut self, plan: CopyWeights) {
+        self.copying = Some((plan, Vec::new()));
+    }
+
+    /// The constants copied into a region, and the region.
+    pub fn copies(&self) -> Option<(usize, &[Copied])> {
+        self.copying.as_ref().map(|(plan, copies)| (plan.region, &copies[..]))
     }
 
     /// While a band of a tiled stage is emitted: tensor `t` is the
@@ -95,8 +149,16 @@ impl<'g> Emit<'g> {
         nudge || self.nudged_pairs.contains(&(depth, lanes))
     }
 
-    /// Sets the op about to be emitted: its kernel and scratch placement.
-    pub fn set_op(&mut self, kernel: Kernel, scratch: Option<(usize, usize)>, op_state: Option<(usize, usize)>) {
+    /// Sets the op about to be emitted: its execution position, kernel and
+    /// scratch placement.
+    pub fn set_op(
+        &mut self,
+        position: usize,
+        kernel: Kernel,
+        scratch: Option<(usize, usize, usize)>,
+        op_state: Option<(usize, usize)>,
+    ) {
+        self.position = position;
         self.kernel = kernel;
         self.scratch = scratch;
         self.op_state = op_state;
@@ -120,13 +182,14 @@ impl<'g> Emit<'g> {
 
     /// An expression `&mut [T]` for the current op's scratch buffer.
     pub fn scratch<T: ScratchElem>(&self) -> Result<TokenStream, Error> {
-        let (offset, bytes) =
+        let (region, offset, bytes) =
             self.scratch.ok_or_else(|| Error::model("internal error: an op asked for scratch it was not given"))?;
         let ty = Ident::new(T::NAME, Span::call_site());
         let len = bytes / T::SIZE;
+        let base = region_base(region);
         // SAFETY (of the emitted block): the scratch buffer is planned like a
         // tensor, live only during this op, disjoint from all its operands.
-        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<#ty>(base, #offset, #len) }))
+        Ok(quote!(unsafe { ::tinyaot::__private::view_mut::<#ty>(#base, #offset, #len) }))
     }
 
     /// The emitted statics.
@@ -146,8 +209,33 @@ impl<'g> Emit<'g> {
         Ok(quote!(#ty))
     }
 
-    /// Static bytes in flash, 16-aligned; returns the static's name.
+    /// Static bytes in flash, 16-aligned; returns the name the op reads
+    /// them by (`.cast::<T>()`): the static's, or with `copy_weights` for
+    /// this op, its copy's in RAM.
     pub fn bytes(&mut self, data: &[u8]) -> Ident {
+        let flash = self.flash_bytes_static(data);
+        let position = self.position;
+        let Some((plan, copies)) = &mut self.copying else { return flash };
+        if let Some(c) = copies.iter().find(|c| c.flash == flash) {
+            return c.ram.clone();
+        }
+        let used: usize = copies.iter().map(|c| aligned(c.len)).sum();
+        if !plan.ops.contains(&position) || used + aligned(data.len()) > plan.budget {
+            return flash;
+        }
+        let ram = format_ident!("RAM_{}", copies.len());
+        copies.push(Copied { flash, ram: ram.clone(), offset: plan.offset + used, len: data.len(), op: position });
+        ram
+    }
+
+    /// [`Emit::bytes`] that stays in flash whatever `copy_weights` says:
+    /// for code that reads the static's array itself (`.0`).
+    pub fn bytes_in_flash(&mut self, data: &[u8]) -> Ident {
+        self.flash_bytes_static(data)
+    }
+
+    /// The flash static of `data` (one per distinct blob).
+    fn flash_bytes_static(&mut self, data: &[u8]) -> Ident {
         if let Some(name) = self.blobs.get(data) {
             return name.clone();
         }
@@ -181,7 +269,8 @@ impl<'g> Emit<'g> {
     /// not added to the flash total.
     pub fn alternative_bytes(&mut self, data: &[u8]) -> Ident {
         let counted = self.flash_bytes;
-        let name = self.bytes(data);
+        // Never copied to RAM: one of the two layouts is linked.
+        let name = self.flash_bytes_static(data);
         self.flash_bytes = counted;
         name
     }
@@ -258,11 +347,11 @@ impl<'g> Emit<'g> {
         let (ti, to) = (&graph.tensors[input], &graph.tensors[output]);
         let in_arena = |t: &Tensor<'_>| self.borrowed.get(t.index).copied().flatten().is_none();
         if ti.data.is_none() && !ti.is_variable && !to.is_variable && in_arena(ti) && in_arena(to) {
-            let (_, oi, ni) = self.placement(ti)?;
-            let (_, oo, no) = self.placement(to)?;
+            let (region_in, oi, ni) = self.placement(ti)?;
+            let (region_out, oo, no) = self.placement(to)?;
             let size = if bytes { 1 } else { to.dtype.size().unwrap_or(1) };
             let (bi, bo) = (ni * ti.dtype.size().unwrap_or(1), no * to.dtype.size().unwrap_or(1));
-            if oi < oo + bo && oo < oi + bi {
+            if region_in == region_out && oi < oo + bo && oo < oi + bi {
                 let ty = if bytes { quote!(u8) } else { Self::elem_type(to)? };
                 let base = oi.min(oo);
                 let end = (oi + bi).max(oo + bo);
@@ -272,7 +361,7 @@ impl<'g> Emit<'g> {
                 // span covering both tensors, disjoint from every other buffer
                 // live at this op.
                 return Ok(quote!(::tinyaot::__private::kernels::InPlace {
-                    buf: unsafe { ::tinyaot::__private::view_mut::<#ty>(base, #base, #len) },
+                    buf: unsafe { ::tinyaot::__private::view_mut::<#ty>(#region_in, #base, #len) },
                     input: #i,
                     output: #o,
                 }));
@@ -342,8 +431,9 @@ impl<'g> Emit<'g> {
         })
     }
 
-    /// The base pointer (`base`: the arena, `state`: the state memory),
-    /// byte offset and element count of a tensor.
+    /// The base pointer (`base`: the arena or its first region, `base_1`..
+    /// the other regions, `state`: the state memory, `input{k}`: a borrowed
+    /// input), byte offset and element count of a tensor.
     fn placement(&self, t: &Tensor<'_>) -> Result<(Ident, usize, usize), Error> {
         if t.is_variable {
             let offset = self.state_offsets.get(t.index).copied().flatten().ok_or_else(|| {
@@ -356,15 +446,21 @@ impl<'g> Emit<'g> {
             let (offset, elements) = band.unwrap_or((0, t.elements));
             return Ok((format_ident!("input{}", k), offset, elements));
         }
-        let offset = self
+        let (region, offset) = self
             .offsets
             .get(t.index)
             .copied()
             .flatten()
             .ok_or_else(|| Error::model(format!("internal error: tensor '{}' has no arena placement", t.name)))?;
         let (within, elements) = band.unwrap_or((0, t.elements));
-        Ok((format_ident!("base"), offset + within, elements))
+        Ok((region_base(region), offset + within, elements))
     }
+}
+
+/// The generated `run`'s pointer to memory region `region`: `base` for
+/// the first (the whole arena without regions), `base_1`, `base_2`.. after.
+pub fn region_base(region: usize) -> Ident {
+    if region == 0 { format_ident!("base") } else { format_ident!("base_{}", region) }
 }
 
 /// Element types of scratch buffers.

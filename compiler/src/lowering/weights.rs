@@ -128,6 +128,7 @@ fn nibbles(values: impl ExactSizeIterator<Item = u8>) -> Vec<u8> {
 /// direct kernels, kept at half a byte per weight:
 /// `kernels::dot_int4::Int4Filter`.
 pub fn int4_filter(cx: &mut Emit<'_>, values: &[u8]) -> TokenStream {
-    let nibbles = cx.bytes(&nibbles(values.iter().copied()));
+    // Read as the array itself (`.0`), which only the flash static has.
+    let nibbles = cx.bytes_in_flash(&nibbles(values.iter().copied()));
     quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Filter { nibbles: &#nibbles.0 })
 }

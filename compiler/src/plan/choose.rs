@@ -263,7 +263,7 @@ pub fn choose(
     };
     // What keeping the inputs costs: the same kernels without it.
     let arena_without_kept_inputs = if opts.inputs() == schedule::Inputs::Kept {
-        let free = Options { keep_inputs: false, ..*opts };
+        let free = Options { keep_inputs: false, ..opts.clone() };
         Some(plan_orders(graph, ops, orders, &choice, &free, tiling.as_ref())?.plan.arena_size)
     } else {
         None
