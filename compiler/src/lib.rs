@@ -178,10 +178,7 @@ impl<'a> Analysis<'a> {
 
     /// (dtype, shape) of a buffer for tables; scratch buffers say so.
     pub fn describe_buffer(&self, b: &schedule::Buffer) -> (String, String) {
-        match b.tensors.first() {
-            Some(&t) => (self.graph.tensors[t].dtype.name(), format!("{:?}", self.graph.tensors[t].shape)),
-            None => ("scratch".into(), String::new()),
-        }
+        describe_buffer(&self.graph, b)
     }
 
     /// The variable tensors and op states in the state memory, with their
@@ -415,7 +412,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     } else {
         let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
         let heat = regions::heat(&graph, &order, &macs, &schedule);
-        let names: Vec<String> = schedule.buffers.iter().map(|b| b.name.clone()).collect();
+
         // The weights' bytes come off their region's budget first.
         let mut budgets = opts.regions.clone();
         if let Some((name, bytes)) = &opts.copy_weights {
@@ -429,7 +426,8 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
                 ))
             })?;
         }
-        let mut split = regions::assign(&requests, &heat, &budgets, &names)?;
+        let explain = |o: &regions::OverBudget| report::over_region_budget(&graph, &order, &schedule, o);
+        let mut split = regions::assign(&requests, &heat, &budgets, &explain)?;
         split.regions = opts.regions.clone();
         Some(split)
     };
@@ -466,6 +464,14 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         regions,
         weight_copy,
     })
+}
+
+/// (dtype, shape) of a buffer for tables; scratch buffers say so.
+pub fn describe_buffer(graph: &Graph<'_>, b: &schedule::Buffer) -> (String, String) {
+    match b.tensors.first() {
+        Some(&t) => (graph.tensors[t].dtype.name(), format!("{:?}", graph.tensors[t].shape)),
+        None => ("scratch".into(), String::new()),
+    }
 }
 
 /// Lays the variable tensors that ops use out one after another, each

@@ -115,9 +115,11 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
     if a.regions.is_some() {
         let _ = writeln!(
             s,
-            "ARENA_SIZE   {} bytes over {} regions (one arena would need {}, {})",
+            "{:<12} {} bytes over {} (one arena would need {}, {})",
+            // With copied weights ARENA_SIZE adds them (the `copy_weights` line).
+            if a.weight_copy.is_some() { "activations" } else { "ARENA_SIZE" },
             a.arena_total(),
-            names.len(),
+            if names.len() == 1 { "one region".to_string() } else { format!("{} regions", names.len()) },
             a.plan.arena_size,
             a.plan.strategy
         );
@@ -265,6 +267,62 @@ pub fn over_cycle_budget(a: &Analysis<'_>, limit: u64) -> String {
 }
 
 /// Shortens a tensor name for a table column.
+/// The error of a last memory region over its budget: by how much, the op
+/// at its peak, the buffers live there (the one-arena error's table), and
+/// what would help.
+pub fn over_region_budget(
+    graph: &crate::graph::Graph<'_>,
+    order: &[usize],
+    schedule: &crate::schedule::Schedule,
+    o: &crate::regions::OverBudget,
+) -> String {
+    let (need, budget) = (o.need, o.region.budget);
+    let node = order.get(o.peak_op).map_or_else(String::new, |&n| format!(" ({})", graph.nodes[n].name));
+    let rows: Vec<String> = o.live.iter().map(|&b| buffer_row(graph, &schedule.buffers[b])).collect();
+    format!(
+        "region `{}` needs {need} bytes, over its budget of {budget} by {} bytes ({}%): the faster regions \
+         before it took what fits them\n\npeak of `{}` at op {}{node}: {} buffers live\n{}\
+         help: give `{}` (or a faster region) more bytes, or add a region",
+        o.region.name,
+        need - budget,
+        ((need - budget) * 100).div_ceil(budget.max(1)),
+        o.region.name,
+        o.peak_op,
+        rows.len(),
+        live_table(&rows),
+        o.region.name
+    )
+}
+
+/// A buffer as a row of the table of buffers live at a peak: aligned
+/// bytes, dtype, shape, ops, name.
+pub fn buffer_row(graph: &crate::graph::Graph<'_>, b: &crate::schedule::Buffer) -> String {
+    let (dtype, shape) = crate::describe_buffer(graph, b);
+    let op = |step: usize| step.saturating_sub(1).min(graph.nodes.len().saturating_sub(1));
+    format!(
+        "  {:>8}  {:<8} {:<18} {:<9} {}",
+        align(b.size),
+        dtype,
+        shape,
+        format!("{}..{}", op(b.life.first), op(b.life.last)),
+        short(&b.name, 56)
+    )
+}
+
+/// The table of the buffers live at a peak (`rows` biggest first): the
+/// first 12 rows under their header.
+pub fn live_table(rows: &[String]) -> String {
+    let mut s = format!("  {:>8}  {:<8} {:<18} {:<9} tensor\n", "bytes", "dtype", "shape", "ops");
+    for row in rows.iter().take(12) {
+        s.push_str(row);
+        s.push('\n');
+    }
+    if rows.len() > 12 {
+        let _ = writeln!(s, "  ... and {} smaller buffers", rows.len() - 12);
+    }
+    s
+}
+
 fn short(name: &str, width: usize) -> String {
     if name.chars().count() <= width {
         name.to_string()
@@ -301,22 +359,8 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
             let _ = writeln!(s, "the graph has no operators; its inputs and outputs: {live_bytes} bytes");
         }
     }
-    let _ = writeln!(s, "  {:>8}  {:<8} {:<18} {:<9} tensor", "bytes", "dtype", "shape", "ops");
-    for b in live.iter().take(12) {
-        let (dtype, shape) = a.describe_buffer(b);
-        let _ = writeln!(
-            s,
-            "  {:>8}  {:<8} {:<18} {:<9} {}",
-            align(b.size),
-            dtype,
-            shape,
-            format!("{}..{}", a.op_of_step(b.life.first), a.op_of_step(b.life.last)),
-            short(&b.name, 56)
-        );
-    }
-    if live.len() > 12 {
-        let _ = writeln!(s, "  ... and {} smaller buffers", live.len() - 12);
-    }
+    let rows: Vec<String> = live.iter().map(|b| buffer_row(&a.graph, b)).collect();
+    s.push_str(&live_table(&rows));
     for o in a.schedule.overlaps.iter().filter(|o| o.op + 1 == a.peak_step) {
         let reqs = a.schedule.requests();
         let shared = live_bytes.saturating_sub(crate::plan::lower_bound_at(&reqs, a.peak_step));
@@ -554,11 +598,14 @@ pub fn copied_weights(a: &Analysis<'_>, copies: Option<&(usize, Vec<crate::lower
     let total = a.macs().max(1);
     let listed: Vec<String> =
         ops.iter().map(|&p| format!("op {p} {}", a.node_at(p).map_or("-", |n| n.name.as_str()))).collect();
+    let activations = a.region_sizes().get(*region).copied().unwrap_or(0);
     format!(
-        "copy_weights {bytes} of {} bytes into {name}, copied from flash when the model is made (flash keeps them): \
+        "copy_weights {bytes} of {} bytes into {name} (its arena: {activations} bytes of activations, then these; \
+         ARENA_SIZE {} bytes in all), copied from flash when the model is made (flash keeps them): \
          the constants of {}; those ops' {moved} of the {total} MACs per invoke ({}%) read their weight from RAM \
          (up to {} 32-bit weight loads per invoke off flash: up to that many cycles saved per flash wait state)\n",
         plan.budget,
+        crate::codegen::model::region_bytes(a, Some(&(*region, copies.clone()))).iter().sum::<usize>(),
         if listed.is_empty() { "no op (none fits)".to_string() } else { listed.join(", ") },
         moved * 100 / total,
         moved.div_ceil(4)
