@@ -141,7 +141,7 @@ impl<'a> Analysis<'a> {
     /// Execution position of a TFLM time step (step 0, before the first
     /// op, is position 0).
     pub fn op_of_step(&self, step: usize) -> usize {
-        step.saturating_sub(1).min(self.graph.nodes.len().saturating_sub(1))
+        op_of_step(&self.graph, step)
     }
 
     /// The node run at execution position `pos`.
@@ -407,10 +407,10 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
             })
         })
         .collect();
+    let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
     let regions = if opts.regions.is_empty() {
         None
     } else {
-        let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
         let heat = regions::heat(&graph, &order, &macs, &schedule);
 
         // The weights' bytes come off their region's budget first.
@@ -434,7 +434,6 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let weight_copy = match (&opts.copy_weights, &regions) {
         (Some((name, bytes)), Some(split)) => {
             let region = split.regions.iter().position(|r| &r.name == name).unwrap_or(0);
-            let macs: Vec<u64> = ops.iter().map(|o| o.macs()).collect();
             Some(regions::choose_weight_copy(&graph, &order, &macs, region, split.plans[region].arena_size, *bytes))
         }
         (Some(_), None) => return Err(Error::copy_weights("copy_weights needs `regions` (the region to copy into)")),
@@ -464,6 +463,12 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         regions,
         weight_copy,
     })
+}
+
+/// Execution position of a TFLM time step of `graph` (step 0, before the
+/// first op, is position 0).
+pub fn op_of_step(graph: &Graph<'_>, step: usize) -> usize {
+    step.saturating_sub(1).min(graph.nodes.len().saturating_sub(1))
 }
 
 /// (dtype, shape) of a buffer for tables; scratch buffers say so.

@@ -184,7 +184,7 @@ pub fn assign(
 
 /// The requests of `chosen` (buffer indices, ascending), an in-place
 /// overlap kept where its input is among them too.
-fn subset(requests: &[Request], chosen: &[usize]) -> Vec<Request> {
+pub fn subset(requests: &[Request], chosen: &[usize]) -> Vec<Request> {
     chosen
         .iter()
         .map(|&b| {

@@ -298,13 +298,12 @@ pub fn over_region_budget(
 /// bytes, dtype, shape, ops, name.
 pub fn buffer_row(graph: &crate::graph::Graph<'_>, b: &crate::schedule::Buffer) -> String {
     let (dtype, shape) = crate::describe_buffer(graph, b);
-    let op = |step: usize| step.saturating_sub(1).min(graph.nodes.len().saturating_sub(1));
     format!(
         "  {:>8}  {:<8} {:<18} {:<9} {}",
         align(b.size),
         dtype,
         shape,
-        format!("{}..{}", op(b.life.first), op(b.life.last)),
+        format!("{}..{}", crate::op_of_step(graph, b.life.first), crate::op_of_step(graph, b.life.last)),
         short(&b.name, 56)
     )
 }

@@ -161,13 +161,7 @@ fn region_plans_are_valid_and_the_hottest_bytes_are_in_the_fast_region() {
         let reqs = a.schedule.requests();
         assert_eq!(split.members.iter().map(Vec::len).sum::<usize>(), reqs.len(), "{}", f.display());
         for (k, members) in split.members.iter().enumerate() {
-            let sub: Vec<_> = members
-                .iter()
-                .map(|&b| {
-                    let overlap = reqs[b].overlap.and_then(|(i, s)| Some((members.binary_search(&i).ok()?, s)));
-                    tinyaot_compiler::schedule::Request { overlap, ..reqs[b].clone() }
-                })
-                .collect();
+            let sub = tinyaot_compiler::regions::subset(&reqs, members);
             plan::check(&sub, &split.plans[k]).unwrap_or_else(|e| panic!("{} region {k}: {e}", f.display()));
             for (i, &b) in members.iter().enumerate() {
                 assert_eq!(split.places[b], (k, split.plans[k].offsets[i]));

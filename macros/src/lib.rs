@@ -217,8 +217,22 @@ const LIMIT_HELP: &str = "`arena_limit` takes bytes: an integer (`49152`, `48 * 
 /// Evaluates an `arena_limit` value: integer literals and products of them,
 /// or a string with a K/KiB/M/MiB suffix.
 fn parse_limit(e: &Expr) -> syn::Result<usize> {
-    let bytes = parse_amount(e, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), LIMIT_HELP)?;
-    usize::try_from(bytes).map_err(|_| syn::Error::new_spanned(e, LIMIT_HELP))
+    parse_bytes(e, LIMIT_HELP)
+}
+
+/// A byte amount (`49152`, `48 * 1024`, `48K`, `"48KiB"`); `help` says
+/// what the argument takes.
+fn parse_bytes(e: &Expr, help: &str) -> syn::Result<usize> {
+    let bytes = parse_amount(e, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), help)?;
+    usize::try_from(bytes).map_err(|_| syn::Error::new_spanned(e, help))
+}
+
+/// The one-identifier callee of `name(..)`.
+fn call_name(call: &syn::ExprCall) -> Option<&Ident> {
+    match &*call.func {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        _ => None,
+    }
 }
 
 /// An amount argument: integer literals and products of them, or a string
@@ -254,14 +268,9 @@ const COPY_HELP: &str =
 fn parse_copy_weights(e: &Expr) -> syn::Result<(String, usize)> {
     let err = || syn::Error::new_spanned(e, COPY_HELP);
     let Expr::Call(call) = e else { return Err(err()) };
-    let name = match &*call.func {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(Ident::to_string),
-        _ => None,
-    }
-    .ok_or_else(err)?;
+    let name = call_name(call).ok_or_else(err)?.to_string();
     let [bytes] = call.args.iter().collect::<Vec<_>>()[..] else { return Err(err()) };
-    let bytes = parse_amount(bytes, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), COPY_HELP)?;
-    Ok((name, usize::try_from(bytes).map_err(|_| err())?))
+    Ok((name, parse_bytes(bytes, COPY_HELP)?))
 }
 
 /// Parses `[dtcm(".dtcm", 32K), sram(".sram2", 256K)]`.
@@ -274,11 +283,7 @@ fn parse_regions(e: &Expr) -> syn::Result<Vec<tinyaot_compiler::regions::Region>
     let mut regions: Vec<tinyaot_compiler::regions::Region> = Vec::new();
     for item in &list.elems {
         let Expr::Call(call) = item else { return Err(err(item, "expected a region `name(\".section\", bytes)`")) };
-        let name = match &*call.func {
-            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-            _ => None,
-        }
-        .ok_or_else(|| err(&call.func, "a region's name is one identifier"))?;
+        let name = call_name(call).ok_or_else(|| err(&call.func, "a region's name is one identifier"))?;
         let text = name.to_string();
         if syn::parse_str::<Ident>(&text).is_err() || text.starts_with("r#") {
             return Err(err(&name, "a region's name must not be a keyword"));
@@ -300,8 +305,7 @@ fn parse_regions(e: &Expr) -> syn::Result<Vec<tinyaot_compiler::regions::Region>
             }
             _ => return Err(err(item, "a region takes a link section string and a budget, or a budget")),
         };
-        let budget = parse_amount(budget, &|s| parse_size(s).and_then(|b| u64::try_from(b).ok()), REGIONS_HELP)
-            .and_then(|b| usize::try_from(b).map_err(|_| err(budget, "budget too large")))?;
+        let budget = parse_bytes(budget, REGIONS_HELP)?;
         regions.push(tinyaot_compiler::regions::Region { name: text, section, budget });
     }
     Ok(regions)

@@ -292,7 +292,6 @@ fn helper_module(
     let (copy_fn, ram_locals) = match copies {
         Some((region, copies)) if !copies.is_empty() => {
             let base = &regions[*region].base;
-            let size = &regions[*region].size;
             let fills = copies.iter().map(|c| {
                 let (flash, offset, len) = (&c.flash, c.offset, c.len);
                 quote!(::core::ptr::copy_nonoverlapping(#flash.0.as_ptr(), #base.add(#offset), #len);)
@@ -309,7 +308,6 @@ fn helper_module(
                     /// The pointer is to a live, exclusively borrowed region of
                     /// its `SIZE_k` bytes.
                     pub unsafe fn copy_weights(#base: *mut u8) {
-                        let _ = #size;
                         unsafe { #(#fills)* }
                     }
                 },
