@@ -46,6 +46,20 @@ pub const fn fused_pairs(d4: usize, pointwise: bool, ic: usize) -> bool {
     d4 <= PAIR_MAX_DEPTH && if pointwise { ic >= 4 } else { d4 >= 8 }
 }
 
+/// The longest rows (values) of a FULLY_CONNECTED whose input the dense
+/// lane kernel (`kernels::dot::dense_lanes_down`) widens once, on the stack
+/// (1280 bytes: a 32x20 spectrogram's dense layer).
+pub const DENSE_LANES_MAX_DEPTH: usize = 640;
+
+/// Whether a fused int8 FULLY_CONNECTED of `units` rows of `depth` values
+/// reads its rows in the pair-row layout ([`pack_pair_rows`]) where the
+/// target has the pair kernels: a whole block of 4 rows and a whole group
+/// of 4 values at least, rows up to [`DENSE_LANES_MAX_DEPTH`]. One rule for
+/// the kernel and for the compiler, which lays such layers' rows out.
+pub const fn dense_lanes(depth: usize, units: usize) -> bool {
+    depth >= 4 && depth <= DENSE_LANES_MAX_DEPTH && units >= 4
+}
+
 /// [`pack_rows`] with its whole blocks of 4 rows rearranged for the
 /// pixel-pair dot products (`kernels::dot::PairRows`); the last 2 or 1
 /// rows stay as `pack_rows` has them. Each group of 4 values of a block

@@ -729,33 +729,41 @@ fn pair_rows_match_plain_rows_for_every_block_shape() {
         let down = |x: &[i8]| -> Vec<i8> {
             (0..channels).map(|c| rescale_down(plain(x, c), &scales[c]).clamp(-128, 127) as i8).collect()
         };
-        let mut pair = [0u32; 4 * 40 + 2];
-        widen_pair_lane::<true>(x, 0, &mut pair);
-        widen_pair_lane::<true>(xb, 1, &mut pair);
-        // Pixel b's outputs right after pixel a's, then 3 bytes further
-        // (untouched between).
-        for gap in [0, 3] {
-            let second = channels + gap;
-            let mut out = vec![99i8; second + channels];
-            if offset == -128 {
-                dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, second, channels);
-            } else {
-                dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, second, channels);
+        // (The pair buffer holds rows of up to 160 values.)
+        if DEPTH <= 160 {
+            let mut pair = [0u32; 4 * 40 + 2];
+            widen_pair_lane::<true>(x, 0, &mut pair);
+            widen_pair_lane::<true>(xb, 1, &mut pair);
+            // Pixel b's outputs right after pixel a's, then 3 bytes further
+            // (untouched between).
+            for gap in [0, 3] {
+                let second = channels + gap;
+                let mut out = vec![99i8; second + channels];
+                if offset == -128 {
+                    dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, second, channels);
+                } else {
+                    dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, second, channels);
+                }
+                let mut want = down(x);
+                want.extend(vec![99i8; gap]);
+                want.extend(down(xb));
+                assert_eq!(out, want, "pairs: {channels} channels, depth {DEPTH}, offset {offset}, gap {gap}");
             }
-            let mut want = down(x);
-            want.extend(vec![99i8; gap]);
-            want.extend(down(xb));
-            assert_eq!(out, want, "pairs: {channels} channels, depth {DEPTH}, offset {offset}, gap {gap}");
+            // The same pixel in both lanes, its outputs once.
+            widen_pair_lane::<true>(x, 1, &mut pair);
+            let mut out = vec![0i8; channels];
+            if offset == -128 {
+                dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, 0, channels);
+            } else {
+                dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, 0, channels);
+            }
+            assert_eq!(out, down(x), "one pixel: {channels} channels, depth {DEPTH}, offset {offset}");
         }
-        // The same pixel in both lanes, its outputs once.
-        widen_pair_lane::<true>(x, 1, &mut pair);
+        // One pixel as FULLY_CONNECTED reads it (`dense_lanes_down`; rows
+        // beyond `layout::DENSE_LANES_MAX_DEPTH` or fewer than 4 value by value).
         let mut out = vec![0i8; channels];
-        if offset == -128 {
-            dots_pair_lanes_down::<DEPTH, false>(&pair, lanes, bias, &scales, &mut out, 0, channels);
-        } else {
-            dots_pair_lanes_down::<DEPTH, true>(&pair, lanes, bias, &scales, &mut out, 0, channels);
-        }
-        assert_eq!(out, down(x), "one pixel: {channels} channels, depth {DEPTH}, offset {offset}");
+        PairRows(lanes).dense_dots_down::<DEPTH>(x, bias, &scales, &mut out);
+        assert_eq!(out, down(x), "dense: {channels} channels, depth {DEPTH}, offset {offset}");
     }
     for channels in 1..=9 {
         check::<1>(channels, 1);
@@ -763,6 +771,12 @@ fn pair_rows_match_plain_rows_for_every_block_shape() {
         check::<24>(channels, 3);
         check::<27>(channels, 4);
         check::<160>(channels, 5);
+    }
+    // The dense lane kernel's longest rows, and past them: 6 rows (a block
+    // of 4 in the lane layout, 2 plain) cover its paths.
+    check::<640>(6, 6);
+    if !cfg!(miri) {
+        check::<643>(6, 7);
     }
 }
 

@@ -4,6 +4,7 @@
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
 pub mod firmware;
+pub mod peer;
 pub mod writer;
 
 pub mod harness {

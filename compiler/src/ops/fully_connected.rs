@@ -142,9 +142,17 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         _ => None,
     };
     let packed = match (&arith, weights.data.as_deref()) {
-        (Arith::Int8(_), Some(w)) if folded_bias.is_some() => {
+        (Arith::Int8((q, _)), Some(w)) if folded_bias.is_some() => {
             let w: Vec<i8> = w.iter().map(|&b| b as i8).collect();
-            Some(PackedRows::of(&w, units, depth, weights.int4))
+            let rows = PackedRows::of(&w, units, depth, weights.int4);
+            // Fused layers in the pair-row layout where the target has its
+            // kernels (`dot::dense_lanes_down`: one sign extension per two
+            // rows' weight word); the same bytes, rearranged.
+            // Small layers keep their widened rows (`PackedRows::new`):
+            // there the per-block steps outweigh the sign extensions.
+            let lanes =
+                q.fused() && rows.widened.is_none() && rows.int4.is_none() && crate::layout::dense_lanes(depth, units);
+            Some(if lanes { rows.pair_lanes(&w, units, depth) } else { rows })
         }
         _ => None,
     };

@@ -191,9 +191,9 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
 pub(crate) const WIDEN_INPUT: bool = false;
 
 /// Words in the stack buffer of [`widen_input`]: inputs of up to twice as
-/// many values (1280 bytes: rows of 640 values, a 32x20 spectrogram's
-/// dense layer; the pair kernels already take 2.3 KB).
-pub(crate) const WIDENED_INPUT_WORDS: usize = 320;
+/// many values (`layout::DENSE_LANES_MAX_DEPTH`; the pair kernels already
+/// take 2.3 KB).
+pub(crate) const WIDENED_INPUT_WORDS: usize = tinyaot_common::layout::DENSE_LANES_MAX_DEPTH / 2;
 
 /// The 16-bit pairs of `x` (values 0, 2 and 1, 3 of each group of 4),
 /// written into `buf` (not zeroed first: every word returned is written).
@@ -221,6 +221,34 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i
         }
     }
     acc
+}
+
+/// A block of 4 rows in the pair-row layout (`layout::pack_pair_rows`: per
+/// group of 4 values 16 bytes, the lane words of rows 0, 1 for values 0, 2
+/// and 1, 3, then those of rows 2, 3) against one input widened by
+/// [`widen_input`]: `acc[r] + row_r . x` over the whole groups. `sum128` is
+/// 128 times the sum of those input values: an even row's lane bytes carry
+/// 128 more. Per lane word one `SMLAD` of the word itself (the even row,
+/// plus 128 and 256 times the odd row) and one of the odd row alone
+/// (`SXTB16` of the word rotated); the even row's sums are taken back out
+/// at the end (wrapping: the true sums fit in 32 bits).
+#[inline(always)]
+pub(crate) fn dot_lane_quads(widened: &[u32], block: &[i8], sum128: i32, acc: [i32; 4]) -> [i32; 4] {
+    let (mut even, mut odd) = ([acc[0].wrapping_sub(sum128), acc[2].wrapping_sub(sum128)], [0i32; 2]);
+    for (pairs, group) in widened.chunks_exact(2).zip(block.chunks_exact(16)) {
+        for (k, lanes) in group.chunks_exact(4).enumerate() {
+            let word = u32::from_le_bytes([lanes[0] as u8, lanes[1] as u8, lanes[2] as u8, lanes[3] as u8]);
+            let (x, half) = (pairs[k % 2], k / 2);
+            even[half] = smlad(x, word, even[half]);
+            odd[half] = smlad(x, sxtb16(word.rotate_right(8)), odd[half]);
+        }
+    }
+    [
+        even[0].wrapping_sub(odd[0].wrapping_shl(8)),
+        acc[1].wrapping_add(odd[0]),
+        even[1].wrapping_sub(odd[1].wrapping_shl(8)),
+        acc[3].wrapping_add(odd[1]),
+    ]
 }
 
 /// Whether pointwise kernels take their output pixels two at a time

@@ -132,6 +132,56 @@ pub fn dense_dots_down<const DEPTH: usize>(
     dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
 }
 
+/// FULLY_CONNECTED's fused dot products over rows in the pair-row layout
+/// ([`PairRows`], which the compiler emits for it where
+/// `layout::dense_lanes` holds): the input widened once
+/// (`arch::widen_input`), each whole block of 4 rows summed by
+/// `arch::dot_lane_quads` (one sign extension per two rows' weight word)
+/// and requantized from registers; a last partial group of values and the
+/// last 2 or 1 rows (in the plain layout) as [`dense_dots_down`] does them.
+#[inline(always)]
+pub fn dense_lanes_down<const DEPTH: usize>(
+    x: &[i8],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let channels = out.len();
+    let (x, bias, scales) = (&x[..DEPTH], &bias[..channels], &scales[..channels]);
+    let (d4, full, whole) = (depth4(DEPTH), DEPTH / 4, channels / 4 * 4);
+    if !tinyaot_common::layout::dense_lanes(DEPTH, channels) {
+        // Not a layer the compiler lays out this way: value by value.
+        for (c, (o, &b)) in out.iter_mut().zip(bias).enumerate() {
+            *o = arch::saturate_i8(arch::rescale_down(PairRows(packed).dot::<DEPTH>(x, c, b), &scales[c]));
+        }
+        return;
+    }
+    let mut buf = core::mem::MaybeUninit::uninit();
+    let widened = arch::widen_input(&x[..4 * full], &mut buf);
+    let sum128 = x[..4 * full].iter().fold(0i32, |s, &v| s.wrapping_add(v as i32)).wrapping_mul(128);
+    let blocks = packed[..whole * d4].chunks_exact(4 * d4).zip(bias.chunks_exact(4));
+    for (k, ((block, b), out)) in blocks.zip(out[..whole].chunks_exact_mut(4)).enumerate() {
+        let mut sums = arch::dot_lane_quads(widened, &block[..16 * full], sum128, [b[0], b[1], b[2], b[3]]);
+        if 4 * full < DEPTH {
+            // The last partial group (zero-padded lanes past the row).
+            let group = &block[16 * full..16 * full + 16];
+            for (j, &v) in x[4 * full..].iter().enumerate() {
+                for (r, s) in sums.iter_mut().enumerate() {
+                    *s = s.wrapping_add(v as i32 * super::layout::pair_row_value(group, r, j) as i32);
+                }
+            }
+        }
+        arch::requantize_block(&sums, &scales[4 * k..], out);
+    }
+    if whole < channels {
+        let (bias, scales, out) = (&bias[whole..], &scales[whole..], &mut out[whole..]);
+        dot_blocks::<DEPTH>(x, &packed[whole * d4..], bias, channels - whole, |c, a| {
+            arch::requantize_block(a, &scales[c..], &mut out[c..]);
+        });
+    }
+}
+
 /// Whether pointwise kernels take their pixels two at a time
 /// ([`dots_pair`]; `arch::DOT_PAIRS`).
 pub const PAIRS: bool = arch::DOT_PAIRS;
@@ -466,6 +516,10 @@ impl PackedRows for PairRows<'_> {
         for (k, ((o, &b), s)) in out.iter_mut().zip(bias).zip(scales).enumerate() {
             *o = arch::saturate_i8(arch::rescale_down(self.dot::<DEPTH>(x, first + k, b), s));
         }
+    }
+    #[inline(always)]
+    fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        dense_lanes_down::<DEPTH>(x, self.0, bias, scales, out);
     }
     fn byte_rows(&self) -> Option<&[i8]> {
         None

@@ -2,7 +2,7 @@
 //! and, on the M4F, estimated Cortex-M4 cycles per inference.
 //!
 //! ```text
-//! cargo run --release -p tinyaot-tests --bin firmware-report [MODEL ...] [m4|m3|m0|rv32imc|rv32imac ...]
+//! cargo run --release -p tinyaot-tests --bin firmware-report [--peer] [MODEL ...] [m4|m3|m0|rv32imc|rv32imac|m7|m33|m55 ...]
 //! ```
 //!
 //! Without model names every model the firmware holds is measured; without
@@ -18,26 +18,51 @@
 //! `../shared/tools/qemu-m4cycles` estimates for them from the Cortex-M4
 //! TRM's timings (zero wait states). Writes the Markdown table to stdout
 //! and to `target/firmware-report.md`.
+//!
+//! `--peer` adds TFLM beside each row (CMSIS-NN's kernels on Arm, TFLM's
+//! reference kernels on RV32; `tests/tools/tflm-peer`, built once per core
+//! by its `setup.sh`): its flash, its RAM (arena used + static), its cycles
+//! on the M4 or instructions elsewhere, and ours over its.
 
 use std::fmt::Write;
 use tinyaot_tests::firmware::{
     TARGETS, build, build_counter, build_cycle_counter, count, cycles, missing_toolchain, model_options, model_path,
     repo, run, sections, target_named,
 };
+use tinyaot_tests::peer::{peer_core, run_peer};
 
 fn main() -> Result<(), String> {
     if let Some(why) = missing_toolchain() {
         return Err(format!("{why}; run .ci/run first to install the Cortex-M toolchain"));
     }
-    let (cores, filter): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| target_named(a).is_some());
+    let (flags, args): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| a.starts_with("--"));
+    let with_peer = flags.iter().any(|f| f == "--peer");
+    if let Some(f) = flags.iter().find(|f| *f != "--peer") {
+        return Err(format!("unknown flag {f} (known: --peer)"));
+    }
+    let (cores, filter): (Vec<String>, Vec<String>) = args.into_iter().partition(|a| target_named(a).is_some());
     let target_dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&target_dir).map_err(|e| e.to_string())?;
     let so = build_counter(&target_dir)?;
     let cycle_so = build_cycle_counter(&target_dir)?;
     let mut md = String::new();
+    let _ = write!(
+        md,
+        "| model | target | flash B (weights) | RAM B (arena) | M4 cycles / inference | cycles / MAC | instructions / inference | MACs | instr / MAC |"
+    );
     let _ = writeln!(
         md,
-        "| model | target | flash B (weights) | RAM B (arena) | M4 cycles / inference | cycles / MAC | instructions / inference | MACs | instr / MAC |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        "{}",
+        if with_peer {
+            " TFLM flash B | TFLM RAM B | TFLM cycles (M4) or instructions | ours / TFLM: time | flash | RAM |"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        md,
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|{}",
+        if with_peer { "---:|---:|---:|---:|---:|---:|" } else { "" }
     );
     for t in TARGETS.iter().filter(|t| cores.is_empty() || cores.iter().any(|c| c == t.short)) {
         let all = build(t, None, &target_dir)?;
@@ -95,7 +120,7 @@ fn main() -> Result<(), String> {
             } else {
                 ("-".to_string(), "-".to_string())
             };
-            let row = format!(
+            let mut row = format!(
                 "| {m} | {} | {flash} ({}) | {ram} ({}) | {cyc} | {cyc_per_mac} | {insns} | {} | {} |",
                 t.core,
                 c.weight_bytes,
@@ -103,6 +128,9 @@ fn main() -> Result<(), String> {
                 c.macs,
                 per_mac(insns)
             );
+            if with_peer {
+                row.push_str(&peer_cells(t, m, (&cyc, insns, flash, ram)));
+            }
             println!("{row}");
             let _ = writeln!(md, "{row}");
         }
@@ -111,6 +139,46 @@ fn main() -> Result<(), String> {
     std::fs::write(&out, &md).map_err(|e| e.to_string())?;
     eprintln!("written to {}", out.display());
     Ok(())
+}
+
+/// The peer's cells of one row: its flash, RAM, cycles (M4) or
+/// instructions, and ours over its: time (cycles where both have them),
+/// flash, RAM.
+fn peer_cells(t: &tinyaot_tests::firmware::Target, model: &str, ours: (&str, u64, u64, u64)) -> String {
+    let (our_cycles, our_insns, our_flash, our_ram) = ours;
+    const NONE: &str = " - | - | - | - | - | - |";
+    let Some(core) = peer_core(t) else {
+        return NONE.into();
+    };
+    let Some(path) = model_path(model) else {
+        return NONE.into();
+    };
+    match run_peer(core, &path) {
+        Ok(p) if p.status == "ok" => {
+            let show = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+            let (theirs, ours) = match (p.cycles, our_cycles.parse::<u64>()) {
+                (Some(c), Ok(o)) => (Some(c), o),
+                _ => (p.insns, our_insns),
+            };
+            let ratio = |ours: u64, theirs: Option<u64>| {
+                theirs.filter(|&n| n > 0).map_or("-".to_string(), |n| format!("{:.2}x", ours as f64 / n as f64))
+            };
+            format!(
+                " {} | {} | {} | {} | {} | {} |",
+                show(p.flash),
+                show(p.ram),
+                show(theirs),
+                ratio(ours, theirs),
+                ratio(our_flash, p.flash),
+                ratio(our_ram, p.ram)
+            )
+        }
+        Ok(p) => format!(" TFLM: {} | - | - | - | - | - |", p.status),
+        Err(e) => {
+            eprintln!("{}: {model}: peer: {e}", t.core);
+            NONE.into()
+        }
+    }
 }
 
 fn proc_macro2_ident() -> tinyaot_compiler::codegen::Ident {

@@ -15,7 +15,7 @@ pub(crate) use dot::{
 };
 pub(crate) use dot_int4::dot_int4_rows;
 pub(crate) use dot_widened::dot_groups_widened;
-pub(crate) use pair_lanes::lane_blocks_down as dot_pair_lane_blocks_down;
+pub(crate) use pair_lanes::{dot_lane_quads, lane_blocks_down as dot_pair_lane_blocks_down};
 
 /// `portable::LANES16`.
 pub(crate) const LANES16: bool = true;

@@ -161,7 +161,9 @@ pub(super) fn depthwise_conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
 
 pub(super) fn fully_connected(r: &mut Rng) -> (Model, String) {
     let ty = conv_like_ty(r);
-    let depth = r.size(1, 40);
+    // A quarter with rows too large for the widened layout (the dense lane
+    // kernel's, up to its 640 values, and beyond).
+    let depth = if r.chance(0.25) { r.size(41, 700) } else { r.size(1, 40) };
     let units = r.size(1, 20);
     let keep_dims = r.chance(0.3);
     let in_shape: Vec<usize> = if keep_dims { vec![1, r.size(1, 4), depth] } else { vec![r.size(1, 3), depth] };
