@@ -54,7 +54,8 @@ mod dsp;
 pub(crate) use dsp::{
     DOT_PAIRS, LANES16, WIDEN_INPUT, add_byte_lanes, depthwise_rows_fused, dot_groups, dot_groups_widened,
     dot_int4_rows, dot_lane_quads, dot_pair_blocks_down, dot_pair_lane_blocks_down, dot_pair_rows,
-    dot_quads_widened_input, mac4, rescale_down_doubled, smlad, taps4, taps4_int4, widen_input, widen_pair_lane,
+    dot_quads_widened_input, mac4, rescale_down_doubled, smlad, taps4, taps4_int4, widen_input, widen_input_sum,
+    widen_pair_lane,
 };
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]

@@ -209,6 +209,15 @@ pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32
     &buf[..2 * groups]
 }
 
+/// [`widen_input`] and the sum of the values widened.
+pub(crate) fn widen_input_sum<'b>(
+    x: &[i8],
+    buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>,
+) -> (&'b [u32], i32) {
+    let sum = x[..x.len() / 4 * 4].iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
+    (widen_input(x, buf), sum)
+}
+
 /// [`dot_groups`] of a block of 4 rows with the input already widened
 /// ([`widen_input`]).
 #[inline(always)]
@@ -226,15 +235,22 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], mut acc: [i
 /// A block of 4 rows in the pair-row layout (`layout::pack_pair_rows`: per
 /// group of 4 values 16 bytes, the lane words of rows 0, 1 for values 0, 2
 /// and 1, 3, then those of rows 2, 3) against one input widened by
-/// [`widen_input`]: `acc[r] + row_r . x` over the whole groups. `sum128` is
+/// [`widen_input`]: `acc[r] + row_r . x` over the `DEPTH / 4` whole groups
+/// of rows of `DEPTH` values. `sum128` is
 /// 128 times the sum of those input values: an even row's lane bytes carry
 /// 128 more. Per lane word one `SMLAD` of the word itself (the even row,
 /// plus 128 and 256 times the odd row) and one of the odd row alone
 /// (`SXTB16` of the word rotated); the even row's sums are taken back out
 /// at the end (wrapping: the true sums fit in 32 bits).
 #[inline(always)]
-pub(crate) fn dot_lane_quads(widened: &[u32], block: &[i8], sum128: i32, acc: [i32; 4]) -> [i32; 4] {
-    let (mut even, mut odd) = ([acc[0].wrapping_sub(sum128), acc[2].wrapping_sub(sum128)], [0i32; 2]);
+pub(crate) fn dot_lane_quads<const DEPTH: usize>(
+    widened: &[u32],
+    block: &[i8],
+    sum128: i32,
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let (widened, block) = (&widened[..DEPTH / 4 * 2], &block[..DEPTH / 4 * 16]);
+    let (mut even, mut odd) = (lane_starts(acc, sum128), [0i32; 2]);
     for (pairs, group) in widened.chunks_exact(2).zip(block.chunks_exact(16)) {
         for (k, lanes) in group.chunks_exact(4).enumerate() {
             let word = u32::from_le_bytes([lanes[0] as u8, lanes[1] as u8, lanes[2] as u8, lanes[3] as u8]);
@@ -243,6 +259,22 @@ pub(crate) fn dot_lane_quads(widened: &[u32], block: &[i8], sum128: i32, acc: [i
             odd[half] = smlad(x, sxtb16(word.rotate_right(8)), odd[half]);
         }
     }
+    lane_sums(acc, even, odd)
+}
+
+/// Where [`dot_lane_quads`]'s two lane sums start: rows 0 and 2's
+/// accumulators less 128 times the input's sum (the odd rows' start at 0).
+#[inline(always)]
+pub(crate) fn lane_starts(acc: [i32; 4], sum128: i32) -> [i32; 2] {
+    [acc[0].wrapping_sub(sum128), acc[2].wrapping_sub(sum128)]
+}
+
+/// The four row sums from [`dot_lane_quads`]'s lane sums (`even`: rows 0
+/// and 2 plus 256 times rows 1 and 3) and odd-row sums: the even rows
+/// taken back out (wrapping: the true sums fit in 32 bits), the odd rows
+/// added to their accumulators.
+#[inline(always)]
+pub(crate) fn lane_sums(acc: [i32; 4], even: [i32; 2], odd: [i32; 2]) -> [i32; 4] {
     [
         even[0].wrapping_sub(odd[0].wrapping_shl(8)),
         acc[1].wrapping_add(odd[0]),

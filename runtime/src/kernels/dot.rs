@@ -158,11 +158,11 @@ pub fn dense_lanes_down<const DEPTH: usize>(
         return;
     }
     let mut buf = core::mem::MaybeUninit::uninit();
-    let widened = arch::widen_input(&x[..4 * full], &mut buf);
-    let sum128 = x[..4 * full].iter().fold(0i32, |s, &v| s.wrapping_add(v as i32)).wrapping_mul(128);
+    let (widened, sum) = arch::widen_input_sum(&x[..4 * full], &mut buf);
+    let sum128 = sum.wrapping_mul(128);
     let blocks = packed[..whole * d4].chunks_exact(4 * d4).zip(bias.chunks_exact(4));
     for (k, ((block, b), out)) in blocks.zip(out[..whole].chunks_exact_mut(4)).enumerate() {
-        let mut sums = arch::dot_lane_quads(widened, &block[..16 * full], sum128, [b[0], b[1], b[2], b[3]]);
+        let mut sums = arch::dot_lane_quads::<DEPTH>(widened, block, sum128, [b[0], b[1], b[2], b[3]]);
         if 4 * full < DEPTH {
             // The last partial group (zero-padded lanes past the row).
             let group = &block[16 * full..16 * full + 16];

@@ -92,7 +92,16 @@ fn main() -> Result<(), String> {
             if model_path(m).is_none() {
                 continue;
             }
-            let elf = build(t, Some(m), &target_dir)?;
+            // A model beyond the board's flash or RAM fails to link: say so
+            // and go on.
+            let elf = match build(t, Some(m), &target_dir) {
+                Ok(elf) => elf,
+                Err(e) => {
+                    let why = e.lines().find(|l| l.contains("will not fit") || l.contains("overflow")).unwrap_or("");
+                    eprintln!("{}: {m} does not fit the board: {}", t.core, why.trim());
+                    continue;
+                }
+            };
             let ran = run(t, &elf, Some(m), None)?;
             if ran.stdout.lines().any(|l| l == format!("{m}: ok")) {
                 models.push(m.clone());

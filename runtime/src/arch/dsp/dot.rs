@@ -73,9 +73,28 @@ pub(crate) const WIDEN_INPUT: bool = true;
 
 /// `portable::widen_input`: per group one `LDR`, two `SXTB16`, one `STRD`.
 pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>) -> &'b [u32] {
+    widen_input_with::<false>(x, buf).0
+}
+
+/// `portable::widen_input_sum`: [`widen_input`]'s loop with two `SMLAD`s
+/// more per group, which add the group's values up.
+pub(crate) fn widen_input_sum<'b>(
+    x: &[i8],
+    buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>,
+) -> (&'b [u32], i32) {
+    widen_input_with::<true>(x, buf)
+}
+
+/// [`widen_input`], and with `SUM` the sum of the values widened (else 0).
+#[inline(always)]
+fn widen_input_with<'b, const SUM: bool>(
+    x: &[i8],
+    buf: &'b mut core::mem::MaybeUninit<[u32; WIDENED_INPUT_WORDS]>,
+) -> (&'b [u32], i32) {
     let groups = x.len() / 4;
     assert!(groups > 0 && 2 * groups <= WIDENED_INPUT_WORDS);
     let q = buf.as_mut_ptr() as *mut u32;
+    let mut sum = 0i32;
     // SAFETY: reads `groups` words of `x` (plain LDR, unaligned allowed)
     // and writes the first `2 * groups` words of `buf` (u32-aligned, STRD),
     // both within bounds by the assert above.
@@ -86,19 +105,26 @@ pub(crate) fn widen_input<'b>(x: &[i8], buf: &'b mut core::mem::MaybeUninit<[u32
             "sxtb16 {lo}, {t}",
             "sxtb16 {hi}, {t}, ror #8",
             "strd {lo}, {hi}, [{q}], #8",
+            ".if {sum}",
+            "smlad {s}, {lo}, {ones}, {s}",
+            "smlad {s}, {hi}, {ones}, {s}",
+            ".endif",
             "subs {n}, {n}, #1",
             "bne 2b",
             p = inout(reg) x.as_ptr() => _,
             q = inout(reg) q => _,
             n = inout(reg) groups => _,
+            s = inout(reg) sum,
+            ones = in(reg) 0x0001_0001u32,
             t = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
+            sum = const SUM as usize,
             options(nostack),
         );
     }
     // SAFETY: the loop above initialized exactly these `2 * groups` words.
-    unsafe { core::slice::from_raw_parts(q, 2 * groups) }
+    (unsafe { core::slice::from_raw_parts(q, 2 * groups) }, sum)
 }
 
 /// Assembly loop over `groups` groups of 4 inputs against a block of 4

@@ -241,89 +241,94 @@ pub(crate) fn lane_blocks_down<const DEPTH: usize, const NUDGE: bool>(
     }
 }
 
-/// Assembly: one group of [`dot_lane_quads`] (`{p}` at the input's pairs
-/// `x02, x13`, `{w}` at the group's four lane words), both pointers stepped
-/// past it by the first loads: four pipelined loads, six lane
-/// instructions, two loads, six more: 20 cycles per 16 MACs on a
-/// Cortex-M4, where plain byte rows take 25.
+/// Assembly: one group of [`dot_lane_quads`] (r0 at the input's pairs
+/// `x02, x13`, r1 at the group's four lane words), both pointers stepped
+/// past it by the first loads: six pipelined loads, twelve lane
+/// instructions: 19 cycles per 16 MACs on a Cortex-M4, where byte rows
+/// take 25. Sums: rows 0/1 in r9 (the lane sum) and r10 (row 1 alone),
+/// rows 2/3 in r11 and r12.
 macro_rules! single_lane_group {
     () => {
         concat!(
-            "ldr {x02}, [{p}], #8\n",
-            "ldr {x13}, [{p}, #-4]\n",
-            "ldr {wa}, [{w}], #16\n",
-            "ldr {wb}, [{w}, #-12]\n",
-            "smlad {e0}, {x02}, {wa}, {e0}\n",
-            "sxtb16 {wa}, {wa}, ror #8\n",
-            "smlad {o0}, {x02}, {wa}, {o0}\n",
-            "smlad {e0}, {x13}, {wb}, {e0}\n",
-            "sxtb16 {wb}, {wb}, ror #8\n",
-            "smlad {o0}, {x13}, {wb}, {o0}\n",
-            "ldr {wa}, [{w}, #-8]\n",
-            "ldr {wb}, [{w}, #-4]\n",
-            "smlad {e1}, {x02}, {wa}, {e1}\n",
-            "sxtb16 {wa}, {wa}, ror #8\n",
-            "smlad {o1}, {x02}, {wa}, {o1}\n",
-            "smlad {e1}, {x13}, {wb}, {e1}\n",
-            "sxtb16 {wb}, {wb}, ror #8\n",
-            "smlad {o1}, {x13}, {wb}, {o1}\n"
+            "ldr r3, [r0], #8\n",
+            "ldr r4, [r0, #-4]\n",
+            "ldr r5, [r1], #16\n",
+            "ldr r6, [r1, #-12]\n",
+            "ldr r7, [r1, #-8]\n",
+            "ldr r8, [r1, #-4]\n",
+            "smlad r9, r3, r5, r9\n",
+            "sxtb16 r5, r5, ror #8\n",
+            "smlad r10, r3, r5, r10\n",
+            "smlad r9, r4, r6, r9\n",
+            "sxtb16 r6, r6, ror #8\n",
+            "smlad r10, r4, r6, r10\n",
+            "smlad r11, r3, r7, r11\n",
+            "sxtb16 r7, r7, ror #8\n",
+            "smlad r12, r3, r7, r12\n",
+            "smlad r11, r4, r8, r11\n",
+            "sxtb16 r8, r8, ror #8\n",
+            "smlad r12, r4, r8, r12\n"
         )
     };
 }
 
-/// `portable::dot_lane_quads` as one assembly loop (one pixel against a
-/// block of 4 rows in the pair-row layout: FULLY_CONNECTED's rows): the
-/// groups beyond a multiple of 4 first, then four per pass.
+/// Whole groups [`dot_lane_quads`] runs straight (rows of up to 128
+/// values, about 2.3 KB of code): longer rows take a loop of
+/// `unroll_of(groups)` groups per pass (a taken branch is 3 cycles).
+const LANE_STRAIGHT_GROUPS: usize = 32;
+
+/// `portable::dot_lane_quads` in assembly (one pixel against a block of 4
+/// rows in the pair-row layout: FULLY_CONNECTED's rows, `DEPTH` values
+/// each, its `DEPTH / 4` whole groups here): straight for short rows,
+/// else a remainder and then a loop.
 #[inline(always)]
-pub(crate) fn dot_lane_quads(widened: &[u32], block: &[i8], sum128: i32, acc: [i32; 4]) -> [i32; 4] {
-    let groups = widened.len() / 2;
-    assert!(groups > 0 && block.len() >= 16 * groups);
-    debug_assert!(block.as_ptr() as usize % 4 == 0);
-    let (mut e0, mut e1) = (acc[0].wrapping_sub(sum128), acc[2].wrapping_sub(sum128));
+pub(crate) fn dot_lane_quads<const DEPTH: usize>(
+    widened: &[u32],
+    block: &[i8],
+    sum128: i32,
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let groups = const { DEPTH / 4 };
+    assert!(groups > 0 && widened.len() >= 2 * groups && block.len() >= 16 * groups);
+    let [mut e0, mut e1] = super::super::portable::lane_starts(acc, sum128);
     let (mut o0, mut o1) = (0i32, 0i32);
     // SAFETY: reads `2 * groups` words of `widened` and `4 * groups` words
-    // of `block` (lengths checked above; the block is 4-aligned: 16-aligned
-    // flash, blocks of multiples of 16 bytes); register arithmetic of the
-    // DSP extension otherwise.
+    // of `block` (lengths checked above; plain LDR, unaligned allowed);
+    // register arithmetic of the DSP extension otherwise. r6 and r7 (not
+    // nameable as operands: LLVM's base and frame pointers) are pushed
+    // first and popped last, so they and the stack pointer are restored.
     unsafe {
         core::arch::asm!(
-            "tst {n}, #1",
-            "beq 3f",
+            "push {{r6, r7}}",
+            ".rept {rem}",
             single_lane_group!(),
-            "3:",
-            "tst {n}, #2",
-            "beq 5f",
-            single_lane_group!(),
-            single_lane_group!(),
-            "5:",
-            "lsrs {n}, {n}, #2",
-            "beq 4f",
+            ".endr",
+            ".if {loops}",
+            "mov r2, #{loops}",
             "2:",
+            ".rept {unroll}",
             single_lane_group!(),
-            single_lane_group!(),
-            single_lane_group!(),
-            single_lane_group!(),
-            "subs {n}, {n}, #1",
+            ".endr",
+            "subs r2, r2, #1",
             "bne 2b",
-            "4:",
-            p = inout(reg) widened.as_ptr() => _,
-            w = inout(reg) block.as_ptr() => _,
-            n = inout(reg) groups => _,
-            e0 = inout(reg) e0,
-            o0 = inout(reg) o0,
-            e1 = inout(reg) e1,
-            o1 = inout(reg) o1,
-            x02 = out(reg) _,
-            x13 = out(reg) _,
-            wa = out(reg) _,
-            wb = out(reg) _,
-            options(nostack, readonly),
+            ".endif",
+            "pop {{r6, r7}}",
+            inout("r0") widened.as_ptr() => _,
+            inout("r1") block.as_ptr() => _,
+            out("r2") _,
+            out("r3") _,
+            out("r4") _,
+            out("r5") _,
+            out("r8") _,
+            inout("r9") e0,
+            inout("r10") o0,
+            inout("r11") e1,
+            inout("r12") o1,
+            rem = const if DEPTH / 4 <= LANE_STRAIGHT_GROUPS { DEPTH / 4 } else { DEPTH / 4 % unroll_of(DEPTH / 4) },
+            loops = const if DEPTH / 4 <= LANE_STRAIGHT_GROUPS { 0 } else { DEPTH / 4 / unroll_of(DEPTH / 4) },
+            unroll = const unroll_of(DEPTH / 4),
+            options(readonly),
         );
     }
-    [
-        e0.wrapping_sub(o0.wrapping_shl(8)),
-        acc[1].wrapping_add(o0),
-        e1.wrapping_sub(o1.wrapping_shl(8)),
-        acc[3].wrapping_add(o1),
-    ]
+    super::super::portable::lane_sums(acc, [e0, e1], [o0, o1])
 }
