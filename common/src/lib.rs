@@ -42,6 +42,15 @@ pub mod gelu;
 pub mod layout;
 pub mod scratch;
 
+/// Alignment of every arena offset and buffer footprint (as in TFLM), and
+/// of the arena statics the generated code declares.
+pub const ARENA_ALIGN: usize = 16;
+
+/// `bytes` rounded up to [`ARENA_ALIGN`].
+pub const fn arena_align(bytes: usize) -> usize {
+    bytes.div_ceil(ARENA_ALIGN) * ARENA_ALIGN
+}
+
 /// Whether a clamp to `min..=max` (`i32`s) is the whole int8 range: the
 /// condition under which a kernel requantizes its sums in registers (see
 /// [`requant::fuses`]). A macro so the kernels' check expands to the plain

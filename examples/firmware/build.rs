@@ -230,7 +230,10 @@ fn main() {
         let m = ident(stem);
         let path = path.display().to_string();
         let borrow = if borrowed.is_some() { ", borrowed_inputs = true" } else { "" };
-        let _ = writeln!(s, "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}{borrow}); }}");
+        let _ = writeln!(
+            s,
+            "pub mod {m} {{ tinyaot::include_model!(pub Model = {path:?}, arena_limit = {arena}{borrow}); }}"
+        );
     }
     for (stem, path, ..) in &split_twins {
         let m = ident(stem);
@@ -263,7 +266,11 @@ fn main() {
             input = input.display().to_string(),
             output = output.display().to_string(),
             // A borrowed input is passed to `invoke`: its bytes from flash.
-            write = if borrowed_twins.iter().any(|(s, _)| s == stem) { "|_, _, _| true" } else { "|m, i, b| m.write_input(i, b)" },
+            write = if borrowed_twins.iter().any(|(s, _)| s == stem) {
+                "|_, _, _| true"
+            } else {
+                "|m, i, b| m.write_input(i, b)"
+            },
             // `TINYAOT_FW_MARKS=1` (the per-op profile): through the hook
             // that marks every op for the profiling plugin.
             invoke = match (borrowed_twins.iter().find(|(s, _)| s == stem), marks) {

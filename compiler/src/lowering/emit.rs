@@ -64,11 +64,6 @@ pub struct CopyWeights {
     pub ops: Vec<usize>,
 }
 
-/// Bytes rounded up to the arena's 16-byte alignment.
-fn aligned(bytes: usize) -> usize {
-    bytes.div_ceil(16) * 16
-}
-
 /// A constant copied from flash into a region (`copy_weights`).
 #[derive(Clone, Debug)]
 pub struct Copied {
@@ -219,8 +214,8 @@ impl<'g> Emit<'g> {
         if let Some(c) = copies.iter().find(|c| c.flash == flash) {
             return c.ram.clone();
         }
-        let used: usize = copies.iter().map(|c| aligned(c.len)).sum();
-        if !plan.ops.contains(&position) || used + aligned(data.len()) > plan.budget {
+        let used: usize = copies.iter().map(|c| tinyaot_common::arena_align(c.len)).sum();
+        if !plan.ops.contains(&position) || used + tinyaot_common::arena_align(data.len()) > plan.budget {
             return flash;
         }
         let ram = format_ident!("RAM_{}", copies.len());

@@ -17,12 +17,10 @@ pub mod choose;
 use crate::schedule::Request;
 
 /// Alignment of every offset and of every buffer's footprint, as in TFLM.
-pub const ALIGN: usize = 16;
+pub use tinyaot_common::ARENA_ALIGN as ALIGN;
 
 /// Rounds up to [`ALIGN`].
-pub fn align(n: usize) -> usize {
-    n.div_ceil(ALIGN) * ALIGN
-}
+pub use tinyaot_common::arena_align as align;
 
 impl Request {
     fn footprint(&self) -> usize {

@@ -69,7 +69,12 @@ async fn main(spawner: Spawner) {
         "keyword spotter: arenas {} + {} bytes ({} of them weights copied from flash), {} bytes of state",
         FrontEnd::ARENA_SIZE,
         Kws::ARENA_SIZE,
-        Kws::PLAN.buffers.iter().filter(|b| b.name.starts_with("weights of op")).map(|b| b.size.next_multiple_of(16)).sum::<usize>(),
+        Kws::PLAN
+            .buffers
+            .iter()
+            .filter(|b| b.name.starts_with("weights of op"))
+            .map(|b| b.size.next_multiple_of(16))
+            .sum::<usize>(),
         FrontEnd::STATE_SIZE
     );
     loop {
