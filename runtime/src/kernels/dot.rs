@@ -134,8 +134,8 @@ pub fn dense_dots_down<const DEPTH: usize>(
 
 /// FULLY_CONNECTED's fused dot products over rows in the pair-row layout
 /// ([`PairRows`], which the compiler emits for it where
-/// `layout::dense_lanes` holds): the input widened once
-/// (`arch::widen_input`), each whole block of 4 rows summed by
+/// `layout::dense_lanes` holds): the input widened once, its sum taken
+/// in the same pass (`arch::widen_input_sum`), each whole block of 4 rows summed by
 /// `arch::dot_lane_quads` (one sign extension per two rows' weight word)
 /// and requantized from registers; a last partial group of values and the
 /// last 2 or 1 rows (in the plain layout) as [`dense_dots_down`] does them.
@@ -152,10 +152,7 @@ pub fn dense_lanes_down<const DEPTH: usize>(
     let (d4, full, whole) = (depth4(DEPTH), DEPTH / 4, channels / 4 * 4);
     if !tinyaot_common::layout::dense_lanes(DEPTH, channels) {
         // Not a layer the compiler lays out this way: value by value.
-        for (c, (o, &b)) in out.iter_mut().zip(bias).enumerate() {
-            *o = arch::saturate_i8(arch::rescale_down(PairRows(packed).dot::<DEPTH>(x, c, b), &scales[c]));
-        }
-        return;
+        return PairRows(packed).dots_down::<DEPTH>(x, 0, bias, scales, out);
     }
     let mut buf = core::mem::MaybeUninit::uninit();
     let (widened, sum) = arch::widen_input_sum(&x[..4 * full], &mut buf);
