@@ -52,6 +52,11 @@
 //!
 //! Weights stay in flash as `static`s; quantization constants are folded at
 //! compile time; the device never parses the flatbuffer.
+//!
+//! Features: `std` (`InstantClock`, a host clock for [`Profile`]); `helium`
+//! (Cortex-M55/M85 with `-C target-cpu=cortex-m55` or `cortex-m85`: the int8
+//! dot products on the Helium vector unit; rustc shows no `mve` target
+//! feature to `cfg`, so the feature is your word that the core has it).
 #![no_std]
 #![deny(missing_docs)]
 

@@ -23,19 +23,28 @@ pub struct Target {
     /// `-C target-cpu` where the triple alone does not name the core (the
     /// M7 shares the M4F's triple; the M33 and M55 share one).
     pub cpu: Option<&'static str>,
+    /// Features of the firmware crate this core builds with (the M55's
+    /// `helium`: the vector kernels).
+    pub features: Option<&'static str>,
 }
 
 impl Target {
-    /// Whether the Cortex-M4 cycle model (`qemu-m4cycles`) describes this
-    /// core: the M4F only.
-    pub fn has_cycle_model(&self) -> bool {
-        self.short == "m4"
+    /// The source of the QEMU plugin that estimates this core's cycles, if
+    /// there is one: the Cortex-M4's (`../shared/tools/qemu-m4cycles`) for
+    /// the M4F, the project's Cortex-M55 model (`tests/tools/
+    /// qemu_m55cycles.c`, Helium's dual-beat overlap) for the M55.
+    pub fn cycle_model(&self) -> Option<PathBuf> {
+        match self.short {
+            "m4" => Some(repo().join("../shared/tools/qemu-m4cycles/m4cycles.c")),
+            "m55" => Some(repo().join("tests/tools/qemu_m55cycles.c")),
+            _ => None,
+        }
     }
 }
 
-/// The targets of the firmware tests: six Cortex-M cores (the M33 and M55
-/// with the DSP extension, the M55 without its vector unit: no kernel uses
-/// Helium yet) and two RISC-V (QEMU's `virt` board, started without
+/// The targets of the firmware tests: six Cortex-M cores (the M33 with the
+/// DSP extension, the M55 with it and its vector unit: the `helium`
+/// feature) and two RISC-V (QEMU's `virt` board, started without
 /// firmware: `-bios none`). The first is the M4F, the cycle-modelled core.
 pub const TARGETS: [Target; 8] = [
     Target {
@@ -45,6 +54,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m4",
         qemu: "qemu-system-arm",
         cpu: None,
+        features: None,
     },
     Target {
         triple: "thumbv7m-none-eabi",
@@ -53,6 +63,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m3",
         qemu: "qemu-system-arm",
         cpu: None,
+        features: None,
     },
     Target {
         triple: "thumbv6m-none-eabi",
@@ -61,6 +72,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m0",
         qemu: "qemu-system-arm",
         cpu: None,
+        features: None,
     },
     Target {
         triple: "riscv32imc-unknown-none-elf",
@@ -69,6 +81,7 @@ pub const TARGETS: [Target; 8] = [
         short: "rv32imc",
         qemu: "qemu-system-riscv32",
         cpu: None,
+        features: None,
     },
     Target {
         triple: "riscv32imac-unknown-none-elf",
@@ -77,6 +90,7 @@ pub const TARGETS: [Target; 8] = [
         short: "rv32imac",
         qemu: "qemu-system-riscv32",
         cpu: None,
+        features: None,
     },
     Target {
         triple: "thumbv7em-none-eabihf",
@@ -85,6 +99,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m7",
         qemu: "qemu-system-arm",
         cpu: Some("cortex-m7"),
+        features: None,
     },
     Target {
         triple: "thumbv8m.main-none-eabihf",
@@ -93,6 +108,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m33",
         qemu: "qemu-system-arm",
         cpu: Some("cortex-m33"),
+        features: None,
     },
     Target {
         triple: "thumbv8m.main-none-eabihf",
@@ -101,6 +117,7 @@ pub const TARGETS: [Target; 8] = [
         short: "m55",
         qemu: "qemu-system-arm",
         cpu: Some("cortex-m55"),
+        features: Some("helium"),
     },
 ];
 
@@ -191,6 +208,9 @@ fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
         // Joined with the config's `-Tlink.x` (RUSTFLAGS would replace it).
         let var = format!("CARGO_TARGET_{}_RUSTFLAGS", target.triple.to_uppercase().replace(['-', '.'], "_"));
         cmd.env(var, format!("-C target-cpu={cpu}"));
+    }
+    if let Some(features) = target.features {
+        cmd.args(["--features", features]);
     }
     cmd
 }
@@ -347,10 +367,14 @@ fn build_plugin(src: &Path, so: &Path) -> Result<PathBuf, String> {
     Ok(so)
 }
 
-/// Builds `../shared/tools/qemu-m4cycles` (Cortex-M4 cycles from the TRM's
-/// instruction timings, zero wait states) into `dir`.
-pub fn build_cycle_counter(dir: &Path) -> Result<PathBuf, String> {
-    build_plugin(&repo().join("../shared/tools/qemu-m4cycles/m4cycles.c"), &dir.join("libm4cycles.so"))
+/// Builds the cycle model of `target` ([`Target::cycle_model`]: the
+/// Cortex-M4's from its TRM's instruction timings, or the Cortex-M55's;
+/// zero wait states) into `dir`; `None` for a core without one.
+pub fn build_cycle_counter(target: &Target, dir: &Path) -> Result<Option<PathBuf>, String> {
+    let Some(src) = target.cycle_model() else {
+        return Ok(None);
+    };
+    build_plugin(&src, &dir.join(format!("libcycles-{}.so", target.short))).map(Some)
 }
 
 /// Runs one model under a marker plugin (`so`: the instruction or cycle
@@ -376,7 +400,7 @@ pub fn count(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path
 }
 
 /// Estimated Cortex-M4 cycles between the markers for one model (the
-/// `build_cycle_counter` plugin; meaningful on the M4F target only).
+/// `build_cycle_counter` plugin of the target).
 pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Path) -> Result<u64, String> {
     region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.short)))
 }
@@ -393,11 +417,6 @@ pub fn profile(
     scratch: &Path,
 ) -> Result<Vec<(String, u64, u64)>, String> {
     let out = scratch.join(format!("profile-{}-{model}.txt", target.short));
-    let r = run(target, elf, Some(model), Some(format!("{},limit=0x400000,out={}", so.display(), out.display())))?;
-    if r.code != Some(0) {
-        return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
-    }
-    let counts = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
     // Function symbols with sizes: "addr size kind name".
     let nm =
         Command::new("llvm-nm-22").args(["-C", "-S", "--defined-only"]).arg(elf).output().map_err(|e| e.to_string())?;
@@ -411,6 +430,15 @@ pub fn profile(
             matches!(kind, "T" | "t").then(|| (addr & !1, size, it.next().unwrap_or("?").to_string()))
         })
         .collect();
+    // The code's first megabyte boundary (the boards put it at 0, or at
+    // 0x1000_0000 and 0x2100_0000): the plugin counts 4 MB from there.
+    let base = funcs.iter().map(|f| f.0).min().unwrap_or(0) & !0xF_FFFF;
+    let plugin = format!("{},base={base:#x},limit=0x400000,out={}", so.display(), out.display());
+    let r = run(target, elf, Some(model), Some(plugin))?;
+    if r.code != Some(0) {
+        return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));
+    }
+    let counts = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
     funcs.sort();
     let mut per: std::collections::HashMap<String, (u64, u64)> = std::collections::HashMap::new();
     for line in counts.lines() {

@@ -16,7 +16,7 @@ pub struct PeerRun {
     pub status: String,
     /// Instructions executed by one `Invoke()`.
     pub insns: Option<u64>,
-    /// Estimated Cortex-M4 cycles of one `Invoke()` (the M4 only).
+    /// Estimated cycles of one `Invoke()` (the M4 and M55 models only).
     pub cycles: Option<u64>,
     /// Code, constants and initialized data, the model included.
     pub flash: Option<u64>,

@@ -1,5 +1,5 @@
 /* A QEMU TCG plugin (plugin API v1) for tinyaot's firmware profiles: counts
-   how often each guest instruction below `limit` executes and writes
+   how often each guest instruction in [`base`, `base + limit`) executes and writes
    "address count cycles" lines (hex, decimal, decimal) for every executed
    one at exit. The profile binary maps addresses to functions with
    llvm-nm.
@@ -16,7 +16,9 @@
    every op) also records the cycles so far: "mark N" lines follow the
    others, in order, so op k took the difference of marks 2k and 2k+1.
    Build: gcc -O2 -shared -fPIC -fvisibility=hidden -o libprofile.so qemu_profile.c
-   Use: qemu-system-arm ... -plugin ./libprofile.so,limit=0x400000,out=profile.txt[,mark=0xADDR] */
+   Use: qemu-system-arm ... -plugin ./libprofile.so,limit=0x400000,out=profile.txt[,base=0xADDR][,mark=0xADDR]
+   (base: where the code starts, 0 unless given: the M33's and M55's
+   boards run it from 0x1000_0000 and 0x2100_0000). */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +48,10 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 /* One counter per halfword address (Thumb instructions are 2 or 4 bytes),
    and the cycles charged there. */
 static uint64_t *counts, *cycles;
-static uint64_t limit = 0x400000;
+static uint64_t limit = 0x400000, base;
+/* Whether `pc` is counted, and its counter. */
+#define COUNTED(pc) ((pc) >= base && (pc) - base < limit)
+#define SLOT(pc) (((pc) - base) >> 1)
 /* The mark address (0: none), the cycles charged so far, and the totals
    at each mark. */
 static uint64_t mark, total, *marks;
@@ -118,8 +123,8 @@ static void classify(const char *disas, struct insn *in) {
 static void on_exec(unsigned int cpu, void *u) {
     (void)cpu;
     struct insn *in = u;
-    if (last && last->kind == FLOW && in->pc != last->next && last->pc < limit) {
-        cycles[last->pc >> 1] += 2;
+    if (last && last->kind == FLOW && in->pc != last->next && COUNTED(last->pc)) {
+        cycles[SLOT(last->pc)] += 2;
         total += 2;
     }
     unsigned cost = in->cost;
@@ -132,10 +137,10 @@ static void on_exec(unsigned int cpu, void *u) {
         }
         if (n_marks < cap_marks) marks[n_marks++] = total;
     }
-    if (in->pc < limit) total += cost;
-    if (in->pc < limit) {
-        counts[in->pc >> 1]++;
-        cycles[in->pc >> 1] += cost;
+    if (COUNTED(in->pc)) {
+        total += cost;
+        counts[SLOT(in->pc)]++;
+        cycles[SLOT(in->pc)] += cost;
     }
     last = in;
 }
@@ -164,7 +169,7 @@ static void at_exit(qemu_plugin_id_t id, void *u) {
     if (!f) return;
     for (uint64_t k = 0; k < (limit >> 1); k++)
         if (counts[k])
-            fprintf(f, "%llx %llu %llu\n", (unsigned long long)(k << 1), (unsigned long long)counts[k],
+            fprintf(f, "%llx %llu %llu\n", (unsigned long long)(base + (k << 1)), (unsigned long long)counts[k],
                     (unsigned long long)cycles[k]);
     for (size_t k = 0; k < n_marks; k++) fprintf(f, "mark %llu\n", (unsigned long long)marks[k]);
     if (f != stdout) fclose(f);
@@ -175,6 +180,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     (void)info;
     for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "limit=", 6)) limit = strtoull(argv[i] + 6, NULL, 0);
+        else if (!strncmp(argv[i], "base=", 5)) base = strtoull(argv[i] + 5, NULL, 0);
         else if (!strncmp(argv[i], "out=", 4)) out_path = strdup(argv[i] + 4);
         else if (!strncmp(argv[i], "mark=", 5)) mark = strtoull(argv[i] + 5, NULL, 0);
         else {

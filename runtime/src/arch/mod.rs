@@ -14,6 +14,9 @@
 //! - `armv6m`: Cortex-M0/M0+ (Thumb-1): the int8 dot loop; `portable`'s
 //!   16-bit-halves requantization.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
+//! - `helium`: Cortex-M55/M85 (MVE, the `helium` feature): the int8 dot
+//!   products, sixteen values per instruction; the DSP extension's loops
+//!   elsewhere.
 //! - `vfp`: hard-float Arm: the float32 window loops.
 //! - `x86`: the host (SSE2): int8 dot products, saturation.
 //!
@@ -50,13 +53,20 @@ pub(crate) const ELEMENTWISE_GATHER: bool = true;
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;
+#[cfg(all(target_arch = "arm", target_feature = "dsp", not(feature = "helium")))]
+pub(crate) use dsp::{DOT_PAIRS, WIDEN_INPUT, dot_groups};
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 pub(crate) use dsp::{
-    DOT_PAIRS, LANES16, WIDEN_INPUT, add_byte_lanes, depthwise_rows_fused, dot_groups, dot_groups_widened,
-    dot_int4_rows, dot_lane_quads, dot_pair_blocks_down, dot_pair_lane_blocks_down, dot_pair_rows,
-    dot_quads_widened_input, mac4, rescale_down_doubled, smlad, taps4, taps4_int4, widen_input, widen_input_sum,
-    widen_pair_lane,
+    LANES16, add_byte_lanes, depthwise_rows_fused, dot_groups_widened, dot_int4_rows, dot_lane_quads,
+    dot_pair_blocks_down, dot_pair_lane_blocks_down, dot_pair_rows, dot_quads_widened_input, mac4,
+    rescale_down_doubled, smlad, taps4, taps4_int4, widen_input, widen_input_sum, widen_pair_lane,
 };
+
+// Helium (MVE) has the DSP extension too: it replaces the dot products.
+#[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
+mod helium;
+#[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
+pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_groups};
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]
 pub(crate) const DOUBLED_RESCALE: bool = false;
@@ -82,8 +92,9 @@ pub(crate) use x86::{DOT_PAIRS, dot_groups, dot_groups_widened, saturate_i8};
 // `__private::widened_rows!`), which keep the one this target's kernels
 // read fastest: generated code holds no `cfg`, and the decision is the
 // one `DOT_PAIRS` records above (the DSP extension and x86 have the
-// fused pixel-pair and widened-row dot products).
-#[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+// fused pixel-pair and widened-row dot products; Helium reads the byte
+// rows).
+#[cfg(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_pair_rows {
@@ -91,7 +102,7 @@ macro_rules! __tinyaot_pair_rows {
         $crate::__private::kernels::dot::PairRows($lanes)
     };
 }
-#[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+#[cfg(not(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_pair_rows {
@@ -99,7 +110,7 @@ macro_rules! __tinyaot_pair_rows {
         $bytes
     };
 }
-#[cfg(any(target_feature = "dsp", target_arch = "x86_64"))]
+#[cfg(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_widened_rows {
@@ -107,7 +118,7 @@ macro_rules! __tinyaot_widened_rows {
         $widened
     };
 }
-#[cfg(not(any(target_feature = "dsp", target_arch = "x86_64")))]
+#[cfg(not(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_widened_rows {
@@ -116,4 +127,5 @@ macro_rules! __tinyaot_widened_rows {
     };
 }
 // The macros above and the dot kernels agree on the layout.
-const _: () = assert!(DOT_PAIRS == cfg!(any(target_feature = "dsp", target_arch = "x86_64")));
+const _: () =
+    assert!(DOT_PAIRS == cfg!(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64")));

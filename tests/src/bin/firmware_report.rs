@@ -1,5 +1,5 @@
 //! Per model and Cortex-M target: flash, RAM, instructions per inference
-//! and, on the M4F, estimated Cortex-M4 cycles per inference.
+//! and, on the M4F and the M55, estimated cycles per inference.
 //!
 //! ```text
 //! cargo run --release -p tinyaot-tests --bin firmware-report [--peer] [MODEL ...] [m4|m3|m0|rv32imc|rv32imac|m7|m33|m55 ...]
@@ -16,13 +16,15 @@
 //! difference from the empty firmware, and the instructions QEMU executes
 //! between the markers around one `invoke()`; on the M4F also the cycles
 //! `../shared/tools/qemu-m4cycles` estimates for them from the Cortex-M4
-//! TRM's timings (zero wait states). Writes the Markdown table to stdout
+//! TRM's timings (zero wait states), on the M55 those of the project's
+//! Cortex-M55 model (`tests/tools/qemu_m55cycles.c`). Writes the Markdown table to stdout
 //! and to `target/firmware-report.md`.
 //!
 //! `--peer` adds TFLM beside each row (CMSIS-NN's kernels on Arm, TFLM's
 //! reference kernels on RV32; `tests/tools/tflm-peer`, built once per core
 //! by its `setup.sh`): its flash, its RAM (arena used + static), its cycles
-//! on the M4 or instructions elsewhere, and ours over its.
+//! on the M4 and M55 (by the same model) or instructions elsewhere, and
+//! ours over its.
 
 use std::fmt::Write;
 use tinyaot_tests::firmware::{
@@ -44,17 +46,16 @@ fn main() -> Result<(), String> {
     let target_dir = repo().join("target/firmware-report");
     std::fs::create_dir_all(&target_dir).map_err(|e| e.to_string())?;
     let so = build_counter(&target_dir)?;
-    let cycle_so = build_cycle_counter(&target_dir)?;
     let mut md = String::new();
     let _ = write!(
         md,
-        "| model | target | flash B (weights) | RAM B (arena) | M4 cycles / inference | cycles / MAC | instructions / inference | MACs | instr / MAC |"
+        "| model | target | flash B (weights) | RAM B (arena) | cycles / inference (M4, M55) | cycles / MAC | instructions / inference | MACs | instr / MAC |"
     );
     let _ = writeln!(
         md,
         "{}",
         if with_peer {
-            " TFLM flash B | TFLM RAM B | TFLM cycles (M4) or instructions | ours / TFLM: time | flash | RAM |"
+            " TFLM flash B | TFLM RAM B | TFLM cycles (M4, M55) or instructions | ours / TFLM: time | flash | RAM |"
         } else {
             ""
         }
@@ -122,9 +123,9 @@ fn main() -> Result<(), String> {
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
             let per_mac = |n: u64| if c.macs > 0 { format!("{:.2}", n as f64 / c.macs as f64) } else { "-".into() };
-            // The cycle model is the Cortex-M4's: only the M4F row has it.
-            let (cyc, cyc_per_mac) = if t.has_cycle_model() {
-                let n = cycles(t, &elf, m, &cycle_so, &target_dir)?;
+            // Cores with a cycle model (the M4F, the M55) have cycles.
+            let (cyc, cyc_per_mac) = if let Some(so) = build_cycle_counter(t, &target_dir)? {
+                let n = cycles(t, &elf, m, &so, &target_dir)?;
                 (n.to_string(), per_mac(n))
             } else {
                 ("-".to_string(), "-".to_string())
@@ -150,7 +151,7 @@ fn main() -> Result<(), String> {
     Ok(())
 }
 
-/// The peer's cells of one row: its flash, RAM, cycles (M4) or
+/// The peer's cells of one row: its flash, RAM, cycles (M4, M55) or
 /// instructions, and ours over its: time (cycles where both have them),
 /// flash, RAM.
 fn peer_cells(t: &tinyaot_tests::firmware::Target, model: &str, ours: (&str, u64, u64, u64)) -> String {

@@ -4,8 +4,9 @@
 #   OPS: the model's builtin operators, comma-separated (else MODEL.json's "ops", else a default set).
 # Builds (or reuses) a TFLM firmware for the model on that core (setup.sh CORE first), runs one Invoke()
 # between bench_start()/bench_stop() under QEMU with the instruction counter and, on the M4, the
-# Cortex-M4 cycle estimator (zero wait states), and prints ONE JSON line:
-#   status (ok = output 0 bit-exact), insns, cycles (M4 only, else null), arena_used (TFLM's
+# Cortex-M4 cycle estimator (zero wait states), on the M55 the project's Cortex-M55 one
+# (tests/tools/qemu_m55cycles.c), and prints ONE JSON line:
+#   status (ok = output 0 bit-exact), insns, cycles (M4 and M55, else null), arena_used (TFLM's
 #   arena_used_bytes()), flash_total (code + constants + initialized data; the test vectors are
 #   in a section of their own and not counted), ram_static (.data + .bss without the arena array).
 # Env: TFLMB (scratch, default /tmp/tflmb), ARENA_SIZE (bytes; default per board).
@@ -29,9 +30,12 @@ LIB=$(ls "$T"/gen/${MAKE_TARGET}_${TARGET_ARCH}_release*/lib/libtensorflow-micro
 plugin(){ # $1 source, $2 output
   if [ ! -f "$2" ] || [ "$1" -nt "$2" ]; then gcc -O2 -shared -fPIC -fvisibility=hidden -o "$2" "$1" || fail plugin-build "$1"; fi
 }
-INSNS_SO=$TFLMB/libinsncount.so; CYCLES_SO=$TFLMB/libm4cycles.so
+INSNS_SO=$TFLMB/libinsncount.so; CYCLES_SO=
 plugin "$SHARED_TOOLS/qemu-insncount/insncount.c" "$INSNS_SO"
-[ "$CORE" = m4 ] && plugin "$SHARED_TOOLS/qemu-m4cycles/m4cycles.c" "$CYCLES_SO"
+case $CORE in
+  m4) CYCLES_SO=$TFLMB/libm4cycles.so; plugin "$SHARED_TOOLS/qemu-m4cycles/m4cycles.c" "$CYCLES_SO";;
+  m55) CYCLES_SO=$TFLMB/libm55cycles.so; plugin "$HERE/../qemu_m55cycles.c" "$CYCLES_SO";;
+esac
 
 W=$TFLMB/fw/$CORE/$NAME; mkdir -p "$W"; ELF=$W/fw.elf
 # TFLM's own flags (Makefile CXXFLAGS + the target's PLATFORM_FLAGS, BUILD_TYPE=release); the harness
@@ -92,13 +96,13 @@ QEMU_RUN="timeout 600 $QEMU -M $MACHINE -nographic -monitor none -serial none -s
 [ "$MACHINE" = virt ] && QEMU_RUN="$QEMU_RUN -bios none"
 $QEMU_RUN -plugin "$INSNS_SO,start=$START,stop=$STOP,out=$W/insns.txt" -kernel "$ELF" > "$W/run.out" 2>&1; RC=$?
 CYC=
-if [ "$CORE" = m4 ]; then
+if [ -n "$CYCLES_SO" ]; then
   $QEMU_RUN -plugin "$CYCLES_SO,start=$START,stop=$STOP,out=$W/cycles.txt" -kernel "$ELF" > "$W/run-cycles.out" 2>&1
 fi
 
 case $RC in 0) ST=ok;; 2) ST=mismatch;; 3) ST=fault;; 4) ST=abort;; 5) ST=allocate-failed;; 6) ST=invoke-failed;; 7) ST=size-mismatch;; 8) ST=resolver-failed;; 124) ST=timeout;; *) ST="exit-$RC";; esac
 get(){ grep -o "$1=[0-9]*" "$2" 2>/dev/null | head -1 | cut -d= -f2; }
-INS=$(get region "$W/insns.txt"); [ "$CORE" = m4 ] && CYC=$(get region "$W/cycles.txt")
+INS=$(get region "$W/insns.txt"); [ -n "$CYCLES_SO" ] && CYC=$(get region "$W/cycles.txt")
 AR=$(get arena_used_bytes "$W/run.out")
 # flash: every loaded section but the test vectors; RAM: .data + .bss less the arena array
 eval "$(${PREFIX}size -A "$ELF" | awk '$1 ~ /^\./ {n=$1; gsub(/[^A-Za-z0-9]/,"_",n); print "S" n "=" $2}')"
