@@ -21,21 +21,33 @@ pub(crate) const DOT_PAIRS: bool = false;
 /// `portable::WIDEN_INPUT`: the vectors read the int8 input as it is.
 pub(crate) const WIDEN_INPUT: bool = false;
 
+/// Byte offsets of one row's 4 words in a run of 16 values of a packed
+/// block of 4 rows (one word per group, groups 16 bytes apart), then of 2
+/// rows (8 bytes apart): the predicated gathers of a last partial run.
+#[repr(align(16))]
+struct GatherOffsets([u32; 8]);
+static GATHER: GatherOffsets = GatherOffsets([0, 16, 32, 48, 0, 8, 16, 24]);
+
 /// `portable::dot_groups`: whole runs of 16 values by the vector loops
-/// (low-overhead loops: `DLS`/`LE`, no compare and no branch penalty), the
-/// last 1 to 3 groups of 4 by the DSP extension's loop (`VLD4` takes no
-/// predicate, and reading past the block would cross into the next).
+/// (low-overhead loops: `DLS`/`LE`, no compare and no branch penalty), a
+/// last run of 1 to 3 groups of 4 by predicated loads (`VCTP`: lanes past
+/// the row read nothing and hold zero), the rows' words gathered since
+/// `VLD4` takes no predicate.
 #[inline(always)]
 pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
     let groups = x.len() / 4;
-    let runs = groups / 4;
-    assert!(block.len() >= 4 * R * groups);
+    let (runs, rest) = (groups / 4, groups % 4);
+    assert!(block.len() >= 4 * R * groups && R >= 1 && R <= 4 && R != 3);
     let mut out = acc;
+    let sums = &mut out[..];
+    let mut a = [0i32; 4];
+    a[..R].copy_from_slice(sums);
+    let [mut a0, mut a1, mut a2, mut a3] = a;
+    // Pointers to the last partial run (past the whole ones).
+    let (x_rest, w_rest) = (x[16 * runs..].as_ptr(), block[16 * R * runs..].as_ptr());
     if runs > 0 {
-        let sums = &mut out[..];
         match R {
             4 => {
-                let [mut a0, mut a1, mut a2, mut a3] = [sums[0], sums[1], sums[2], sums[3]];
                 // SAFETY: reads `16 * runs` bytes of `x` and `64 * runs` of
                 // `block` (lengths checked above: `runs * 4 <= groups`);
                 // vector registers q0-q4 are declared clobbered; no stack.
@@ -70,10 +82,8 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
                         options(nostack, readonly),
                     );
                 }
-                sums[..4].copy_from_slice(&[a0, a1, a2, a3]);
             }
             2 => {
-                let [mut a0, mut a1] = [sums[0], sums[1]];
                 // SAFETY: as above, 32 bytes of `block` per run.
                 unsafe {
                     core::arch::asm!(
@@ -96,10 +106,8 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
                         options(nostack, readonly),
                     );
                 }
-                sums[..2].copy_from_slice(&[a0, a1]);
             }
             _ => {
-                let mut a0 = sums[0];
                 // SAFETY: as above, 16 bytes of `block` per run.
                 unsafe {
                     core::arch::asm!(
@@ -118,13 +126,101 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
                         options(nostack, readonly),
                     );
                 }
-                sums[0] = a0;
             }
         }
     }
-    let done = 4 * runs;
-    if done < groups {
-        out = super::dsp::dot_groups::<R>(&x[4 * done..4 * groups], &block[4 * R * done..4 * R * groups], out);
+    if rest > 0 {
+        // The last `rest` groups: `4 * rest` bytes of `x`, and of each row
+        // `rest` words (of the run's 16-byte, 8-byte or 4-byte steps).
+        let bytes = 4 * rest;
+        match R {
+            4 => {
+                // SAFETY: the predicate (`VCTP.8` of `4 * rest` bytes, so
+                // `rest` whole words) limits every load to the first `rest`
+                // groups of the run, inside `x` and `block` (checked above);
+                // inactive lanes read nothing and are zero. Registers as above.
+                unsafe {
+                    core::arch::asm!(
+                        "vldrw.u32 q7, [{offsets}]",
+                        "vadd.i32 q7, q7, {w}",
+                        "vctp.8 {n}",
+                        "vpstttt",
+                        "vldrbt.u8 q4, [{x}]",
+                        "vldrwt.u32 q0, [q7]",
+                        "vldrwt.u32 q1, [q7, #4]",
+                        "vldrwt.u32 q2, [q7, #8]",
+                        "vpst",
+                        "vldrwt.u32 q3, [q7, #12]",
+                        "vmladava.s8 r0, q0, q4",
+                        "vmladava.s8 r2, q1, q4",
+                        "vmladava.s8 r4, q2, q4",
+                        "vmladava.s8 r8, q3, q4",
+                        offsets = in(reg) GATHER.0.as_ptr(),
+                        x = in(reg) x_rest,
+                        w = in(reg) w_rest,
+                        n = in(reg) bytes,
+                        inout("r0") a0,
+                        inout("r2") a1,
+                        inout("r4") a2,
+                        inout("r8") a3,
+                        out("q0") _,
+                        out("q1") _,
+                        out("q2") _,
+                        out("q3") _,
+                        out("q4") _,
+                        out("q7") _,
+                        options(nostack, readonly),
+                    );
+                }
+            }
+            2 => {
+                // SAFETY: as above, rows 8 bytes apart.
+                unsafe {
+                    core::arch::asm!(
+                        "vldrw.u32 q7, [{offsets}]",
+                        "vadd.i32 q7, q7, {w}",
+                        "vctp.8 {n}",
+                        "vpsttt",
+                        "vldrbt.u8 q4, [{x}]",
+                        "vldrwt.u32 q0, [q7]",
+                        "vldrwt.u32 q1, [q7, #4]",
+                        "vmladava.s8 r0, q0, q4",
+                        "vmladava.s8 r2, q1, q4",
+                        offsets = in(reg) GATHER.0[4..].as_ptr(),
+                        x = in(reg) x_rest,
+                        w = in(reg) w_rest,
+                        n = in(reg) bytes,
+                        inout("r0") a0,
+                        inout("r2") a1,
+                        out("q0") _,
+                        out("q1") _,
+                        out("q4") _,
+                        out("q7") _,
+                        options(nostack, readonly),
+                    );
+                }
+            }
+            _ => {
+                // SAFETY: as above, the row's bytes contiguous.
+                unsafe {
+                    core::arch::asm!(
+                        "vctp.8 {n}",
+                        "vpstt",
+                        "vldrbt.u8 q4, [{x}]",
+                        "vldrbt.u8 q0, [{w}]",
+                        "vmladava.s8 r0, q0, q4",
+                        x = in(reg) x_rest,
+                        w = in(reg) w_rest,
+                        n = in(reg) bytes,
+                        inout("r0") a0,
+                        out("q0") _,
+                        out("q4") _,
+                        options(nostack, readonly),
+                    );
+                }
+            }
+        }
     }
+    sums.copy_from_slice(&[a0, a1, a2, a3][..R]);
     out
 }
