@@ -20,12 +20,44 @@ pub const fn packed_len(channels: usize, depth: usize) -> usize {
 /// so the inner loop reads the weights of all its channels with one
 /// sequential pointer. `out` holds [`packed_len`] bytes.
 pub fn pack_rows(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
+    pack_groups(filter, channels, depth, 4, out);
+}
+
+/// Values per group of the vector layout ([`pack_rows_vector`]): one
+/// 128-bit vector of int8.
+pub const VECTOR_GROUP: usize = 16;
+
+/// `depth` rounded up to a multiple of [`VECTOR_GROUP`]: the row length of
+/// the vector layout.
+pub const fn depth16(depth: usize) -> usize {
+    depth.div_ceil(VECTOR_GROUP) * VECTOR_GROUP
+}
+
+/// Bytes of `channels` rows of `depth` values in the vector layout.
+pub const fn vector_packed_len(channels: usize, depth: usize) -> usize {
+    channels * depth16(depth)
+}
+
+/// [`pack_rows`] with groups of [`VECTOR_GROUP`] values (rows zero-padded to
+/// a multiple of 16): for each run of 16 values, the block's rows one after
+/// another, so a vector dot product (Helium's `VMLADAVA`) loads each row's
+/// 16 values with one load from one sequential pointer
+/// (`kernels::dot_vector::VectorRows`). `out` holds [`vector_packed_len`]
+/// bytes.
+pub fn pack_rows_vector(filter: &[i8], channels: usize, depth: usize, out: &mut [i8]) {
+    pack_groups(filter, channels, depth, VECTOR_GROUP, out);
+}
+
+/// The blocked layouts: rows padded to whole groups of `group` values, in
+/// blocks of 4, 2 and 1 rows, each group's rows one after another.
+fn pack_groups(filter: &[i8], channels: usize, depth: usize, group: usize, out: &mut [i8]) {
+    let padded = depth.div_ceil(group) * group;
     let value = |c: usize, k: usize| if k < depth { filter[c * depth + k] } else { 0 };
-    for (c, block, off) in row_blocks(channels, depth4(depth)) {
-        for g in 0..depth4(depth) / 4 {
+    for (c, block, off) in row_blocks(channels, padded) {
+        for g in 0..padded / group {
             for r in 0..block {
-                for j in 0..4 {
-                    out[off + (g * block + r) * 4 + j] = value(c + r, 4 * g + j);
+                for j in 0..group {
+                    out[off + (g * block + r) * group + j] = value(c + r, group * g + j);
                 }
             }
         }
@@ -110,7 +142,7 @@ pub fn pair_row_value(group: &[i8], row: usize, value: usize) -> i8 {
 
 /// The row blocks of the packed layouts: `(first row, rows, offset of
 /// the block in values)`, 4 rows at a time, then 2, then 1, each row
-/// `d4` values long.
+/// `d4` values long (padded).
 fn row_blocks(channels: usize, d4: usize) -> impl Iterator<Item = (usize, usize, usize)> {
     let mut c = 0;
     core::iter::from_fn(move || {

@@ -80,6 +80,8 @@ pub use tinyaot_macros::include_model;
 pub mod __private {
     /// The target's weight layout of a pixel-pair layer (`arch`'s selection point).
     pub use crate::__tinyaot_pair_rows as pair_rows;
+    /// The rows in the vector layout where the target reads them (Helium).
+    pub use crate::__tinyaot_vector_rows as vector_rows;
     /// The target's weight layout of a widened-rows layer (`arch`'s selection point).
     pub use crate::__tinyaot_widened_rows as widened_rows;
     pub use crate::support::arena::{view, view_mut};

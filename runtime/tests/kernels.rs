@@ -675,6 +675,56 @@ fn packed_dots_match_plain_dots_for_every_block_shape() {
 }
 
 #[test]
+fn vector_rows_match_plain_rows_for_every_block_shape() {
+    use tinyaot::__private::kernels::PackedRows;
+    use tinyaot::__private::kernels::dot_vector::VectorRows;
+    use tinyaot::__private::kernels::layout::{pack_rows_vector, vector_packed_len};
+    use tinyaot::__private::kernels::{down_scale_of, rescale_down};
+    // 1..=9 channels (blocks of 4, 2, 1), depths below, at and past one
+    // run of 16 values and with a partial last run; extreme values.
+    fn check<const DEPTH: usize>(channels: usize) {
+        let x: Vec<i8> = (0..DEPTH).map(|i| if i % 5 == 0 { -128 } else { ((i * 37 + 3) % 256) as u8 as i8 }).collect();
+        let w: Vec<i8> = (0..channels * DEPTH)
+            .map(|i| match i % 7 {
+                0 => -128,
+                3 => 127,
+                _ => ((i * 91 + 17) % 256) as u8 as i8,
+            })
+            .collect();
+        let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 100_003 - 250_000).collect();
+        let plain = |c: usize| bias[c] + (0..DEPTH).map(|k| x[k] as i32 * w[c * DEPTH + k] as i32).sum::<i32>();
+        let mut packed = vec![0i8; vector_packed_len(channels, DEPTH)];
+        pack_rows_vector(&w, channels, DEPTH, &mut packed);
+        let rows = VectorRows(&packed);
+        let mut got = vec![0; channels];
+        rows.dots::<DEPTH>(&x, 0, &bias, &mut got);
+        let want: Vec<i32> = (0..channels).map(plain).collect();
+        assert_eq!(got, want, "dots: {channels} channels, depth {DEPTH}");
+        // From a later block (`first`, a multiple of 4), requantized.
+        let first = if channels > 4 { 4 } else { 0 };
+        let scales: Vec<[i32; 4]> =
+            (0..channels).map(|c| down_scale_of(1_100_000_000 + c as i32 * 7_000_000, -9, -3).unwrap()).collect();
+        let mut out = vec![0i8; channels - first];
+        rows.dots_down::<DEPTH>(&x, first, &bias[first..], &scales[first..], &mut out);
+        let want: Vec<i8> =
+            (first..channels).map(|c| rescale_down(plain(c), &scales[c]).clamp(-128, 127) as i8).collect();
+        assert_eq!(out, want, "dots_down: {channels} channels from {first}, depth {DEPTH}");
+        let mut dense = vec![0i8; channels];
+        rows.dense_dots_down::<DEPTH>(&x, &bias, &scales, &mut dense);
+        let want: Vec<i8> = (0..channels).map(|c| rescale_down(plain(c), &scales[c]).clamp(-128, 127) as i8).collect();
+        assert_eq!(dense, want, "dense_dots_down: {channels} channels, depth {DEPTH}");
+    }
+    for channels in 1..=9 {
+        check::<1>(channels);
+        check::<8>(channels);
+        check::<16>(channels);
+        check::<27>(channels);
+        check::<64>(channels);
+        check::<100>(channels);
+    }
+}
+
+#[test]
 fn pair_rows_match_plain_rows_for_every_block_shape() {
     use tinyaot::__private::kernels::PackedRows;
     use tinyaot::__private::kernels::dot::{PairRows, dots_pair_lanes_down, widen_pair_lane};

@@ -405,10 +405,11 @@ pub fn cycles(target: &Target, elf: &Path, model: &str, so: &Path, scratch: &Pat
     region(target, elf, model, so, &scratch.join(format!("cycles-{}-{model}.txt", target.short)))
 }
 
-/// Instructions executed and estimated Cortex-M4 cycles per function
-/// (demangled name, instructions, cycles), most cycles first, for one
-/// model on one target, from the profiling plugin (`tests/tools/
-/// qemu_profile.c`: the Cortex-M4's timings, whatever the core).
+/// Instructions executed and estimated cycles per function (demangled
+/// name, instructions, cycles), most cycles first, for one model on one
+/// target, from the profiling plugin (`tests/tools/qemu_profile.c`: the
+/// Cortex-M4's timings, whatever the core, over the whole run), on the M55
+/// from its cycle model (`tests/tools/qemu_m55cycles.c`, over the invoke).
 pub fn profile(
     target: &Target,
     elf: &Path,
@@ -433,7 +434,15 @@ pub fn profile(
     // The code's first megabyte boundary (the boards put it at 0, or at
     // 0x1000_0000 and 0x2100_0000): the plugin counts 4 MB from there.
     let base = funcs.iter().map(|f| f.0).min().unwrap_or(0) & !0xF_FFFF;
-    let plugin = format!("{},base={base:#x},limit=0x400000,out={}", so.display(), out.display());
+    let plugin = match target.short {
+        // The M55's own cycle model, over the invoke between the markers.
+        "m55" => {
+            let so = build_cycle_counter(target, so.parent().unwrap_or(scratch))?.ok_or("no M55 cycle model")?;
+            let (start, stop) = (symbol(elf, "tinyaot_bench_start")?, symbol(elf, "tinyaot_bench_stop")?);
+            format!("{},start={start:#x},stop={stop:#x},profile=1,out={}", so.display(), out.display())
+        }
+        _ => format!("{},base={base:#x},limit=0x400000,out={}", so.display(), out.display()),
+    };
     let r = run(target, elf, Some(model), Some(plugin))?;
     if r.code != Some(0) {
         return Err(format!("{model} on {}: exit {:?}\n{}", target.core, r.code, r.stdout));

@@ -28,7 +28,9 @@
    Build: gcc -O2 -shared -fPIC -fvisibility=hidden -o libm55cycles.so qemu_m55cycles.c
    Use:   qemu-system-arm -M mps3-an547 ... -plugin ./libm55cycles.so,start=0xADDR,stop=0xADDR,out=cycles.txt[,hist=1]
    Prints: cycles total=N region=N insns_region=N regions=N; with hist=1 also the executed count
-   and cycles of each instruction class inside the region. */
+   and cycles of each instruction class inside the region; with profile=1 also "address count
+   cycles" lines (hex, decimal, decimal) of every instruction executed inside it (a translated
+   instruction per line: an address may repeat), as tests/tools/qemu_profile.c writes them. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +74,7 @@ static const char *class_names[] = {"scalar", "scalar load/store", "scalar multi
 enum { C_SCALAR, C_MEM, C_MULTI, C_FP, C_BRANCH, C_VLSU, C_VINT, C_VMUL, C_VPST, C_LE, N_CLASSES };
 
 static uint64_t now, busy_until[UNITS], insns, region_c0, region_i0, region_c, region_i, regions;
-static int in_region, hist;
+static int in_region, hist, per_insn;
 static uint64_t start_pc = UINT64_MAX, stop_pc = UINT64_MAX;
 static char *out_path;
 #define MAX_SEEN (1 << 20)
@@ -272,6 +274,11 @@ static void at_exit(qemu_plugin_id_t id, void *u) {
                 fprintf(f, "%-18s %12llu insns %12llu cycles\n", class_names[c], (unsigned long long)cnt[c],
                         (unsigned long long)cyc[c]);
     }
+    if (per_insn)
+        for (size_t i = 0; i < n_seen; i++)
+            if (seen[i]->count)
+                fprintf(f, "%llx %llu %llu\n", (unsigned long long)seen[i]->pc, (unsigned long long)seen[i]->count,
+                        (unsigned long long)seen[i]->cyc);
     if (out_path) fclose(f);
 }
 
@@ -283,6 +290,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
         else if (!strncmp(argv[i], "stop=", 5)) stop_pc = strtoull(argv[i] + 5, NULL, 0) & ~1ull;
         else if (!strncmp(argv[i], "out=", 4)) out_path = strdup(argv[i] + 4);
         else if (!strcmp(argv[i], "hist=1")) hist = 1;
+        else if (!strcmp(argv[i], "profile=1")) per_insn = 1;
         else {
             fprintf(stderr, "m55cycles: unknown arg %s\n", argv[i]);
             return -1;

@@ -33,27 +33,42 @@ pub struct PackedRows {
     /// (`kernels::dot::PairRows`); the generated code uses it where the
     /// target has them (DSP cores, x86-64) and `bytes` elsewhere.
     pub pair_lanes: Option<Vec<u8>>,
+    /// `layout::pack_rows_vector`, for targets with vector dot products
+    /// (Helium: `kernels::dot_vector::VectorRows`), which the generated code
+    /// takes there instead of all the layouts above; `None` for int4 rows.
+    pub vector: Option<Vec<u8>>,
 }
 
 impl PackedRows {
     /// `channels` rows of `depth` values (`rows[c * depth + k]`).
     pub fn new(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
-        use crate::layout::{pack_rows, pack_rows_widened, packed_len, packed_widened_len};
+        use crate::layout::{
+            pack_rows, pack_rows_vector, pack_rows_widened, packed_len, packed_widened_len, vector_packed_len,
+        };
         let mut packed = vec![0i8; packed_len(channels, depth)];
         pack_rows(rows, channels, depth, &mut packed);
+        let mut vector = vec![0i8; vector_packed_len(channels, depth)];
+        pack_rows_vector(rows, channels, depth, &mut vector);
         let widened = (packed.len() <= WIDENED_ROWS_MAX_BYTES).then(|| {
             let mut words = vec![0u32; packed_widened_len(channels, depth)];
             pack_rows_widened(rows, channels, depth, &mut words);
             words.iter().flat_map(|w| w.to_le_bytes()).collect()
         });
-        PackedRows { bytes: packed.iter().map(|&b| b as u8).collect(), widened, int4: None, pair_lanes: None }
+        let bytes = |v: &[i8]| v.iter().map(|&b| b as u8).collect();
+        PackedRows { bytes: bytes(&packed), widened, int4: None, pair_lanes: None, vector: Some(bytes(&vector)) }
     }
 
     /// `channels` rows of `depth` int4 values (given unpacked, as int8), kept
     /// at half a byte each (`layout::pack_rows_int4`).
     pub fn int4(rows: &[i8], channels: usize, depth: usize) -> PackedRows {
         let words = crate::layout::pack_rows_int4(rows, channels, depth).flat_map(u32::to_le_bytes).collect();
-        PackedRows { bytes: Vec::new(), widened: None, int4: Some((words, depth, channels)), pair_lanes: None }
+        PackedRows {
+            bytes: Vec::new(),
+            widened: None,
+            int4: Some((words, depth, channels)),
+            pair_lanes: None,
+            vector: None,
+        }
     }
 
     /// Rows for the model's weights: int4 ones (`int4`) kept packed, else
@@ -84,8 +99,24 @@ impl PackedRows {
         self.bytes_only()
     }
 
-    /// The flash constant(s) as the slice the kernels take.
+    /// The flash constant(s) as the slice the kernels take: the vector
+    /// layout where the target reads it, else [`PackedRows::emit_scalar`]'s.
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
+        let scalar = self.emit_scalar(cx);
+        match &self.vector {
+            None => scalar,
+            Some(vector) => {
+                // Not counted (the scalar layouts are; this one is at
+                // most 12 bytes a row longer) and never copied to RAM.
+                let vector = cx.alternative_bytes(vector);
+                quote::quote!(::tinyaot::__private::vector_rows!(#vector.cast::<i8>(), #scalar))
+            }
+        }
+    }
+
+    /// The layouts of the scalar kernels: pair rows, widened or plain bytes,
+    /// int4 words.
+    fn emit_scalar(&self, cx: &mut Emit<'_>) -> TokenStream {
         if let Some(lanes) = &self.pair_lanes {
             // Both layouts have the same size; one is counted.
             let lanes = cx.bytes(lanes);

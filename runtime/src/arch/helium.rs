@@ -224,3 +224,161 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
     sums.copy_from_slice(&[a0, a1, a2, a3][..R]);
     out
 }
+
+/// `portable::dot_vector_rows`: per run of 16 values one load of the input
+/// and one load and one `VMLADAVA.S8` per row, the loads and the
+/// multiply-accumulates alternating (the M55 overlaps a load with a
+/// multiply, never two loads); the input's last partial run under a
+/// predicate (`VCTP`: lanes past the row read nothing and hold zero; the
+/// rows are zero-padded to whole runs).
+#[inline(always)]
+pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
+    let (runs, rest) = (x.len() / 16, x.len() % 16);
+    assert!(block.len() >= R * 16 * x.len().div_ceil(16) && R >= 1 && R <= 4 && R != 3);
+    let mut a = [0i32; 4];
+    a[..R].copy_from_slice(&acc);
+    let [mut a0, mut a1, mut a2, mut a3] = a;
+    // The loops below leave their pointers here: at the last partial run.
+    let (mut xp, mut wp) = (x.as_ptr(), block.as_ptr());
+    if runs > 0 {
+        // SAFETY: each loop reads `16 * runs` bytes of `x` and `16 * R *
+        // runs` of `block` (checked above); vector registers q0-q4 are
+        // declared clobbered; no stack. `VMLADAVA` takes even accumulator
+        // registers, hence the explicit ones.
+        unsafe {
+            match R {
+                4 => core::arch::asm!(
+                    "dls lr, lr",
+                    "2:",
+                    "vldrb.u8 q4, [{x}], #16",
+                    "vldrb.u8 q0, [{w}], #64",
+                    "vmladava.s8 r0, q0, q4",
+                    "vldrb.u8 q1, [{w}, #-48]",
+                    "vmladava.s8 r2, q1, q4",
+                    "vldrb.u8 q2, [{w}, #-32]",
+                    "vmladava.s8 r4, q2, q4",
+                    "vldrb.u8 q3, [{w}, #-16]",
+                    "vmladava.s8 r8, q3, q4",
+                    "le lr, 2b",
+                    x = inout(reg) xp,
+                    w = inout(reg) wp,
+                    inout("lr") runs => _,
+                    inout("r0") a0,
+                    inout("r2") a1,
+                    inout("r4") a2,
+                    inout("r8") a3,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q2") _,
+                    out("q3") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+                2 => core::arch::asm!(
+                    "dls lr, lr",
+                    "2:",
+                    "vldrb.u8 q4, [{x}], #16",
+                    "vldrb.u8 q0, [{w}], #32",
+                    "vmladava.s8 r0, q0, q4",
+                    "vldrb.u8 q1, [{w}, #-16]",
+                    "vmladava.s8 r2, q1, q4",
+                    "le lr, 2b",
+                    x = inout(reg) xp,
+                    w = inout(reg) wp,
+                    inout("lr") runs => _,
+                    inout("r0") a0,
+                    inout("r2") a1,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+                _ => core::arch::asm!(
+                    "dls lr, lr",
+                    "2:",
+                    "vldrb.u8 q4, [{x}], #16",
+                    "vldrb.u8 q0, [{w}], #16",
+                    "vmladava.s8 r0, q0, q4",
+                    "le lr, 2b",
+                    x = inout(reg) xp,
+                    w = inout(reg) wp,
+                    inout("lr") runs => _,
+                    inout("r0") a0,
+                    out("q0") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+            }
+        }
+    }
+    if rest > 0 {
+        // SAFETY: the input load is predicated to its `rest` bytes left in
+        // `x`; each row's run is 16 whole bytes of `block` (padded, checked
+        // above). Registers as above.
+        unsafe {
+            match R {
+                4 => core::arch::asm!(
+                    "vctp.8 {n}",
+                    "vpst",
+                    "vldrbt.u8 q4, [{x}]",
+                    "vldrb.u8 q0, [{w}]",
+                    "vmladava.s8 r0, q0, q4",
+                    "vldrb.u8 q1, [{w}, #16]",
+                    "vmladava.s8 r2, q1, q4",
+                    "vldrb.u8 q2, [{w}, #32]",
+                    "vmladava.s8 r4, q2, q4",
+                    "vldrb.u8 q3, [{w}, #48]",
+                    "vmladava.s8 r8, q3, q4",
+                    n = in(reg) rest,
+                    x = in(reg) xp,
+                    w = in(reg) wp,
+                    inout("r0") a0,
+                    inout("r2") a1,
+                    inout("r4") a2,
+                    inout("r8") a3,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q2") _,
+                    out("q3") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+                2 => core::arch::asm!(
+                    "vctp.8 {n}",
+                    "vpst",
+                    "vldrbt.u8 q4, [{x}]",
+                    "vldrb.u8 q0, [{w}]",
+                    "vmladava.s8 r0, q0, q4",
+                    "vldrb.u8 q1, [{w}, #16]",
+                    "vmladava.s8 r2, q1, q4",
+                    n = in(reg) rest,
+                    x = in(reg) xp,
+                    w = in(reg) wp,
+                    inout("r0") a0,
+                    inout("r2") a1,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+                _ => core::arch::asm!(
+                    "vctp.8 {n}",
+                    "vpst",
+                    "vldrbt.u8 q4, [{x}]",
+                    "vldrb.u8 q0, [{w}]",
+                    "vmladava.s8 r0, q0, q4",
+                    n = in(reg) rest,
+                    x = in(reg) xp,
+                    w = in(reg) wp,
+                    inout("r0") a0,
+                    out("q0") _,
+                    out("q4") _,
+                    options(nostack, readonly),
+                ),
+            }
+        }
+    }
+    let mut out = acc;
+    out.copy_from_slice(&[a0, a1, a2, a3][..R]);
+    out
+}

@@ -66,7 +66,7 @@ pub(crate) use dsp::{
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
-pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_groups};
+pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_groups, dot_vector_rows};
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]
 pub(crate) const DOUBLED_RESCALE: bool = false;
@@ -92,8 +92,8 @@ pub(crate) use x86::{DOT_PAIRS, dot_groups, dot_groups_widened, saturate_i8};
 // `__private::widened_rows!`), which keep the one this target's kernels
 // read fastest: generated code holds no `cfg`, and the decision is the
 // one `DOT_PAIRS` records above (the DSP extension and x86 have the
-// fused pixel-pair and widened-row dot products; Helium reads the byte
-// rows).
+// fused pixel-pair and widened-row dot products). Helium reads the rows in
+// the vector layout (`__private::vector_rows!`, around the others).
 #[cfg(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64"))]
 #[doc(hidden)]
 #[macro_export]
@@ -124,6 +124,22 @@ macro_rules! __tinyaot_widened_rows {
 macro_rules! __tinyaot_widened_rows {
     ($widened:expr, $bytes:expr $(,)?) => {
         $bytes
+    };
+}
+#[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_vector_rows {
+    ($vector:expr, $other:expr $(,)?) => {
+        $crate::__private::kernels::dot_vector::VectorRows($vector)
+    };
+}
+#[cfg(not(all(target_arch = "arm", target_feature = "dsp", feature = "helium")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_vector_rows {
+    ($vector:expr, $other:expr $(,)?) => {
+        $other
     };
 }
 // The macros above and the dot kernels agree on the layout.

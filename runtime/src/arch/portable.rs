@@ -146,6 +146,22 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; 
     acc
 }
 
+/// `R` (1, 2 or 4) rows of a block in the vector layout
+/// (`layout::pack_rows_vector`: per run of 16 values the block's rows one
+/// after another, zero-padded to whole runs) against `x` (the rows'
+/// `x.len()` values): `acc` plus the sums.
+#[inline(always)]
+pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; R]) -> [i32; R] {
+    let g = crate::kernels::layout::VECTOR_GROUP;
+    for (xr, wr) in x.chunks(g).zip(block.chunks_exact(g * R)) {
+        for (a, w) in acc.iter_mut().zip(wr.chunks_exact(g)) {
+            let s: i32 = xr.iter().zip(w).map(|(&v, &w)| v as i32 * w as i32).sum();
+            *a = a.wrapping_add(s);
+        }
+    }
+    acc
+}
+
 /// [`dot_groups`] over rows widened at compile time
 /// (`layout::pack_rows_widened`: per group, two words of 16-bit pairs, values
 /// 0, 2 then 1, 3), the halves read with one halfword load each: a u32

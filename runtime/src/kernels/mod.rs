@@ -12,6 +12,7 @@ pub mod depthwise;
 pub mod detection;
 pub mod dot;
 pub mod dot_int4;
+pub mod dot_vector;
 pub mod dot_widened;
 pub mod elementwise;
 pub mod fft;

@@ -3,7 +3,9 @@
 //! one-model firmware (the kernels are `#[inline(never)]`, so each op
 //! family is its own line), most cycles first. The cycles follow the
 //! Cortex-M4 TRM's timings whatever the core (meaningful on the M4F), as
-//! `../shared/tools/qemu-m4cycles` does, less its unaligned-access cycles.
+//! `../shared/tools/qemu-m4cycles` does, less its unaligned-access cycles;
+//! on the M55 its own model's (`tests/tools/qemu_m55cycles.c`), over the
+//! invoke only.
 //!
 //! ```text
 //! cargo run --release -p tinyaot-tests --bin firmware-profile MODEL [m4|m3|m0|...] [--ops]
@@ -45,8 +47,9 @@ fn main() -> Result<(), String> {
     let rows = profile(target, &elf, &model, &so, &dir)?;
     let total: u64 = rows.iter().map(|r| r.1).sum();
     let cycles: u64 = rows.iter().map(|r| r.2).sum();
-    println!("{model} on {}: {total} instructions, {cycles} estimated Cortex-M4 cycles in all", target.core);
-    println!("{:>12}  {:>6}  {:>12}  {:>6}  function", "M4 cycles", "", "instructions", "");
+    let core = if target.short == "m55" { "Cortex-M55" } else { "Cortex-M4" };
+    println!("{model} on {}: {total} instructions, {cycles} estimated {core} cycles in all", target.core);
+    println!("{:>12}  {:>6}  {:>12}  {:>6}  function", "cycles", "", "instructions", "");
     for (name, n, k) in rows.iter().take(25) {
         let name: String = name.chars().take(100).collect();
         let share = |part: u64, all: u64| 100.0 * part as f64 / all.max(1) as f64;

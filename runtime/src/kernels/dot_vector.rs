@@ -1,0 +1,96 @@
+//! int8 dot products over rows in the vector layout
+//! (`layout::pack_rows_vector`: blocks of 4, 2 and 1 rows, each run of 16
+//! values of a block's rows one after another): the layout the compiler
+//! emits beside the others for every int8 convolution and dense layer, and
+//! which the generated code takes where the target has vector dot
+//! products (Helium, through `__private::vector_rows!`; elsewhere the
+//! linker drops it). Per row and run one 16-byte load and one `VMLADAVA`;
+//! the input is read as it is, its last partial run under a predicate.
+
+use super::layout::depth16;
+use super::{DownScale, PackedRows};
+use crate::arch;
+
+/// Rows in the vector layout (`layout::pack_rows_vector`).
+#[derive(Clone, Copy, Debug)]
+pub struct VectorRows<'a>(pub &'a [i8]);
+
+impl PackedRows for VectorRows<'_> {
+    #[inline(always)]
+    fn dots<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], acc: &mut [i32]) {
+        let d16 = depth16(DEPTH);
+        vector_dots::<DEPTH>(x, &self.0[first * d16..(first + acc.len()) * d16], bias, acc);
+    }
+    #[inline(always)]
+    fn dots_down<const DEPTH: usize>(self, x: &[i8], first: usize, bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        let d16 = depth16(DEPTH);
+        vector_dots_down::<DEPTH>(x, &self.0[first * d16..(first + out.len()) * d16], bias, scales, out);
+    }
+    #[inline(always)]
+    fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+        dense_vector_dots_down::<DEPTH>(x, &self.0[..out.len() * depth16(DEPTH)], bias, scales, out);
+    }
+    #[inline(always)]
+    fn byte_rows(&self) -> Option<&[i8]> {
+        None
+    }
+}
+
+/// `acc[c] = bias[c] + row_c . x` for the `acc.len()` rows of `rows`
+/// (`DEPTH` values each, the first `DEPTH` of `x`). One instance per depth,
+/// never inlined, as `dot::dots`.
+#[inline(never)]
+pub fn vector_dots<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], acc: &mut [i32]) {
+    vector_blocks::<DEPTH>(x, rows, bias, acc.len(), |c, a| acc[c..c + a.len()].copy_from_slice(a));
+}
+
+/// [`vector_dots`] with each block's sums requantized as soon as they are
+/// done (`arch::requantize_block`), straight into `out` (one output per
+/// row): the short-form scales and the whole int8 range.
+#[inline(never)]
+pub fn vector_dots_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let scales = &scales[..out.len()];
+    vector_blocks::<DEPTH>(x, rows, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
+}
+
+/// [`vector_dots_down`] for FULLY_CONNECTED, an instance of its own (as
+/// `dot::dense_dots_down`).
+#[inline(never)]
+pub fn dense_vector_dots_down<const DEPTH: usize>(
+    x: &[i8],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let scales = &scales[..out.len()];
+    vector_blocks::<DEPTH>(x, rows, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
+}
+
+/// The blocks of `channels` rows: whole blocks of 4 rows, then one of 2,
+/// then one of 1 (`layout::pack_rows_vector`'s order), each block's sums
+/// from its biases handed to `sink(first row, sums)`.
+#[inline(always)]
+fn vector_blocks<const DEPTH: usize>(
+    x: &[i8],
+    rows: &[i8],
+    bias: &[i32],
+    channels: usize,
+    mut sink: impl FnMut(usize, &[i32]),
+) {
+    let (x, d16) = (&x[..DEPTH], depth16(DEPTH));
+    let (bias, whole) = (&bias[..channels], channels / 4 * 4);
+    let blocks = rows[..whole * d16].chunks_exact(4 * d16).zip(bias.chunks_exact(4));
+    for (k, (block, b)) in blocks.enumerate() {
+        sink(4 * k, &arch::dot_vector_rows::<4>(x, block, [b[0], b[1], b[2], b[3]]));
+    }
+    let (mut c, mut off) = (whole, whole * d16);
+    if channels - c >= 2 {
+        sink(c, &arch::dot_vector_rows::<2>(x, &rows[off..off + 2 * d16], [bias[c], bias[c + 1]]));
+        c += 2;
+        off += 2 * d16;
+    }
+    if channels - c == 1 {
+        sink(c, &arch::dot_vector_rows::<1>(x, &rows[off..off + d16], [bias[c]]));
+    }
+}
