@@ -418,6 +418,16 @@ const fn down_scale_of_unchecked(multiplier: i32, right: i32, offset: i32) -> Op
     Some([multiplier, right - 1, k as i32, (k >> 32) as i32])
 }
 
+/// The output offset (zero point) a [`DownScale`] holds: its `K` less the
+/// rounding terms, for kernels that add it apart (Helium's rounding
+/// multiply and shift, `VQRDMULH` then `VRSHL`).
+pub const fn down_offset(s: &DownScale) -> i32 {
+    let [_, shift, k_low, k_high] = *s;
+    let right = shift + 1;
+    let k = ((k_high as i64) << 32) | (k_low as u32 as i64);
+    ((k - (1i64 << 30) - (1i64 << (30 + right))) >> (31 + right)) as i32
+}
+
 /// `MultiplyByQuantizedMultiplier(acc, m, shift) + offset` for a right
 /// shift `r = -shift >= 1`, as two 64-bit multiply-accumulates and a shift
 /// of the high word, exactly.

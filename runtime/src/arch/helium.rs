@@ -382,3 +382,65 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], acc: [i32;
     out.copy_from_slice(&[a0, a1, a2, a3][..R]);
     out
 }
+
+/// `portable::dot_vector_block_down`: the block's 4 sums
+/// ([`dot_vector_rows`]) requantized as one vector. `VLD4.32` splits the 4
+/// channels' short-form scales into multipliers and shifts; then TFLite's
+/// `MultiplyByQuantizedMultiplier` as `VQRDMULH` (its doubling rounding
+/// high multiply: the multiplier is below 2^31, nothing saturates) and
+/// `VRSHL` by the negated right shift (rounding half up) after subtracting
+/// 1 from negative sums' products (so halves round away from zero:
+/// `fixedpoint::rescale_down`'s `[acc < 0]`, a saturating add, which
+/// changes nothing at the bottom of the range), the output offset, and a
+/// saturating shift to int8 (`VQSHL` by 24, back by 24), stored as 4 bytes.
+#[inline(always)]
+pub(crate) fn dot_vector_block_down(
+    x: &[i8],
+    block: &[i8],
+    bias: [i32; 4],
+    scales: &[crate::kernels::DownScale],
+    offset: i32,
+    out: &mut [i8],
+) {
+    let [a0, a1, a2, a3] = dot_vector_rows::<4>(x, block, bias);
+    let (scales, out) = (&scales[..4], &mut out[..4]);
+    // SAFETY: reads the 4 scales (64 bytes) and writes the 4 output bytes,
+    // both inside their slices (taken above); q0-q3 are declared clobbered;
+    // no stack.
+    unsafe {
+        core::arch::asm!(
+            "vld40.32 {{q0, q1, q2, q3}}, [{s}]",
+            "vld41.32 {{q0, q1, q2, q3}}, [{s}]",
+            "vld42.32 {{q0, q1, q2, q3}}, [{s}]",
+            "vld43.32 {{q0, q1, q2, q3}}, [{s}]",
+            // One lane at a time: the two-lane form's lane order is where
+            // QEMU and the assembler's documentation disagree.
+            "vmov.32 q2[0], {a0}",
+            "vmov.32 q2[1], {a1}",
+            "vmov.32 q2[2], {a2}",
+            "vmov.32 q2[3], {a3}",
+            "vqrdmulh.s32 q0, q2, q0",
+            "vshr.s32 q2, q2, #31",
+            "vqadd.s32 q0, q0, q2",
+            "vmvn q1, q1",
+            "vrshl.s32 q0, q0, q1",
+            "vadd.i32 q0, q0, {offset}",
+            "vqshl.s32 q0, q0, #24",
+            "vshr.s32 q0, q0, #24",
+            "vstrb.32 q0, [r1]",
+            s = in(reg) scales.as_ptr(),
+            // The narrowing store takes a low base register.
+            in("r1") out.as_mut_ptr(),
+            a0 = in(reg) a0,
+            a1 = in(reg) a1,
+            a2 = in(reg) a2,
+            a3 = in(reg) a3,
+            offset = in(reg) offset,
+            out("q0") _,
+            out("q1") _,
+            out("q2") _,
+            out("q3") _,
+            options(nostack),
+        );
+    }
+}

@@ -162,6 +162,23 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], mut acc: [
     acc
 }
 
+/// A whole block of 4 rows in the vector layout against `x`, from `bias`,
+/// requantized into `out[..4]` (`scales[..4]`, short-form, the whole int8
+/// range; `offset`: their output offset, `fixedpoint::down_offset`, for
+/// targets that add it apart).
+#[inline(always)]
+pub(crate) fn dot_vector_block_down(
+    x: &[i8],
+    block: &[i8],
+    bias: [i32; 4],
+    scales: &[DownScale],
+    offset: i32,
+    out: &mut [i8],
+) {
+    let _ = offset;
+    crate::arch::requantize_block(&crate::arch::dot_vector_rows::<4>(x, block, bias), scales, out);
+}
+
 /// [`dot_groups`] over rows widened at compile time
 /// (`layout::pack_rows_widened`: per group, two words of 16-bit pairs, values
 /// 0, 2 then 1, 3), the halves read with one halfword load each: a u32

@@ -49,8 +49,7 @@ pub fn vector_dots<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], acc:
 /// row): the short-form scales and the whole int8 range.
 #[inline(never)]
 pub fn vector_dots_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
-    let scales = &scales[..out.len()];
-    vector_blocks::<DEPTH>(x, rows, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
+    vector_blocks_down::<DEPTH>(x, rows, bias, scales, out);
 }
 
 /// [`vector_dots_down`] for FULLY_CONNECTED, an instance of its own (as
@@ -63,8 +62,25 @@ pub fn dense_vector_dots_down<const DEPTH: usize>(
     scales: &[DownScale],
     out: &mut [i8],
 ) {
-    let scales = &scales[..out.len()];
-    vector_blocks::<DEPTH>(x, rows, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
+    vector_blocks_down::<DEPTH>(x, rows, bias, scales, out);
+}
+
+/// The fused form of [`vector_blocks`]: each whole block of 4 rows summed
+/// and requantized by `arch::dot_vector_block_down` (on Helium as one
+/// vector), the last 2 or 1 rows as [`vector_blocks`] does them.
+#[inline(always)]
+fn vector_blocks_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
+    let (x, d16, channels) = (&x[..DEPTH], depth16(DEPTH), out.len());
+    let (bias, scales, whole) = (&bias[..channels], &scales[..channels], channels / 4 * 4);
+    let offset = scales.first().map_or(0, tinyaot_common::fixedpoint::down_offset);
+    let blocks = rows[..whole * d16].chunks_exact(4 * d16).zip(bias.chunks_exact(4));
+    for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
+        arch::dot_vector_block_down(x, block, [b[0], b[1], b[2], b[3]], &scales[4 * k..], offset, out);
+    }
+    let (bias, scales, out) = (&bias[whole..], &scales[whole..], &mut out[whole..]);
+    vector_blocks::<DEPTH>(x, &rows[whole * d16..], bias, channels - whole, |c, a| {
+        arch::requantize_block(a, &scales[c..], &mut out[c..])
+    });
 }
 
 /// The blocks of `channels` rows: whole blocks of 4 rows, then one of 2,
