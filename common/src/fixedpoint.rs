@@ -493,6 +493,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn down_offset_gives_back_the_offset() {
+        for offset in -128..=128 {
+            for shift in -DOWN_MAX_RIGHT..=-1 {
+                for multiplier in [0, 1, 1 << 30, i32::MAX] {
+                    let s = down_scale_of(multiplier, shift, offset).unwrap();
+                    assert_eq!(down_offset(&s), offset, "{multiplier} {shift} {offset}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn doubled_rescale_is_rescale_down_for_sums_below_2_30() {
         let mut seed = 0x9e37_79b9u32;
         let mut next = move || {

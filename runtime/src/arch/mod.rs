@@ -15,8 +15,8 @@
 //!   16-bit-halves requantization.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
 //! - `helium`: Cortex-M55/M85 (MVE, the `helium` feature): the int8 dot
-//!   products, sixteen values per instruction; the DSP extension's loops
-//!   elsewhere.
+//!   products over the vector layout and their requantization; the DSP
+//!   extension's loops elsewhere.
 //! - `vfp`: hard-float Arm: the float32 window loops.
 //! - `x86`: the host (SSE2): int8 dot products, saturation.
 //!
@@ -53,8 +53,10 @@ pub(crate) const ELEMENTWISE_GATHER: bool = true;
 
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 mod dsp;
+#[cfg(all(target_arch = "arm", target_feature = "dsp"))]
+pub(crate) use dsp::dot_groups;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", not(feature = "helium")))]
-pub(crate) use dsp::{DOT_PAIRS, WIDEN_INPUT, dot_groups};
+pub(crate) use dsp::{DOT_PAIRS, WIDEN_INPUT};
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 pub(crate) use dsp::{
     LANES16, add_byte_lanes, depthwise_rows_fused, dot_groups_widened, dot_int4_rows, dot_lane_quads,
@@ -66,7 +68,7 @@ pub(crate) use dsp::{
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
-pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_groups, dot_vector_block_down, dot_vector_rows};
+pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_vector_block_down, dot_vector_rows};
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]
 pub(crate) const DOUBLED_RESCALE: bool = false;

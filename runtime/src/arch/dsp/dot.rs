@@ -69,7 +69,7 @@ macro_rules! quad {
 }
 
 /// `portable::WIDEN_INPUT`: here, per 16 MACs, 2 instructions fewer.
-#[cfg_attr(feature = "helium", allow(dead_code))] // Helium's own replace it.
+#[cfg_attr(feature = "helium", allow(dead_code))] // Helium has its own (`arch::helium`).
 pub(crate) const WIDEN_INPUT: bool = true;
 
 /// `portable::widen_input`: per group one `LDR`, two `SXTB16`, one `STRD`.
@@ -201,7 +201,6 @@ pub(crate) fn dot_quads_widened_input(widened: &[u32], block: &[i8], acc: [i32; 
 /// MACs (4 rows) one input load, two `LDRD`s, ten `SXTB16` and eight
 /// `SMLAD`.
 #[inline(always)]
-#[cfg_attr(feature = "helium", allow(dead_code))] // Helium's own replace it.
 pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) -> [i32; R] {
     let groups = x.len() / 4;
     // The loops read `groups` words of `x` and `groups * R` words of the
@@ -287,7 +286,7 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
 /// `portable::DOT_PAIRS`: per 16 MACs (two pixels, two rows) one `LDM` of
 /// the two pixels' pairs, two `LDR`s, four `SXTB16` and eight `SMLAD` (21
 /// cycles on a Cortex-M4, against 25 for one pixel and four rows).
-#[cfg_attr(feature = "helium", allow(dead_code))] // Helium's own replace it.
+#[cfg_attr(feature = "helium", allow(dead_code))] // Helium has its own (`arch::helium`).
 pub(crate) const DOT_PAIRS: bool = true;
 
 /// Assembly: one group of both pixels (`LDM` into r0-r3: a02, a13, b02,

@@ -10,8 +10,9 @@ mod pair_lanes;
 
 pub(crate) use depthwise::{depthwise_rows_fused, mac4, taps4, taps4_int4};
 // Helium has dot products of its own (`arch::helium`).
+pub(crate) use dot::dot_groups;
 #[cfg(not(feature = "helium"))]
-pub(crate) use dot::{DOT_PAIRS, WIDEN_INPUT, dot_groups};
+pub(crate) use dot::{DOT_PAIRS, WIDEN_INPUT};
 pub(crate) use dot::{
     dot_pair_blocks_down, dot_pair_rows, dot_quads_widened_input, widen_input, widen_input_sum, widen_pair_lane,
 };
