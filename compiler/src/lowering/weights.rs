@@ -100,7 +100,8 @@ impl PackedRows {
     }
 
     /// The flash constant(s) as the slice the kernels take: the vector
-    /// layout where the target reads it, else [`PackedRows::emit_scalar`]'s.
+    /// layout where the target reads it, else the scalar kernels' (pair
+    /// rows, widened or plain bytes, int4 words).
     pub fn emit(&self, cx: &mut Emit<'_>) -> TokenStream {
         let scalar = self.emit_scalar(cx);
         match &self.vector {
