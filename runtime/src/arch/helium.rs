@@ -236,3 +236,134 @@ pub(crate) fn dot_vector_block_down(
         );
     }
 }
+
+/// The multiply-accumulates of one run of 16 values of a block of 4 rows
+/// against the input run in vector register `$x` (assembly text).
+macro_rules! block_run {
+    ($x:literal) => {
+        concat!(
+            "vldrb.u8 q0, [{w}], #64\n",
+            "vmladava.s8 r0, q0, ",
+            $x,
+            "\n",
+            "vldrb.u8 q1, [{w}, #-48]\n",
+            "vmladava.s8 r2, q1, ",
+            $x,
+            "\n",
+            "vldrb.u8 q2, [{w}, #-32]\n",
+            "vmladava.s8 r4, q2, ",
+            $x,
+            "\n",
+            "vldrb.u8 q3, [{w}, #-16]\n",
+            "vmladava.s8 r8, q3, ",
+            $x,
+            "\n",
+        )
+    };
+}
+
+/// `portable::dot_vector_blocks_down` for rows of up to 64 values: the
+/// input loaded once into q4-q7 (its last run under `VCTP`), then per
+/// block of 4 rows its biases, per run 4 loads and 4 `VMLADAVA` (no input
+/// loads: the weights' loads alone hold the load unit), and
+/// [`dot_vector_block_down`]'s vector requantization, all in one loop.
+#[inline(always)]
+pub(crate) fn dot_vector_blocks_down(
+    x: &[i8],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[crate::kernels::DownScale],
+    offset: i32,
+    out: &mut [i8],
+) -> bool {
+    let (depth, blocks) = (x.len(), out.len() / 4);
+    let runs = depth.div_ceil(16);
+    if depth == 0 || runs > 4 || blocks == 0 {
+        return false;
+    }
+    assert!(
+        out.len() == 4 * blocks
+            && rows.len() >= 64 * runs * blocks
+            && bias.len() >= 4 * blocks
+            && scales.len() >= 4 * blocks
+    );
+    // The last run's bytes (1..=16).
+    let last = depth - 16 * (runs - 1);
+    // The input runs into q4..q7, the last one predicated; then the loop.
+    macro_rules! pass {
+        ($load:expr, $runs:expr) => {
+            // SAFETY: the input loads read `depth` bytes of `x` (the last
+            // run predicated to its `last` bytes); per block the loop reads
+            // 4 biases, `64 * runs` bytes of `rows`, 4 scales (64 bytes) and
+            // writes 4 output bytes: `blocks` times, inside the slices
+            // (asserted above). q0-q7 are declared clobbered; no stack.
+            // `VMLADAVA` takes even accumulators and `VSTRB.32` a low base
+            // register, hence the explicit ones.
+            unsafe {
+                core::arch::asm!(
+                    $load,
+                    "dls lr, lr",
+                    "2:",
+                    "ldrd r0, r2, [{b}], #8",
+                    "ldrd r4, r8, [{b}], #8",
+                    $runs,
+                    "vld40.32 {{q0, q1, q2, q3}}, [{s}]",
+                    "vld41.32 {{q0, q1, q2, q3}}, [{s}]",
+                    "vld42.32 {{q0, q1, q2, q3}}, [{s}]",
+                    "vld43.32 {{q0, q1, q2, q3}}, [{s}]!",
+                    "vmov.32 q2[0], r0",
+                    "vmov.32 q2[1], r2",
+                    "vmov.32 q2[2], r4",
+                    "vmov.32 q2[3], r8",
+                    "vqrdmulh.s32 q0, q2, q0",
+                    "vshr.s32 q2, q2, #31",
+                    "vqadd.s32 q0, q0, q2",
+                    "vmvn q1, q1",
+                    "vrshl.s32 q0, q0, q1",
+                    "vadd.i32 q0, q0, {offset}",
+                    "vqshl.s32 q0, q0, #24",
+                    "vshr.s32 q0, q0, #24",
+                    "vstrb.32 q0, [r1], #4",
+                    "le lr, 2b",
+                    x = in(reg) x.as_ptr(),
+                    last = in(reg) last,
+                    w = inout(reg) rows.as_ptr() => _,
+                    b = inout(reg) bias.as_ptr() => _,
+                    s = inout(reg) scales.as_ptr() => _,
+                    offset = in(reg) offset,
+                    inout("lr") blocks => _,
+                    inout("r1") out.as_mut_ptr() => _,
+                    out("r0") _,
+                    out("r2") _,
+                    out("r4") _,
+                    out("r8") _,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q2") _,
+                    out("q3") _,
+                    out("q4") _,
+                    out("q5") _,
+                    out("q6") _,
+                    out("q7") _,
+                    options(nostack),
+                )
+            }
+        };
+    }
+    match runs {
+        1 => pass!("vctp.8 {last}\nvpst\nvldrbt.u8 q4, [{x}]", block_run!("q4")),
+        2 => pass!(
+            "vldrb.u8 q4, [{x}]\nvctp.8 {last}\nvpst\nvldrbt.u8 q5, [{x}, #16]",
+            concat!(block_run!("q4"), block_run!("q5"))
+        ),
+        3 => pass!(
+            "vldrb.u8 q4, [{x}]\nvldrb.u8 q5, [{x}, #16]\nvctp.8 {last}\nvpst\nvldrbt.u8 q6, [{x}, #32]",
+            concat!(block_run!("q4"), block_run!("q5"), block_run!("q6"))
+        ),
+        _ => pass!(
+            "vldrb.u8 q4, [{x}]\nvldrb.u8 q5, [{x}, #16]\nvldrb.u8 q6, [{x}, #32]\nvctp.8 {last}\nvpst\nvldrbt.u8 q7, [{x}, #48]",
+            concat!(block_run!("q4"), block_run!("q5"), block_run!("q6"), block_run!("q7"))
+        ),
+    }
+    true
+}

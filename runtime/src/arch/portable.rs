@@ -179,6 +179,24 @@ pub(crate) fn dot_vector_block_down(
     crate::arch::requantize_block(&crate::arch::dot_vector_rows::<4>(x, block, bias), scales, out);
 }
 
+/// All the whole blocks of 4 rows of a vector-layout matrix (`rows`, as
+/// many rows as `out` has bytes, a multiple of 4) against `x`, requantized
+/// into `out` (as [`dot_vector_block_down`] block by block), in one pass
+/// where the target keeps `x` in registers: `false` where it does not
+/// (here), and the caller goes block by block.
+#[inline(always)]
+pub(crate) fn dot_vector_blocks_down(
+    x: &[i8],
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    offset: i32,
+    out: &mut [i8],
+) -> bool {
+    let _ = (x, rows, bias, scales, offset, out);
+    false
+}
+
 /// [`dot_groups`] over rows widened at compile time
 /// (`layout::pack_rows_widened`: per group, two words of 16-bit pairs, values
 /// 0, 2 then 1, 3), the halves read with one halfword load each: a u32

@@ -65,17 +65,23 @@ pub fn dense_vector_dots_down<const DEPTH: usize>(
     vector_blocks_down::<DEPTH>(x, rows, bias, scales, out);
 }
 
-/// The fused form of [`vector_blocks`]: each whole block of 4 rows summed
-/// and requantized by `arch::dot_vector_block_down` (on Helium as one
-/// vector), the last 2 or 1 rows as [`vector_blocks`] does them.
+/// The fused form of [`vector_blocks`]: the whole blocks of 4 rows summed
+/// and requantized in one pass with the input held in registers where the
+/// target can (`arch::dot_vector_blocks_down`: Helium, rows of up to 64
+/// values), else block by block (`arch::dot_vector_block_down`, on Helium
+/// each block's 4 sums requantized as one vector); the last 2 or 1 rows as
+/// [`vector_blocks`] does them.
 #[inline(always)]
 fn vector_blocks_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
     let (x, d16, channels) = (&x[..DEPTH], depth16(DEPTH), out.len());
     let (bias, scales, whole) = (&bias[..channels], &scales[..channels], channels / 4 * 4);
     let offset = scales.first().map_or(0, tinyaot_common::fixedpoint::down_offset);
-    let blocks = rows[..whole * d16].chunks_exact(4 * d16).zip(bias.chunks_exact(4));
-    for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
-        arch::dot_vector_block_down(x, block, [b[0], b[1], b[2], b[3]], &scales[4 * k..], offset, out);
+    let (rows_whole, bias_whole, scales_whole) = (&rows[..whole * d16], &bias[..whole], &scales[..whole]);
+    if whole == 0 || !arch::dot_vector_blocks_down(x, rows_whole, bias_whole, scales_whole, offset, &mut out[..whole]) {
+        let blocks = rows_whole.chunks_exact(4 * d16).zip(bias_whole.chunks_exact(4));
+        for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
+            arch::dot_vector_block_down(x, block, [b[0], b[1], b[2], b[3]], &scales[4 * k..], offset, out);
+        }
     }
     let (bias, scales, out) = (&bias[whole..], &scales[whole..], &mut out[whole..]);
     vector_blocks::<DEPTH>(x, &rows[whole * d16..], bias, channels - whole, |c, a| {
