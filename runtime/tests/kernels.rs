@@ -714,7 +714,25 @@ fn vector_rows_match_plain_rows_for_every_block_shape() {
         let want: Vec<i8> = (0..channels).map(|c| rescale_down(plain(c), &scales[c]).clamp(-128, 127) as i8).collect();
         assert_eq!(dense, want, "dense_dots_down: {channels} channels, depth {DEPTH}");
     }
+    // A window of 3 rows of 32 values, 50 apart in the image, against the
+    // same values gathered into one patch.
+    fn window(channels: usize) {
+        use tinyaot::__private::kernels::dot_vector::vector_window_dots_down;
+        const DEPTH: usize = 96;
+        let image: Vec<i8> = (0..200).map(|i| ((i * 53 + 7) % 256) as u8 as i8).collect();
+        let patch: Vec<i8> = (0..3).flat_map(|r| image[r * 50..r * 50 + 32].to_vec()).collect();
+        let w: Vec<i8> = (0..channels * DEPTH).map(|i| ((i * 29 + 3) % 256) as u8 as i8).collect();
+        let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 7_001 - 20_000).collect();
+        let scales: Vec<[i32; 4]> = (0..channels).map(|_| down_scale_of(1_300_000_000, -10, 5).unwrap()).collect();
+        let mut packed = vec![0i8; vector_packed_len(channels, DEPTH)];
+        pack_rows_vector(&w, channels, DEPTH, &mut packed);
+        let (mut want, mut got) = (vec![0i8; channels], vec![0i8; channels]);
+        VectorRows(&packed).dots_down::<DEPTH>(&patch, 0, &bias, &scales, &mut want);
+        vector_window_dots_down::<DEPTH>(&image, 3, 50, &packed, &bias, &scales, &mut got);
+        assert_eq!(got, want, "window: {channels} channels");
+    }
     for channels in 1..=9 {
+        window(channels);
         check::<1>(channels);
         check::<8>(channels);
         check::<16>(channels);

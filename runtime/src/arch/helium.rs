@@ -175,26 +175,23 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], acc: [i32;
     out
 }
 
-/// `portable::dot_vector_block_down`: the block's 4 sums
-/// ([`dot_vector_rows`]) requantized as one vector. `VLD4.32` splits the 4
-/// channels' short-form scales into multipliers and shifts; then TFLite's
-/// `MultiplyByQuantizedMultiplier` as `VQRDMULH` (its doubling rounding
-/// high multiply: the multiplier is below 2^31, nothing saturates) and
-/// `VRSHL` by the negated right shift (rounding half up) after subtracting
-/// 1 from negative sums' products (so halves round away from zero:
-/// `fixedpoint::rescale_down`'s `[acc < 0]`, a saturating add, which
-/// changes nothing at the bottom of the range), the output offset, and a
-/// saturating shift to int8 (`VQSHL` by 24, back by 24), stored as 4 bytes.
+/// `portable::requantize_vector4`: the 4 sums requantized as one vector.
+/// `VLD4.32` splits the 4 channels' short-form scales into multipliers and
+/// shifts; then TFLite's `MultiplyByQuantizedMultiplier` as `VQRDMULH` (its
+/// doubling rounding high multiply: the multiplier is below 2^31, nothing
+/// saturates) and `VRSHL` by the negated right shift (rounding half up)
+/// after subtracting 1 from negative sums' products (so halves round away
+/// from zero: `fixedpoint::rescale_down`'s `[acc < 0]`, a saturating add,
+/// which changes nothing at the bottom of the range), the output offset,
+/// and a saturating shift to int8 (`VQSHL` by 24, back by 24), stored as 4
+/// bytes.
 #[inline(always)]
-pub(crate) fn dot_vector_block_down(
-    x: &[i8],
-    block: &[i8],
-    bias: [i32; 4],
+pub(crate) fn requantize_vector4(
+    [a0, a1, a2, a3]: [i32; 4],
     scales: &[crate::kernels::DownScale],
     offset: i32,
     out: &mut [i8],
 ) {
-    let [a0, a1, a2, a3] = dot_vector_rows::<4>(x, block, bias);
     let (scales, out) = (&scales[..4], &mut out[..4]);
     // SAFETY: reads the 4 scales (64 bytes) and writes the 4 output bytes,
     // both inside their slices (taken above); q0-q3 are declared clobbered;
@@ -266,7 +263,7 @@ macro_rules! block_run {
 /// input loaded once into q4-q7 (its last run under `VCTP`), then per
 /// block of 4 rows its biases, per run 4 loads and 4 `VMLADAVA` (no input
 /// loads: the weights' loads alone hold the load unit), and
-/// [`dot_vector_block_down`]'s vector requantization, all in one loop.
+/// [`requantize_vector4`]'s vector requantization, all in one loop.
 #[inline(always)]
 pub(crate) fn dot_vector_blocks_down(
     x: &[i8],
@@ -366,4 +363,68 @@ pub(crate) fn dot_vector_blocks_down(
         ),
     }
     true
+}
+
+/// `portable::dot_vector_window4` in one assembly loop: per window row its
+/// runs (one input load, four row loads and four `VMLADAVA` each, a
+/// low-overhead loop), then the input pointer on to the next row.
+#[inline(always)]
+pub(crate) fn dot_vector_window4(
+    x: &[i8],
+    segments: usize,
+    len: usize,
+    step: usize,
+    block: &[i8],
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let runs = len / 16;
+    if segments == 0 || runs == 0 {
+        return acc;
+    }
+    assert!(
+        len % 16 == 0 && step >= len && x.len() >= (segments - 1) * step + len && block.len() >= 4 * segments * len
+    );
+    let [mut a0, mut a1, mut a2, mut a3] = acc;
+    // SAFETY: per window row the loop reads its `len` bytes of `x` (`step`
+    // apart, the last ending inside `x`) and `4 * len` bytes of `block`
+    // (asserted above); q0-q4 are declared clobbered; no stack. `VMLADAVA`
+    // takes even accumulators, hence the explicit ones.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "mov lr, {runs}",
+            "dls lr, lr",
+            "3:",
+            "vldrb.u8 q4, [{x}], #16",
+            "vldrb.u8 q0, [{w}], #64",
+            "vmladava.s8 r0, q0, q4",
+            "vldrb.u8 q1, [{w}, #-48]",
+            "vmladava.s8 r2, q1, q4",
+            "vldrb.u8 q2, [{w}, #-32]",
+            "vmladava.s8 r4, q2, q4",
+            "vldrb.u8 q3, [{w}, #-16]",
+            "vmladava.s8 r8, q3, q4",
+            "le lr, 3b",
+            "add {x}, {skip}",
+            "subs {n}, #1",
+            "bne 2b",
+            x = inout(reg) x.as_ptr() => _,
+            w = inout(reg) block.as_ptr() => _,
+            n = inout(reg) segments => _,
+            runs = in(reg) runs,
+            skip = in(reg) step - len,
+            out("lr") _,
+            inout("r0") a0,
+            inout("r2") a1,
+            inout("r4") a2,
+            inout("r8") a3,
+            out("q0") _,
+            out("q1") _,
+            out("q2") _,
+            out("q3") _,
+            out("q4") _,
+            options(nostack, readonly),
+        );
+    }
+    [a0, a1, a2, a3]
 }

@@ -68,7 +68,9 @@ pub(crate) use dsp::{
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
-pub(crate) use helium::{DOT_PAIRS, WIDEN_INPUT, dot_vector_block_down, dot_vector_blocks_down, dot_vector_rows};
+pub(crate) use helium::{
+    DOT_PAIRS, WIDEN_INPUT, dot_vector_blocks_down, dot_vector_rows, dot_vector_window4, requantize_vector4,
+};
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]
 pub(crate) const DOUBLED_RESCALE: bool = false;

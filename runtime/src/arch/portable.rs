@@ -162,26 +162,38 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], mut acc: [
     acc
 }
 
-/// A whole block of 4 rows in the vector layout against `x`, from `bias`,
-/// requantized into `out[..4]` (`scales[..4]`, short-form, the whole int8
-/// range; `offset`: their output offset, `fixedpoint::down_offset`, for
-/// targets that add it apart).
+/// [`dot_vector_rows`] of a whole block of 4 rows against a convolution
+/// window read straight from the image: `segments` window rows of `len`
+/// values (whole runs of 16), `step` apart in `x`, the block's runs in the
+/// same order.
 #[inline(always)]
-pub(crate) fn dot_vector_block_down(
+pub(crate) fn dot_vector_window4(
     x: &[i8],
+    segments: usize,
+    len: usize,
+    step: usize,
     block: &[i8],
-    bias: [i32; 4],
-    scales: &[DownScale],
-    offset: i32,
-    out: &mut [i8],
-) {
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    for s in 0..segments {
+        acc = crate::arch::dot_vector_rows::<4>(&x[s * step..s * step + len], &block[4 * s * len..], acc);
+    }
+    acc
+}
+
+/// `out[k] = saturate(rescale_down(sums[k], scales[k]))` for a whole
+/// block's 4 sums (short-form scales, the whole int8 range; `offset`: their
+/// output offset, `fixedpoint::down_offset`, for targets that add it apart
+/// and requantize the 4 as one vector).
+#[inline(always)]
+pub(crate) fn requantize_vector4(sums: [i32; 4], scales: &[DownScale], offset: i32, out: &mut [i8]) {
     let _ = offset;
-    crate::arch::requantize_block(&crate::arch::dot_vector_rows::<4>(x, block, bias), scales, out);
+    crate::arch::requantize_block(&sums, scales, out);
 }
 
 /// All the whole blocks of 4 rows of a vector-layout matrix (`rows`, as
 /// many rows as `out` has bytes, a multiple of 4) against `x`, requantized
-/// into `out` (as [`dot_vector_block_down`] block by block), in one pass
+/// into `out` (as [`requantize_vector4`] block by block), in one pass
 /// where the target keeps `x` in registers: `false` where it does not
 /// (here), and the caller goes block by block.
 #[inline(always)]

@@ -407,6 +407,21 @@ pub fn conv2d_im2col_s8<
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
         let pixel = start_pixel(&px);
         let Pixel { b, y0, x0, ys, xs, index, .. } = px;
+        // A window inside the image read straight from its rows where the
+        // rows' layout has such a kernel (Helium's vector rows: rows of
+        // whole runs of 16 values), no patch copied.
+        if let (true, false, Some(scales)) = (FUSE, pointwise, fused)
+            && win.dilation_w == 1
+            && ys.len() == KH
+            && xs.len() == KW
+            && KH * KW * IC == D4
+        {
+            let step = win.dilation_h * IW * IC;
+            let out = index * OC..(index + 1) * OC;
+            if packed.window_dots_down::<D4>(&mut io, pixel, KH, step, out, bias, scales) {
+                return;
+            }
+        }
         if !pointwise {
             fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
         }

@@ -30,9 +30,79 @@ impl PackedRows for VectorRows<'_> {
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         dense_vector_dots_down::<DEPTH>(x, &self.0[..out.len() * depth16(DEPTH)], bias, scales, out);
     }
+    /// Windows whose rows are whole runs of 16 values.
+    #[inline(always)]
+    fn window_dots_down<const DEPTH: usize>(
+        self,
+        io: &mut impl super::Io<i8>,
+        start: usize,
+        rows: usize,
+        step: usize,
+        out: core::ops::Range<usize>,
+        bias: &[i32],
+        scales: &[DownScale],
+    ) -> bool {
+        let len = DEPTH / rows.max(1);
+        if rows == 0 || len * rows != DEPTH || depth16(len) != len {
+            return false;
+        }
+        let (x, out) = io.split(start..start + (rows - 1) * step + len, out);
+        vector_window_dots_down::<DEPTH>(x, rows, step, &self.0[..out.len() * DEPTH], bias, scales, out);
+        true
+    }
     #[inline(always)]
     fn byte_rows(&self) -> Option<&[i8]> {
         None
+    }
+}
+
+/// [`vector_dots_down`] of a window of `segments` rows of whole runs of 16
+/// values, `step` apart in `x` (`DEPTH` values in all): each block's sums
+/// gathered row by row (`arch::dot_vector_window4`; the last 2 or 1 rows
+/// by `arch::dot_vector_rows` per window row), then requantized.
+#[inline(never)]
+pub fn vector_window_dots_down<const DEPTH: usize>(
+    x: &[i8],
+    segments: usize,
+    step: usize,
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out: &mut [i8],
+) {
+    let channels = out.len();
+    let (len, d16) = (DEPTH / segments, depth16(DEPTH));
+    let (bias, scales, whole) = (&bias[..channels], &scales[..channels], channels / 4 * 4);
+    let offset = scales.first().map_or(0, tinyaot_common::fixedpoint::down_offset);
+    // The sums of `R` rows (a block at `block`) over the window's rows.
+    fn sums<const R: usize>(
+        x: &[i8],
+        segments: usize,
+        len: usize,
+        step: usize,
+        block: &[i8],
+        mut acc: [i32; R],
+    ) -> [i32; R] {
+        for s in 0..segments {
+            acc = arch::dot_vector_rows::<R>(&x[s * step..s * step + len], &block[R * s * len..], acc);
+        }
+        acc
+    }
+    let blocks = rows[..whole * d16].chunks_exact(4 * d16).zip(bias.chunks_exact(4));
+    for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
+        let acc = arch::dot_vector_window4(x, segments, len, step, block, [b[0], b[1], b[2], b[3]]);
+        arch::requantize_vector4(acc, &scales[4 * k..], offset, out);
+    }
+    let (mut c, mut off) = (whole, whole * d16);
+    if channels - c >= 2 {
+        let acc = sums::<2>(x, segments, len, step, &rows[off..off + 2 * d16], [bias[c], bias[c + 1]]);
+        arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
+        c += 2;
+        off += 2 * d16;
+    }
+    if channels - c == 1 {
+        let acc = sums::<1>(x, segments, len, step, &rows[off..off + d16], [bias[c]]);
+        arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
     }
 }
 
@@ -68,9 +138,9 @@ pub fn dense_vector_dots_down<const DEPTH: usize>(
 /// The fused form of [`vector_blocks`]: the whole blocks of 4 rows summed
 /// and requantized in one pass with the input held in registers where the
 /// target can (`arch::dot_vector_blocks_down`: Helium, rows of up to 64
-/// values), else block by block (`arch::dot_vector_block_down`, on Helium
-/// each block's 4 sums requantized as one vector); the last 2 or 1 rows as
-/// [`vector_blocks`] does them.
+/// values), else block by block (on Helium each block's 4 sums
+/// requantized as one vector: `arch::requantize_vector4`); the last 2 or 1
+/// rows as [`vector_blocks`] does them.
 #[inline(always)]
 fn vector_blocks_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
     let (x, d16, channels) = (&x[..DEPTH], depth16(DEPTH), out.len());
@@ -80,7 +150,8 @@ fn vector_blocks_down<const DEPTH: usize>(x: &[i8], rows: &[i8], bias: &[i32], s
     if whole == 0 || !arch::dot_vector_blocks_down(x, rows_whole, bias_whole, scales_whole, offset, &mut out[..whole]) {
         let blocks = rows_whole.chunks_exact(4 * d16).zip(bias_whole.chunks_exact(4));
         for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
-            arch::dot_vector_block_down(x, block, [b[0], b[1], b[2], b[3]], &scales[4 * k..], offset, out);
+            let sums = arch::dot_vector_rows::<4>(x, block, [b[0], b[1], b[2], b[3]]);
+            arch::requantize_vector4(sums, &scales[4 * k..], offset, out);
         }
     }
     let (bias, scales, out) = (&bias[whole..], &scales[whole..], &mut out[whole..]);

@@ -25,6 +25,27 @@ pub trait PackedRows: Copy {
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         self.dots_down::<DEPTH>(x, 0, bias, scales, out)
     }
+    /// [`PackedRows::dots_down`] of one convolution window read straight
+    /// from the input image, where the layout's kernels can (no patch
+    /// copied first): the window's `rows` rows of `DEPTH / rows` values
+    /// each, `step` apart, from input element `start` of `io`, into output
+    /// elements `out` (one pixel's). `false`, touching nothing, where they
+    /// cannot: the caller then copies the patch.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn window_dots_down<const DEPTH: usize>(
+        self,
+        io: &mut impl super::Io<i8>,
+        start: usize,
+        rows: usize,
+        step: usize,
+        out: core::ops::Range<usize>,
+        bias: &[i32],
+        scales: &[DownScale],
+    ) -> bool {
+        let _ = (io, start, rows, step, out, bias, scales);
+        false
+    }
     /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot
     /// products (`dot::dots_pair`) read; `None` for widened rows.
     fn byte_rows(&self) -> Option<&[i8]>;
