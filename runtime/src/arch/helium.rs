@@ -10,6 +10,31 @@
 //! (`-C target-cpu=cortex-m55` or `cortex-m85`, which also lets the
 //! assembler take these instructions).
 
+/// The multiply-accumulates of one run of 16 values of a block of 4 rows
+/// against the input run in vector register `$x` (assembly text).
+macro_rules! block_run {
+    ($x:literal) => {
+        concat!(
+            "vldrb.u8 q0, [{w}], #64\n",
+            "vmladava.s8 r0, q0, ",
+            $x,
+            "\n",
+            "vldrb.u8 q1, [{w}, #-48]\n",
+            "vmladava.s8 r2, q1, ",
+            $x,
+            "\n",
+            "vldrb.u8 q2, [{w}, #-32]\n",
+            "vmladava.s8 r4, q2, ",
+            $x,
+            "\n",
+            "vldrb.u8 q3, [{w}, #-16]\n",
+            "vmladava.s8 r8, q3, ",
+            $x,
+            "\n",
+        )
+    };
+}
+
 /// `portable::DOT_PAIRS`: the vector dot products take one pixel at a time
 /// (the pixel-pair kernels are the DSP extension's).
 pub(crate) const DOT_PAIRS: bool = false;
@@ -43,14 +68,7 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], acc: [i32;
                     "dls lr, lr",
                     "2:",
                     "vldrb.u8 q4, [{x}], #16",
-                    "vldrb.u8 q0, [{w}], #64",
-                    "vmladava.s8 r0, q0, q4",
-                    "vldrb.u8 q1, [{w}, #-48]",
-                    "vmladava.s8 r2, q1, q4",
-                    "vldrb.u8 q2, [{w}, #-32]",
-                    "vmladava.s8 r4, q2, q4",
-                    "vldrb.u8 q3, [{w}, #-16]",
-                    "vmladava.s8 r8, q3, q4",
+                    block_run!("q4"),
                     "le lr, 2b",
                     x = inout(reg) xp,
                     w = inout(reg) wp,
@@ -234,31 +252,6 @@ pub(crate) fn requantize_vector4(
     }
 }
 
-/// The multiply-accumulates of one run of 16 values of a block of 4 rows
-/// against the input run in vector register `$x` (assembly text).
-macro_rules! block_run {
-    ($x:literal) => {
-        concat!(
-            "vldrb.u8 q0, [{w}], #64\n",
-            "vmladava.s8 r0, q0, ",
-            $x,
-            "\n",
-            "vldrb.u8 q1, [{w}, #-48]\n",
-            "vmladava.s8 r2, q1, ",
-            $x,
-            "\n",
-            "vldrb.u8 q2, [{w}, #-32]\n",
-            "vmladava.s8 r4, q2, ",
-            $x,
-            "\n",
-            "vldrb.u8 q3, [{w}, #-16]\n",
-            "vmladava.s8 r8, q3, ",
-            $x,
-            "\n",
-        )
-    };
-}
-
 /// `portable::dot_vector_blocks_down` for rows of up to 64 values: the
 /// input loaded once into q4-q7 (its last run under `VCTP`), then per
 /// block of 4 rows its biases, per run 4 loads and 4 `VMLADAVA` (no input
@@ -396,14 +389,7 @@ pub(crate) fn dot_vector_window4(
             "dls lr, lr",
             "3:",
             "vldrb.u8 q4, [{x}], #16",
-            "vldrb.u8 q0, [{w}], #64",
-            "vmladava.s8 r0, q0, q4",
-            "vldrb.u8 q1, [{w}, #-48]",
-            "vmladava.s8 r2, q1, q4",
-            "vldrb.u8 q2, [{w}, #-32]",
-            "vmladava.s8 r4, q2, q4",
-            "vldrb.u8 q3, [{w}, #-16]",
-            "vmladava.s8 r8, q3, q4",
+            block_run!("q4"),
             "le lr, 3b",
             "add {x}, {skip}",
             "subs {n}, #1",
