@@ -714,22 +714,29 @@ fn vector_rows_match_plain_rows_for_every_block_shape() {
         let want: Vec<i8> = (0..channels).map(|c| rescale_down(plain(c), &scales[c]).clamp(-128, 127) as i8).collect();
         assert_eq!(dense, want, "dense_dots_down: {channels} channels, depth {DEPTH}");
     }
-    // A window of 3 rows of 32 values, 50 apart in the image, against the
-    // same values gathered into one patch.
+    // A row of 3 windows, 16 apart, of 3 rows of 32 values, 50 apart in
+    // the image, against the same values gathered into patches.
     fn window(channels: usize) {
-        use tinyaot::__private::kernels::dot_vector::vector_window_dots_down;
+        use tinyaot::__private::kernels::Separate;
         const DEPTH: usize = 96;
-        let image: Vec<i8> = (0..200).map(|i| ((i * 53 + 7) % 256) as u8 as i8).collect();
-        let patch: Vec<i8> = (0..3).flat_map(|r| image[r * 50..r * 50 + 32].to_vec()).collect();
+        let image: Vec<i8> = (0..240).map(|i| ((i * 53 + 7) % 256) as u8 as i8).collect();
         let w: Vec<i8> = (0..channels * DEPTH).map(|i| ((i * 29 + 3) % 256) as u8 as i8).collect();
         let bias: Vec<i32> = (0..channels).map(|c| c as i32 * 7_001 - 20_000).collect();
         let scales: Vec<[i32; 4]> = (0..channels).map(|_| down_scale_of(1_300_000_000, -10, 5).unwrap()).collect();
         let mut packed = vec![0i8; vector_packed_len(channels, DEPTH)];
         pack_rows_vector(&w, channels, DEPTH, &mut packed);
-        let (mut want, mut got) = (vec![0i8; channels], vec![0i8; channels]);
-        VectorRows(&packed).dots_down::<DEPTH>(&patch, 0, &bias, &scales, &mut want);
-        vector_window_dots_down::<DEPTH>(&image, 3, 50, &packed, &bias, &scales, &mut got);
-        assert_eq!(got, want, "window: {channels} channels");
+        let mut want = vec![0i8; 3 * channels];
+        for (p, want) in want.chunks_exact_mut(channels).enumerate() {
+            let patch: Vec<i8> = (0..3).flat_map(|r| image[p * 16 + r * 50..p * 16 + r * 50 + 32].to_vec()).collect();
+            VectorRows(&packed).dots_down::<DEPTH>(&patch, 0, &bias, &scales, want);
+        }
+        // Outputs after one pixel's worth of other bytes: `out` is honoured.
+        let mut got = vec![0i8; 4 * channels];
+        let mut io = Separate { input: &image, output: &mut got };
+        let out = channels..2 * channels;
+        assert!(VectorRows(&packed).window_dots_down::<DEPTH>(&mut io, 0, 3, 16, 3, 50, out, &bias, &scales));
+        assert_eq!(got[channels..], want[..], "window: {channels} channels");
+        assert!(got[..channels].iter().all(|&v| v == 0));
     }
     for channels in 1..=9 {
         window(channels);

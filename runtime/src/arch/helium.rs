@@ -35,6 +35,50 @@ macro_rules! block_run {
     };
 }
 
+/// The vector requantization of a block's 4 sums in r0, r2, r4 and r8
+/// (assembly text, into the int8 range in q0's 32-bit lanes): the block's
+/// 4 scales from `[$s]` (the register moves past them), their output
+/// offset in register `$offset`; see [`requantize_vector4`]. The integer
+/// and the multiply unit's instructions alternate where they can, and
+/// `$fill1` and `$fill2` (a caller's scalar instructions, or nothing)
+/// take the two places where one would wait for the other.
+macro_rules! requantize_text {
+    ($s:literal, $offset:literal, $fill1:literal, $fill2:literal) => {
+        concat!(
+            "vld40.32 {{q0, q1, q2, q3}}, [",
+            $s,
+            "]\n",
+            "vld41.32 {{q0, q1, q2, q3}}, [",
+            $s,
+            "]\n",
+            "vld42.32 {{q0, q1, q2, q3}}, [",
+            $s,
+            "]\n",
+            "vld43.32 {{q0, q1, q2, q3}}, [",
+            $s,
+            "]!\n",
+            "vmvn q1, q1\n",
+            // One lane at a time: the two-lane form's lane order is where
+            // QEMU and the assembler's documentation disagree.
+            "vmov.32 q2[0], r0\n",
+            "vmov.32 q2[1], r2\n",
+            "vmov.32 q2[2], r4\n",
+            "vmov.32 q2[3], r8\n",
+            "vshr.s32 q3, q2, #31\n",
+            "vqrdmulh.s32 q0, q2, q0\n",
+            "vqadd.s32 q0, q0, q3\n",
+            $fill1,
+            "\nvrshl.s32 q0, q0, q1\n",
+            "vadd.i32 q0, q0, ",
+            $offset,
+            "\n",
+            "vqshl.s32 q0, q0, #24\n",
+            $fill2,
+            "\nvshr.s32 q0, q0, #24\n",
+        )
+    };
+}
+
 /// `portable::DOT_PAIRS`: the vector dot products take one pixel at a time
 /// (the pixel-pair kernels are the DSP extension's).
 pub(crate) const DOT_PAIRS: bool = false;
@@ -216,32 +260,15 @@ pub(crate) fn requantize_vector4(
     // no stack.
     unsafe {
         core::arch::asm!(
-            "vld40.32 {{q0, q1, q2, q3}}, [{s}]",
-            "vld41.32 {{q0, q1, q2, q3}}, [{s}]",
-            "vld42.32 {{q0, q1, q2, q3}}, [{s}]",
-            "vld43.32 {{q0, q1, q2, q3}}, [{s}]",
-            // One lane at a time: the two-lane form's lane order is where
-            // QEMU and the assembler's documentation disagree.
-            "vmov.32 q2[0], {a0}",
-            "vmov.32 q2[1], {a1}",
-            "vmov.32 q2[2], {a2}",
-            "vmov.32 q2[3], {a3}",
-            "vqrdmulh.s32 q0, q2, q0",
-            "vshr.s32 q2, q2, #31",
-            "vqadd.s32 q0, q0, q2",
-            "vmvn q1, q1",
-            "vrshl.s32 q0, q0, q1",
-            "vadd.i32 q0, q0, {offset}",
-            "vqshl.s32 q0, q0, #24",
-            "vshr.s32 q0, q0, #24",
+            requantize_text!("{s}", "{offset}", "", ""),
             "vstrb.32 q0, [r1]",
-            s = in(reg) scales.as_ptr(),
+            s = inout(reg) scales.as_ptr() => _,
             // The narrowing store takes a low base register.
             in("r1") out.as_mut_ptr(),
-            a0 = in(reg) a0,
-            a1 = in(reg) a1,
-            a2 = in(reg) a2,
-            a3 = in(reg) a3,
+            in("r0") a0,
+            in("r2") a1,
+            in("r4") a2,
+            in("r8") a3,
             offset = in(reg) offset,
             out("q0") _,
             out("q1") _,
@@ -297,22 +324,7 @@ pub(crate) fn dot_vector_blocks_down(
                     "ldrd r0, r2, [{b}], #8",
                     "ldrd r4, r8, [{b}], #8",
                     $runs,
-                    "vld40.32 {{q0, q1, q2, q3}}, [{s}]",
-                    "vld41.32 {{q0, q1, q2, q3}}, [{s}]",
-                    "vld42.32 {{q0, q1, q2, q3}}, [{s}]",
-                    "vld43.32 {{q0, q1, q2, q3}}, [{s}]!",
-                    "vmov.32 q2[0], r0",
-                    "vmov.32 q2[1], r2",
-                    "vmov.32 q2[2], r4",
-                    "vmov.32 q2[3], r8",
-                    "vqrdmulh.s32 q0, q2, q0",
-                    "vshr.s32 q2, q2, #31",
-                    "vqadd.s32 q0, q0, q2",
-                    "vmvn q1, q1",
-                    "vrshl.s32 q0, q0, q1",
-                    "vadd.i32 q0, q0, {offset}",
-                    "vqshl.s32 q0, q0, #24",
-                    "vshr.s32 q0, q0, #24",
+                    requantize_text!("{s}", "{offset}", "", ""),
                     "vstrb.32 q0, [r1], #4",
                     "le lr, 2b",
                     x = in(reg) x.as_ptr(),
@@ -358,59 +370,98 @@ pub(crate) fn dot_vector_blocks_down(
     true
 }
 
-/// `portable::dot_vector_window4` in one assembly loop: per window row its
-/// runs (one input load, four row loads and four `VMLADAVA` each, a
-/// low-overhead loop), then the input pointer on to the next row.
+/// `portable::dot_vector_window_blocks_down` in one assembly loop: per
+/// block of 4 rows its biases, per window row its runs (four row loads
+/// and four `VMLADAVA` each, then the next run's input load, which then
+/// waits for no other load: a low-overhead loop over all runs but the
+/// last), the input pointer on to the next window row, then the block's vector
+/// requantization. The loop's constants (the scales' pointer, the window's
+/// start, its row count, the output's end) wait in q6's lanes and the
+/// output offset in q7's first: the scalar registers hold the sums and
+/// pointers.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn dot_vector_window4(
+pub(crate) fn dot_vector_window_blocks_down(
     x: &[i8],
     segments: usize,
     len: usize,
     step: usize,
-    block: &[i8],
-    acc: [i32; 4],
-) -> [i32; 4] {
-    let runs = len / 16;
-    if segments == 0 || runs == 0 {
-        return acc;
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[crate::kernels::DownScale],
+    offset: i32,
+    out: &mut [i8],
+) {
+    let (runs, blocks) = (len / 16, out.len() / 4);
+    if segments == 0 || runs == 0 || blocks == 0 {
+        return;
     }
     assert!(
-        len % 16 == 0 && step >= len && x.len() >= (segments - 1) * step + len && block.len() >= 4 * segments * len
+        len % 16 == 0
+            && out.len() == 4 * blocks
+            && step >= len
+            && x.len() >= (segments - 1) * step + len
+            && rows.len() >= 4 * segments * len * blocks
+            && bias.len() >= 4 * blocks
+            && scales.len() >= 4 * blocks
     );
-    let [mut a0, mut a1, mut a2, mut a3] = acc;
-    // SAFETY: per window row the loop reads its `len` bytes of `x` (`step`
-    // apart, the last ending inside `x`) and `4 * len` bytes of `block`
-    // (asserted above); q0-q4 are declared clobbered; no stack. `VMLADAVA`
-    // takes even accumulators, hence the explicit ones.
+    // SAFETY: per block the loop reads 4 biases, per window row `len` bytes
+    // of `x` (`step` apart from the window's start, the last ending inside
+    // `x`) and `4 * len` bytes of `rows`, then 4 scales (64 bytes), and
+    // writes 4 output bytes: `blocks` times, inside the slices (asserted
+    // above). q0-q4, q6 and q7 are declared clobbered; no stack. `VMLADAVA`
+    // takes even accumulators and `VSTRB.32` a low base register, hence the
+    // explicit ones; r0, r2 and lr bring constants in before they serve.
     unsafe {
         core::arch::asm!(
+            "vmov.32 q6[0], r0",
+            "vmov.32 q6[1], {x}",
+            "vmov.32 q6[2], {seg}",
+            "vmov.32 q6[3], lr",
+            "vmov.32 q7[0], r2",
             "2:",
-            "mov lr, {runs}",
-            "dls lr, lr",
+            "vmov.32 {x}, q6[1]",
+            "vmov.32 {seg}, q6[2]",
+            "ldrd r0, r2, [{b}], #8",
+            "ldrd r4, r8, [{b}], #8",
             "3:",
             "vldrb.u8 q4, [{x}], #16",
+            "wls lr, {runs}, 5f",
+            "4:",
             block_run!("q4"),
-            "le lr, 3b",
+            "vldrb.u8 q4, [{x}], #16",
+            "le lr, 4b",
+            "5:",
+            block_run!("q4"),
             "add {x}, {skip}",
-            "subs {n}, #1",
+            "subs {seg}, #1",
+            "bne 3b",
+            "vmov.32 {seg}, q6[0]",
+            requantize_text!("{seg}", "{x}", "vmov.32 {x}, q7[0]", "vmov.32 q6[0], {seg}"),
+            "vstrb.32 q0, [r1], #4",
+            "vmov.32 lr, q6[3]",
+            "cmp r1, lr",
             "bne 2b",
             x = inout(reg) x.as_ptr() => _,
-            w = inout(reg) block.as_ptr() => _,
-            n = inout(reg) segments => _,
-            runs = in(reg) runs,
+            w = inout(reg) rows.as_ptr() => _,
+            b = inout(reg) bias.as_ptr() => _,
+            seg = inout(reg) segments => _,
+            runs = in(reg) runs - 1,
             skip = in(reg) step - len,
-            out("lr") _,
-            inout("r0") a0,
-            inout("r2") a1,
-            inout("r4") a2,
-            inout("r8") a3,
+            inout("r0") scales.as_ptr() => _,
+            inout("r2") offset => _,
+            inout("lr") out.as_mut_ptr_range().end => _,
+            inout("r1") out.as_mut_ptr() => _,
+            out("r4") _,
+            out("r8") _,
             out("q0") _,
             out("q1") _,
             out("q2") _,
             out("q3") _,
             out("q4") _,
-            options(nostack, readonly),
+            out("q6") _,
+            out("q7") _,
+            options(nostack),
         );
     }
-    [a0, a1, a2, a3]
 }

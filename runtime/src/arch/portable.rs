@@ -162,23 +162,34 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], mut acc: [
     acc
 }
 
-/// [`dot_vector_rows`] of a whole block of 4 rows against a convolution
+/// All the whole blocks of 4 rows of a vector-layout matrix (`rows`, as
+/// many rows as `out` has bytes, a multiple of 4) against a convolution
 /// window read straight from the image: `segments` window rows of `len`
-/// values (whole runs of 16), `step` apart in `x`, the block's runs in the
-/// same order.
+/// values (whole runs of 16), `step` apart in `x`, each block's runs in
+/// the same order; each block's sums from its biases, requantized into
+/// `out` as [`requantize_vector4`] does.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn dot_vector_window4(
+pub(crate) fn dot_vector_window_blocks_down(
     x: &[i8],
     segments: usize,
     len: usize,
     step: usize,
-    block: &[i8],
-    mut acc: [i32; 4],
-) -> [i32; 4] {
-    for s in 0..segments {
-        acc = crate::arch::dot_vector_rows::<4>(&x[s * step..s * step + len], &block[4 * s * len..], acc);
+    rows: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    offset: i32,
+    out: &mut [i8],
+) {
+    let block_len = 4 * segments * len;
+    for (k, out) in out.chunks_exact_mut(4).enumerate() {
+        let block = &rows[k * block_len..(k + 1) * block_len];
+        let mut acc = [bias[4 * k], bias[4 * k + 1], bias[4 * k + 2], bias[4 * k + 3]];
+        for s in 0..segments {
+            acc = crate::arch::dot_vector_rows::<4>(&x[s * step..s * step + len], &block[4 * s * len..], acc);
+        }
+        crate::arch::requantize_vector4(acc, &scales[4 * k..], offset, out);
     }
-    acc
 }
 
 /// `out[k] = saturate(rescale_down(sums[k], scales[k]))` for a whole

@@ -404,21 +404,32 @@ pub fn conv2d_im2col_s8<
             &patch[..D4]
         });
     }
+    // Output pixels before this one are done (by a row of windows).
+    let mut done = 0;
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        if px.index < done {
+            return;
+        }
         let pixel = start_pixel(&px);
         let Pixel { b, y0, x0, ys, xs, index, .. } = px;
-        // A window inside the image read straight from its rows where the
-        // rows' layout has such a kernel (Helium's vector rows: rows of
-        // whole runs of 16 values), no patch copied.
+        // The windows inside the image from this pixel to its row's last
+        // such, read straight from the image rows where the rows' layout
+        // has such a kernel (Helium's vector rows: rows of whole runs of
+        // 16 values), no patch copied.
         if let (true, false, Some(scales)) = (FUSE, pointwise, fused)
             && win.dilation_w == 1
             && ys.len() == KH
             && xs.len() == KW
             && KH * KW * IC == D4
         {
+            // The last column whose window ends inside: x0 + KW <= IW.
+            let last = ((IW + win.pad_left - KW) / win.stride_w).min(OW - 1);
+            let pixels = last + 1 - index % OW;
             let step = win.dilation_h * IW * IC;
             let out = index * OC..(index + 1) * OC;
-            if packed.window_dots_down::<D4>(&mut io, pixel, KH, step, out, bias, scales) {
+            let stride = win.stride_w * IC;
+            if packed.window_dots_down::<D4>(&mut io, pixel, pixels, stride, KH, step, out, bias, scales) {
+                done = index + pixels;
                 return;
             }
         }

@@ -36,6 +36,8 @@ impl PackedRows for VectorRows<'_> {
         self,
         io: &mut impl super::Io<i8>,
         start: usize,
+        pixels: usize,
+        stride: usize,
         rows: usize,
         step: usize,
         out: core::ops::Range<usize>,
@@ -46,8 +48,8 @@ impl PackedRows for VectorRows<'_> {
         if rows == 0 || len * rows != DEPTH || depth16(len) != len {
             return false;
         }
-        let (x, out) = io.split(start..start + (rows - 1) * step + len, out);
-        vector_window_dots_down::<DEPTH>(x, rows, step, &self.0[..out.len() * DEPTH], bias, scales, out);
+        let window = WindowRow { start, pixels, stride, rows, step, out };
+        vector_window_dots_down::<DEPTH>(io, &window, &self.0[..window.out.len() * DEPTH], bias, scales);
         true
     }
     #[inline(always)]
@@ -56,20 +58,38 @@ impl PackedRows for VectorRows<'_> {
     }
 }
 
-/// [`vector_dots_down`] of a window of `segments` rows of whole runs of 16
-/// values, `step` apart in `x` (`DEPTH` values in all): each block's sums
-/// gathered row by row (`arch::dot_vector_window4`; the last 2 or 1 rows
-/// by `arch::dot_vector_rows` per window row), then requantized.
+/// Consecutive convolution windows read straight from the input image
+/// (see [`PackedRows::window_dots_down`]).
+#[derive(Clone, Debug)]
+pub struct WindowRow {
+    /// Input element where the first window starts.
+    pub start: usize,
+    /// Windows (output pixels).
+    pub pixels: usize,
+    /// Input elements from one window's start to the next one's.
+    pub stride: usize,
+    /// Rows of a window.
+    pub rows: usize,
+    /// Input elements from one window row's start to the next one's.
+    pub step: usize,
+    /// The first pixel's output elements; the next pixels' follow.
+    pub out: core::ops::Range<usize>,
+}
+
+/// [`vector_dots_down`] of consecutive convolution windows (`window`) whose
+/// rows are whole runs of 16 values (`DEPTH` values in all): per pixel its
+/// whole blocks of 4 rows summed over the window's rows and requantized
+/// (`arch::dot_vector_window_blocks_down`), then its last 2 or 1 rows
+/// (`arch::dot_vector_rows` per window row).
 #[inline(never)]
 pub fn vector_window_dots_down<const DEPTH: usize>(
-    x: &[i8],
-    segments: usize,
-    step: usize,
+    io: &mut impl super::Io<i8>,
+    window: &WindowRow,
     rows: &[i8],
     bias: &[i32],
     scales: &[DownScale],
-    out: &mut [i8],
 ) {
+    let WindowRow { start, pixels, stride, rows: segments, step, ref out } = *window;
     let channels = out.len();
     let (len, d16) = (DEPTH / segments, depth16(DEPTH));
     let (bias, scales, whole) = (&bias[..channels], &scales[..channels], channels / 4 * 4);
@@ -88,21 +108,33 @@ pub fn vector_window_dots_down<const DEPTH: usize>(
         }
         acc
     }
-    let blocks = rows[..whole * d16].chunks_exact(4 * d16).zip(bias.chunks_exact(4));
-    for (k, ((block, b), out)) in blocks.zip(out.chunks_exact_mut(4)).enumerate() {
-        let acc = arch::dot_vector_window4(x, segments, len, step, block, [b[0], b[1], b[2], b[3]]);
-        arch::requantize_vector4(acc, &scales[4 * k..], offset, out);
-    }
-    let (mut c, mut off) = (whole, whole * d16);
-    if channels - c >= 2 {
-        let acc = sums::<2>(x, segments, len, step, &rows[off..off + 2 * d16], [bias[c], bias[c + 1]]);
-        arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
-        c += 2;
-        off += 2 * d16;
-    }
-    if channels - c == 1 {
-        let acc = sums::<1>(x, segments, len, step, &rows[off..off + d16], [bias[c]]);
-        arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
+    for p in 0..pixels {
+        let from = start + p * stride;
+        let (x, out) =
+            io.split(from..from + (segments - 1) * step + len, out.start + p * channels..out.end + p * channels);
+        let (rows_whole, bias_whole, scales_whole) = (&rows[..whole * d16], &bias[..whole], &scales[..whole]);
+        arch::dot_vector_window_blocks_down(
+            x,
+            segments,
+            len,
+            step,
+            rows_whole,
+            bias_whole,
+            scales_whole,
+            offset,
+            &mut out[..whole],
+        );
+        let (mut c, mut off) = (whole, whole * d16);
+        if channels - c >= 2 {
+            let acc = sums::<2>(x, segments, len, step, &rows[off..off + 2 * d16], [bias[c], bias[c + 1]]);
+            arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
+            c += 2;
+            off += 2 * d16;
+        }
+        if channels - c == 1 {
+            let acc = sums::<1>(x, segments, len, step, &rows[off..off + d16], [bias[c]]);
+            arch::requantize_block(&acc, &scales[c..], &mut out[c..]);
+        }
     }
 }
 

@@ -25,25 +25,29 @@ pub trait PackedRows: Copy {
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         self.dots_down::<DEPTH>(x, 0, bias, scales, out)
     }
-    /// [`PackedRows::dots_down`] of one convolution window read straight
-    /// from the input image, where the layout's kernels can (no patch
-    /// copied first): the window's `rows` rows of `DEPTH / rows` values
-    /// each, `step` apart, from input element `start` of `io`, into output
-    /// elements `out` (one pixel's). `false`, touching nothing, where they
-    /// cannot: the caller then copies the patch.
+    /// [`PackedRows::dots_down`] of `pixels` convolution windows read
+    /// straight from the input image, where the layout's kernels can (no
+    /// patch copied first): a window's `rows` rows of `DEPTH / rows` values
+    /// each, `step` apart, the first window from input element `start` of
+    /// `io` and each next one `stride` further; their outputs one after
+    /// another from output element `out.start`, `out.len()` per pixel.
+    /// `false`, touching nothing, where they cannot: the caller then copies
+    /// the patches.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn window_dots_down<const DEPTH: usize>(
         self,
         io: &mut impl super::Io<i8>,
         start: usize,
+        pixels: usize,
+        stride: usize,
         rows: usize,
         step: usize,
         out: core::ops::Range<usize>,
         bias: &[i32],
         scales: &[DownScale],
     ) -> bool {
-        let _ = (io, start, rows, step, out, bias, scales);
+        let _ = (io, start, pixels, stride, rows, step, out, bias, scales);
         false
     }
     /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot

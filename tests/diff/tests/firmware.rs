@@ -1,0 +1,92 @@
+//! The differential suite's int8 convolution, depthwise and fully connected
+//! cases on the Cortex-M55 with the Helium kernels (`mps3-an547` under QEMU,
+//! the firmware's `helium` feature), compared byte for byte with TFLM's
+//! interpreter: the vector layouts, the tail predication and the vector
+//! requantization meet option and shape draws no project model has.
+//!
+//! `TINYAOT_DIFF_FW_CASES=N` (default 40) and `TINYAOT_DIFF_SEED=S`
+//! (default 1) choose the sample, `TINYAOT_DIFF_FW_CORE=m4` runs it on
+//! another core. Needs the firmware toolchain (`.ci/run` installs it) and
+//! Python with `tflite-micro`; without them the test says so and passes,
+//! unless `TINYAOT_REQUIRE_FIRMWARE=1` or `TINYAOT_REQUIRE_TFLM=1` (CI).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tinyaot_diff::case_of;
+use tinyaot_tests::firmware::{build_with, missing_toolchain, run, target_named};
+
+/// The generators whose int8 cases take the vector kernels.
+const OPS: [&str; 4] = ["CONV_2D_WIDE", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn differential_cases_run_bit_exact_on_the_m55() {
+    if let Some(why) = missing_toolchain() {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_FIRMWARE").is_none(), "firmware toolchain required: {why}");
+        println!("SKIPPED: {why}");
+        return;
+    }
+    let core = std::env::var("TINYAOT_DIFF_FW_CORE").unwrap_or_else(|_| "m55".into());
+    let target = target_named(&core).unwrap_or_else(|| panic!("no firmware target {core}"));
+    let (seed, count) = (env_u64("TINYAOT_DIFF_SEED", 1), env_u64("TINYAOT_DIFF_FW_CASES", 40));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-firmware");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The firmware compares one model's outputs invoke after invoke: cases
+    // that reset mid-run, skip outputs or need a twin model for TFLM are
+    // left to the host suite, as are those tinyaot refuses (reported there).
+    let mut names = Vec::new();
+    for i in 0..count {
+        let c = case_of(OPS[(i % OPS.len() as u64) as usize], seed, i);
+        let simple = c.reference.is_none() && c.reset_at.is_none() && c.unwritten.is_none() && !c.litert;
+        if !simple || tinyaot_compiler::analyze(&c.model).is_err() {
+            continue;
+        }
+        std::fs::write(dir.join(format!("{}.tflite", c.name)), &c.model).unwrap();
+        std::fs::write(dir.join(format!("{}.input.bin", c.name)), &c.input).unwrap();
+        names.push((c.name, c.label));
+    }
+    let script = repo().join("tests/diff/tflm_reference.py");
+    let answered = Command::new("python3").arg(&script).arg(&dir).output();
+    if !answered.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(std::env::var_os("TINYAOT_REQUIRE_TFLM").is_none(), "TFLM's interpreter is required: {answered:?}");
+        println!("SKIPPED: TFLM's Python interpreter (pip install tflite-micro) is not here");
+        return;
+    }
+    // The cases TFLM runs (it wrote their outputs).
+    names.retain(|(name, _)| dir.join(format!("{name}.output.bin")).exists());
+    assert!(names.len() * 2 >= count as usize, "TFLM ran only {} of {count} cases", names.len());
+    let only: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+    let elf = build_with(target, Some(&only.join(",")), Some(&dir), &repo().join("target/firmware"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(target, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
+    let failures: Vec<String> = names
+        .iter()
+        .filter(|(name, _)| !r.stdout.lines().any(|l| l == format!("{name}: ok")))
+        .map(|(name, label)| {
+            let line = r.stdout.lines().find(|l| l.starts_with(&format!("{name}: "))).unwrap_or("did not run");
+            format!("{name} [{label}]: {line}")
+        })
+        .collect();
+    println!(
+        "{} ({}): {} differential cases, seed {seed}, {} matched TFLM",
+        target.core,
+        target.machine,
+        names.len(),
+        names.len() - failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} cases differ from TFLM on the {}:\n{}",
+        failures.len(),
+        target.core,
+        failures.join("\n")
+    );
+}
