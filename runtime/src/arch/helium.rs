@@ -108,15 +108,20 @@ pub(crate) fn dot_vector_rows<const R: usize>(x: &[i8], block: &[i8], acc: [i32;
         // registers, hence the explicit ones.
         unsafe {
             match R {
+                // The next run's input load after the row loads: it waits
+                // for no other load.
                 4 => core::arch::asm!(
-                    "dls lr, lr",
-                    "2:",
                     "vldrb.u8 q4, [{x}], #16",
+                    "wls lr, lr, 3f",
+                    "2:",
                     block_run!("q4"),
+                    "vldrb.u8 q4, [{x}], #16",
                     "le lr, 2b",
+                    "3:",
+                    block_run!("q4"),
                     x = inout(reg) xp,
                     w = inout(reg) wp,
-                    inout("lr") runs => _,
+                    inout("lr") runs - 1 => _,
                     inout("r0") a0,
                     inout("r2") a1,
                     inout("r4") a2,
