@@ -516,6 +516,56 @@ fn plan_consts(
     }
 }
 
+/// `reset()`'s fills: TFLM's reset value of each state tensor (the zero
+/// point for int8, zero for everything else; a resource variable's own
+/// default, `graph::Resource::fill`) and zeros for the ops' own state.
+fn reset_fills(a: &Analysis<'_>) -> Vec<TokenStream> {
+    a.state_offsets
+        .iter()
+        .enumerate()
+        .filter_map(|(t, o)| o.map(|o| (&a.graph.tensors[t], o)))
+        .map(|(t, o)| {
+            let end = o + t.bytes;
+            let fill = match (a.graph.resources.iter().find(|r| r.tensor == t.index), t.dtype, &t.quant) {
+                (Some(r), _, _) => r.fill,
+                (None, DType::I8, Some(q)) => q.zero_point() as i8 as u8,
+                _ => 0u8,
+            };
+            quote!(self.state.0[#o..#end].fill(#fill);)
+        })
+        .chain(a.op_states.iter().zip(&a.ops).filter(|(_, op)| !op.state_kept_on_reset()).filter_map(|(s, _)| {
+            let &(o, bytes) = s.as_ref()?;
+            let end = o + bytes;
+            Some(quote!(self.state.0[#o..#end].fill(0);))
+        }))
+        .collect()
+}
+
+/// The doc comments of `new` and `new_in`, for one region or several.
+fn constructor_docs(regions: &[Region]) -> (String, String) {
+    if regions.len() == 1 {
+        (
+            "The model on an arena you provide (placed in a chosen RAM section, or on the stack).".to_string(),
+            "The model on the first `ARENA_SIZE` bytes of a larger arena, so several models can take turns on \
+             one buffer (a compile error if the arena is smaller than `ARENA_SIZE`)."
+                .to_string(),
+        )
+    } else {
+        let list: Vec<String> = regions
+            .iter()
+            .map(|r| {
+                format!("`{}` (`{}` bytes)", r.name, r.public_size.as_ref().map(Ident::to_string).unwrap_or_default())
+            })
+            .collect();
+        (
+            format!("The model on arenas you provide, one per memory region, fastest first: {}.", list.join(", ")),
+            "The model on the first bytes of larger arenas, one per region, so several models can take turns on \
+             them (a compile error if one is smaller than its region's size)."
+                .to_string(),
+        )
+    }
+}
+
 /// `take`, `new`, `new_in` (and the `with_arena` they share), and `reset`.
 fn constructors(
     a: &Analysis<'_>,
@@ -538,28 +588,7 @@ fn constructors(
             unsafe { #module::copy_weights(model.#field.as_mut_ptr()) };
         }
     });
-    // TFLM's reset value: the zero point for int8, zero for everything else;
-    // a resource variable's own default (`graph::Resource::fill`).
-    let resets: Vec<TokenStream> = a
-        .state_offsets
-        .iter()
-        .enumerate()
-        .filter_map(|(t, o)| o.map(|o| (&a.graph.tensors[t], o)))
-        .map(|(t, o)| {
-            let end = o + t.bytes;
-            let fill = match (a.graph.resources.iter().find(|r| r.tensor == t.index), t.dtype, &t.quant) {
-                (Some(r), _, _) => r.fill,
-                (None, DType::I8, Some(q)) => q.zero_point() as i8 as u8,
-                _ => 0u8,
-            };
-            quote!(self.state.0[#o..#end].fill(#fill);)
-        })
-        .chain(a.op_states.iter().zip(&a.ops).filter(|(_, op)| !op.state_kept_on_reset()).filter_map(|(s, _)| {
-            let &(o, bytes) = s.as_ref()?;
-            let end = o + bytes;
-            Some(quote!(self.state.0[#o..#end].fill(0);))
-        }))
-        .collect();
+    let resets = reset_fills(a);
     let arena_inputs: &[Io] = if a.borrowed_inputs { &[] } else { inputs };
     // Bool inputs and outputs start as `false` whatever the arena held
     // (another model's bytes, with `new_in`); kernels write only 0 or 1.
@@ -601,27 +630,7 @@ fn constructors(
         fits.push(quote!(::core::assert!(#bytes >= #module::#size, #message);));
         casts.push(quote!(unsafe { &mut *(#param as *mut ::tinyaot::Arena<#bytes>).cast() }));
     }
-    let (new_doc, new_in_doc) = if regions.len() == 1 {
-        (
-            "The model on an arena you provide (placed in a chosen RAM section, or on the stack).".to_string(),
-            "The model on the first `ARENA_SIZE` bytes of a larger arena, so several models can take turns on \
-             one buffer (a compile error if the arena is smaller than `ARENA_SIZE`)."
-                .to_string(),
-        )
-    } else {
-        let list: Vec<String> = regions
-            .iter()
-            .map(|r| {
-                format!("`{}` (`{}` bytes)", r.name, r.public_size.as_ref().map(Ident::to_string).unwrap_or_default())
-            })
-            .collect();
-        (
-            format!("The model on arenas you provide, one per memory region, fastest first: {}.", list.join(", ")),
-            "The model on the first bytes of larger arenas, one per region, so several models can take turns on \
-             them (a compile error if one is smaller than its region's size)."
-                .to_string(),
-        )
-    };
+    let (new_doc, new_in_doc) = constructor_docs(regions);
     quote! {
     /// The model on its static arena (one per memory region, each in its
     /// link section). Returns `Some` once, `None` on every later call, so
