@@ -86,6 +86,69 @@ pub(crate) const DOT_PAIRS: bool = false;
 /// `portable::WIDEN_INPUT`: the vectors read the int8 input as it is.
 pub(crate) const WIDEN_INPUT: bool = false;
 
+/// `portable::add_widened_s8`: 8 lanes per `VADD.I16`, the input
+/// widened by its load (`VLDRB.S16`), in a tail-predicated loop as
+/// [`max_s8`]'s.
+#[inline(always)]
+pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
+    let n = acc.len().min(x.len());
+    // SAFETY: the loop reads and writes `n` halfwords of `acc` and reads `n`
+    // bytes of `x` (the predicate stops each at `n`), both within their
+    // slices; q0 and q1 are declared clobbered; no stack.
+    unsafe {
+        core::arch::asm!(
+            "wlstp.16 lr, {n}, 3f",
+            "2:",
+            "vldrh.u16 q0, [{a}]",
+            "vldrb.s16 q1, [{x}], #8",
+            "vadd.i16 q0, q0, q1",
+            "vstrh.16 q0, [{a}], #16",
+            "letp lr, 2b",
+            "3:",
+            n = in(reg) n,
+            a = inout(reg) acc.as_mut_ptr() => _,
+            x = inout(reg) x.as_ptr() => _,
+            out("lr") _,
+            out("q0") _,
+            out("q1") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `portable::BYTE_VECTORS`: `VMAX.S8` takes 16 lanes, `VADD.I16` 8.
+pub(crate) const BYTE_VECTORS: bool = true;
+
+/// `portable::max_s8`: 16 lanes per `VMAX.S8` in a tail-predicated loop
+/// (`WLSTP`/`LETP`: in the last run the lanes past the end neither load
+/// nor store; no run at all for no values).
+#[inline(always)]
+pub(crate) fn max_s8(acc: &mut [i8], x: &[i8]) {
+    let n = acc.len().min(x.len());
+    // SAFETY: the loop reads and writes `n` bytes of `acc` and reads `n`
+    // of `x` (the predicate stops each at `n`), both within their slices;
+    // q0 and q1 are declared clobbered; no stack.
+    unsafe {
+        core::arch::asm!(
+            "wlstp.8 lr, {n}, 3f",
+            "2:",
+            "vldrb.u8 q0, [{a}]",
+            "vldrb.u8 q1, [{x}], #16",
+            "vmax.s8 q0, q0, q1",
+            "vstrb.8 q0, [{a}], #16",
+            "letp lr, 2b",
+            "3:",
+            n = in(reg) n,
+            a = inout(reg) acc.as_mut_ptr() => _,
+            x = inout(reg) x.as_ptr() => _,
+            out("lr") _,
+            out("q0") _,
+            out("q1") _,
+            options(nostack),
+        );
+    }
+}
+
 /// `portable::dot_vector_rows`: per run of 16 values one load of the input
 /// and one load and one `VMLADAVA.S8` per row, the loads and the
 /// multiply-accumulates alternating (the M55 overlaps a load with a

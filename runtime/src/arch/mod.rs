@@ -69,7 +69,8 @@ pub(crate) use dsp::{
 mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 pub(crate) use helium::{
-    DOT_PAIRS, WIDEN_INPUT, dot_vector_blocks_down, dot_vector_rows, dot_vector_window_blocks_down, requantize_vector4,
+    BYTE_VECTORS, DOT_PAIRS, WIDEN_INPUT, add_widened_s8, dot_vector_blocks_down, dot_vector_rows,
+    dot_vector_window_blocks_down, max_s8, requantize_vector4,
 };
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]

@@ -259,6 +259,27 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
     acc
 }
 
+/// Whether [`max_s8`] and [`add_widened_s8`] take many lanes per
+/// instruction (a vector unit), so the pools reduce a window's channels
+/// in int8 maxima and 16-bit sums instead of 32-bit accumulators.
+pub(crate) const BYTE_VECTORS: bool = false;
+
+/// `acc[i] += x[i]` (wrapping in 16 bits) over the shorter of the two.
+#[inline(always)]
+pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
+    for (a, &v) in acc.iter_mut().zip(x) {
+        *a = a.wrapping_add(i16::from(v));
+    }
+}
+
+/// `acc[i] = max(acc[i], x[i])` over the shorter of the two.
+#[inline(always)]
+pub(crate) fn max_s8(acc: &mut [i8], x: &[i8]) {
+    for (a, &v) in acc.iter_mut().zip(x) {
+        *a = (*a).max(v);
+    }
+}
+
 /// Whether the dot products widen their input to 16-bit pairs once per
 /// call ([`widen_input`], [`dot_quads_widened_input`]) when there are
 /// many rows: where that saves the per-block widening (`SXTB16`).

@@ -319,6 +319,23 @@ pub trait Narrow: Copy + PartialOrd {
     fn to_i32(self) -> i32;
     /// Narrow an already clamped value.
     fn narrow(v: i32) -> Self;
+    /// `acc[i] = max(acc[i], x[i])` over the shorter of the two.
+    #[inline(always)]
+    fn max_into(acc: &mut [Self], x: &[Self]) {
+        for (a, &v) in acc.iter_mut().zip(x) {
+            if v > *a {
+                *a = v;
+            }
+        }
+    }
+    /// `acc[i] += x[i]` in 16 bits (wrapping) over the shorter of the two:
+    /// the sums of int8 windows of up to 256 taps.
+    #[inline(always)]
+    fn add_into(acc: &mut [i16], x: &[Self]) {
+        for (a, &v) in acc.iter_mut().zip(x) {
+            *a = a.wrapping_add(v.to_i32() as i16);
+        }
+    }
 }
 
 impl Narrow for i8 {
@@ -332,6 +349,14 @@ impl Narrow for i8 {
     #[inline(always)]
     fn narrow(v: i32) -> i8 {
         v as i8
+    }
+    #[inline(always)]
+    fn max_into(acc: &mut [i8], x: &[i8]) {
+        crate::arch::max_s8(acc, x)
+    }
+    #[inline(always)]
+    fn add_into(acc: &mut [i16], x: &[i8]) {
+        crate::arch::add_widened_s8(acc, x)
     }
 }
 

@@ -7,7 +7,8 @@
 //! turn.
 //!
 //! `TINYAOT_DIFF_FW_CASES=N` (default 48) and `TINYAOT_DIFF_SEED=S`
-//! (default 1) choose the sample, `TINYAOT_DIFF_FW_CORE=m4` runs it on
+//! (default 1) choose the sample, `TINYAOT_DIFF_OPS=MAX_POOL_2D,ADD` draws
+//! only from those generators, `TINYAOT_DIFF_FW_CORE=m4` runs it on
 //! another core. Needs the firmware toolchain (`.ci/run` installs it) and
 //! Python with `tflite-micro`; without them the test says so and passes,
 //! unless `TINYAOT_REQUIRE_FIRMWARE=1` or `TINYAOT_REQUIRE_TFLM=1` (CI).
@@ -38,6 +39,8 @@ fn differential_cases_run_bit_exact_on_the_m55() {
     let core = std::env::var("TINYAOT_DIFF_FW_CORE").unwrap_or_else(|_| "m55".into());
     let target = target_named(&core).unwrap_or_else(|| panic!("no firmware target {core}"));
     let (seed, count) = (env_u64("TINYAOT_DIFF_SEED", 1), env_u64("TINYAOT_DIFF_FW_CASES", 48));
+    let only_var = std::env::var("TINYAOT_DIFF_OPS").unwrap_or_default();
+    let only: Vec<&str> = only_var.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-firmware");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -47,8 +50,13 @@ fn differential_cases_run_bit_exact_on_the_m55() {
     let mut names = Vec::new();
     for i in 0..count {
         // Every other case from the vector families, the rest from every
-        // generator in turn (the scalar kernels on this core).
-        let c = if i % 2 == 0 { case_of(OPS[(i / 2 % OPS.len() as u64) as usize], seed, i) } else { case(seed, i) };
+        // generator in turn (the scalar kernels on this core); or only the
+        // generators `TINYAOT_DIFF_OPS` names, in turn.
+        let c = match &only[..] {
+            [] if i % 2 == 0 => case_of(OPS[(i / 2 % OPS.len() as u64) as usize], seed, i),
+            [] => case(seed, i),
+            ops => case_of(ops[(i % ops.len() as u64) as usize], seed, i),
+        };
         let simple = c.reference.is_none() && c.reset_at.is_none() && c.unwritten.is_none() && !c.litert;
         if !simple || tinyaot_compiler::analyze(&c.model).is_err() {
             continue;
