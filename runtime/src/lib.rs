@@ -78,6 +78,8 @@ pub use tinyaot_macros::include_model;
 /// every release of the macro, which is pinned to this crate's version.
 #[doc(hidden)]
 pub mod __private {
+    /// Helium's kernel call or the other (`arch`'s selection point).
+    pub use crate::__tinyaot_helium_or as helium_or;
     /// The target's weight layout of a pixel-pair layer (`arch`'s selection point).
     pub use crate::__tinyaot_pair_rows as pair_rows;
     /// The rows in the vector layout where the target reads them (Helium).

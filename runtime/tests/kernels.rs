@@ -1481,3 +1481,138 @@ fn floor_div_and_mod_i32_match_their_definitions() {
         }
     }
 }
+
+/// The vector-lanes form of int8 ADD and SUB (`AddLanes`, Helium's loop)
+/// gives `AddQuant`'s outputs for every pair of inputs, over random
+/// constants of the forms TFLite makes (one input halved, the other's
+/// multiplier below 1/2 or both halved, output shifts to the form's
+/// limit, zero points and clamps across the range), and `add_sub_s8`
+/// gives them through either path.
+#[test]
+fn add_lanes_equal_the_scalar_add() {
+    use tinyaot::__private::kernels::binary::{AddLanes, add_sub_s8};
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (cases, stride) = if cfg!(miri) { (4, 97) } else { (400, 1) };
+    for i in 0..cases {
+        let r = next();
+        let multiplier = |bits: u64| (1 << 30) + (bits as i32 & 0x3fff_ffff);
+        let (mut m1, mut s1) = (multiplier(r), -1 - ((r >> 32) % 12) as i32);
+        let (mut m2, mut s2) = (1 << 30, 0);
+        if i % 5 == 0 {
+            (m1, s1) = (1 << 30, 0);
+        }
+        if i % 2 == 1 {
+            (m1, s1, m2, s2) = (m2, s2, m1, s1);
+        }
+        let zo = (next() % 256) as i32 - 128;
+        let lo = if i % 3 == 0 { zo } else { -128 };
+        let hi = if i % 7 == 0 { (zo + 100).min(127) } else { 127 };
+        let q = AddQuant {
+            input1_offset: (next() % 256) as i32 - 127,
+            input2_offset: (next() % 256) as i32 - 127,
+            output_offset: zo,
+            left_shift: 20,
+            input1_multiplier: m1,
+            input1_shift: s1,
+            input2_multiplier: m2,
+            input2_shift: s2,
+            output_multiplier: multiplier(next()),
+            output_shift: -1 - (next() % 23) as i32,
+            act_min: lo,
+            act_max: hi.max(lo),
+        };
+        for sub in [false, true] {
+            let Some(lanes) = AddLanes::of(&q, sub) else { panic!("case {i}: no lanes form for {q:?}") };
+            for x in (-128..=127i32).step_by(stride) {
+                for y in -128..=127i32 {
+                    let (x, y) = (x as i8, y as i8);
+                    let want = if sub { q.sub::<i8>(x, y) } else { q.add::<i8>(x, y) };
+                    assert_eq!(lanes.apply(x, y), want, "case {i} sub {sub}: {x} {y} {q:?}");
+                }
+            }
+        }
+    }
+    // Through the kernel, in place (the output over the first operand) and apart.
+    let q = AddQuant {
+        input1_offset: 3,
+        input2_offset: -20,
+        output_offset: -5,
+        left_shift: 20,
+        input1_multiplier: 1 << 30,
+        input1_shift: 0,
+        input2_multiplier: 1_500_000_000,
+        input2_shift: -2,
+        output_multiplier: 1_800_000_000,
+        output_shift: -19,
+        act_min: -5,
+        act_max: 127,
+    };
+    let a: [i8; 37] = core::array::from_fn(|k| (k as i32 * 37 - 128) as i8);
+    let b: [i8; 37] = core::array::from_fn(|k| (100 - k as i32 * 7) as i8);
+    let want: Vec<i8> = a.iter().zip(&b).map(|(&x, &y)| q.add::<i8>(x, y)).collect();
+    let lanes = AddLanes::of(&q, false);
+    assert!(lanes.is_some());
+    let mut out = [0i8; 37];
+    add_sub_s8::<37, _, _>(sep(&a, &mut out), &b, true, lanes, |x, y| q.add::<i8>(x, y));
+    assert_eq!(out[..], want[..]);
+    let mut buf = b;
+    add_sub_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, false, lanes, |x, y| q.add::<i8>(x, y));
+    assert_eq!(buf[..], want[..]);
+}
+
+/// The vector depthwise kernel (Helium's, here its portable twin: groups
+/// of 8 channels, even and odd lanes, `layout::pack_depthwise_vector`)
+/// gives the direct kernel's bytes: SAME padding, stride and dilation,
+/// 8 and 24 channels, output zero points that nudge and that do not.
+#[test]
+fn depthwise_vector_matches_direct() {
+    use tinyaot::__private::kernels::depthwise::depthwise_vector_s8;
+    use tinyaot::__private::kernels::layout::pack_depthwise_vector;
+    fn check<const C: usize>(seed: u32) {
+        let input: Vec<i8> = (0..5 * 4 * C).map(|i| ((i as u32 * 73 + 11 + seed) % 256) as u8 as i8).collect();
+        let filter: Vec<i8> = (0..9 * C).map(|i| ((i as u32 * 29 + 5 + seed) % 255) as u8 as i8).collect();
+        let bias: Vec<i32> = (0..C as i32).map(|c| c * 300 - 700).collect();
+        let mult: Vec<i32> = (0..C as i32).map(|c| 1_100_000_000 + c * 37_000_000).collect();
+        let shift: Vec<i32> = (0..C as i32).map(|c| -7 - c % 3).collect();
+        for (input_offset, output_offset) in [(37, -5), (-20, -128), (128, 127)] {
+            let folded: Vec<i32> = (0..C)
+                .map(|c| bias[c] + input_offset * (0..9).map(|t| filter[t * C + c] as i32).sum::<i32>())
+                .collect();
+            let down: Vec<[i32; 4]> =
+                (0..C).map(|c| down_scale_of(mult[c], shift[c], output_offset).unwrap()).collect();
+            let stream: Vec<u32> = pack_depthwise_vector(&filter, &folded, &down, 9, C).collect();
+            let q =
+                Requant { input_offset, output_offset, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
+            macro_rules! case {
+                ($oh:literal, $ow:literal, $win:expr) => {{
+                    let (mut want, mut got) = (vec![0i8; $oh * $ow * C], vec![0i8; $oh * $ow * C]);
+                    depthwise::<i32, _, 1, 5, 4, C, $oh, $ow, 1, 3, 3, _>(
+                        sep(&input, &mut want),
+                        filter.as_slice(),
+                        Some(&bias),
+                        $win,
+                        &q,
+                    );
+                    depthwise_vector_s8::<1, 5, 4, C, $oh, $ow, 3, 3, _>(
+                        sep(&input, &mut got),
+                        &stream,
+                        $win,
+                        input_offset,
+                        output_offset,
+                    );
+                    assert_eq!(got, want, "C {C}, offsets {input_offset} {output_offset}");
+                }};
+            }
+            case!(5, 4, &Window { pad_top: 1, pad_left: 1, ..UNIT });
+            case!(3, 3, &Window { pad_top: 2, pad_left: 1, stride_h: 2, dilation_h: 2, dilation_w: 2, ..UNIT });
+        }
+    }
+    check::<8>(0);
+    check::<24>(91);
+}

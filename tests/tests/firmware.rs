@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 use tinyaot_tests::firmware::{
     TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, section_table,
-    sections, symbol,
+    sections, symbol, test_dir,
 };
 
 /// Whether the firmware toolchain and QEMU are here; without them a test
@@ -31,7 +31,7 @@ fn firmware_runs_bit_exact_on_every_core() {
     if !toolchain_here() {
         return;
     }
-    let target_dir = repo().join("target/firmware");
+    let target_dir = test_dir();
     let mut failures = Vec::new();
     for t in &TARGETS {
         let elf = build(t, None, &target_dir).unwrap_or_else(|e| panic!("{e}"));
@@ -166,8 +166,7 @@ fn audio_front_end_streams_on_the_m4f() {
     }
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
     let m4f = &TARGETS[0];
-    let elf = build_with(m4f, Some(&names.join(",")), Some(&dir), &repo().join("target/firmware"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let elf = build_with(m4f, Some(&names.join(",")), Some(&dir), &test_dir()).unwrap_or_else(|e| panic!("{e}"));
     let r = run(m4f, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
     print!("{} ({}), 12 frames:\n{}", m4f.core, m4f.machine, r.stdout);
     for name in &names {
@@ -187,7 +186,7 @@ fn keyword_spotter_hears_the_bundled_words_on_the_m4f() {
     }
     let _one_at_a_time = FIRMWARE.lock().unwrap_or_else(|e| e.into_inner());
     let m4f = &TARGETS[0];
-    let elf = build_kws(m4f, &repo().join("target/firmware")).unwrap_or_else(|e| panic!("{e}"));
+    let elf = build_kws(m4f, &test_dir()).unwrap_or_else(|e| panic!("{e}"));
     let r = run_with(m4f, &elf, None, None, &["-icount", "shift=4,sleep=off"]).unwrap_or_else(|e| panic!("{e}"));
     print!("{} ({}), keyword spotter:\n{}", m4f.core, m4f.machine, r.stdout);
     // Lines "1.360 s: yes (97%)".

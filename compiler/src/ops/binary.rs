@@ -510,6 +510,21 @@ impl Binary {
             }
         };
         let walk = self.broadcast.map(|(d, sa, sb)| if io_first { (d, sa, sb) } else { (d, sb, sa) });
+        if let (Arith::AddSub(p), Kind::Add | Kind::Sub, false, None) = (&self.arith, self.kind, self.int16, walk) {
+            // int8 ADD/SUB: a vector loop where the target has lanes and
+            // the constants their form (`AddLanes::of`, evaluated as a
+            // constant), else the scalar closure.
+            let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
+            let sub = self.kind == Kind::Sub;
+            let binary = quote!(::tinyaot::__private::kernels::binary);
+            return Ok(quote!(#binary::add_sub_s8::<#len, _, _>(#io, #other, #io_first, const {
+                #binary::AddLanes::of(&#binary::AddQuant {
+                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
+                    input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
+                    output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
+                }, #sub)
+            }, #f);));
+        }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))
     }
 }

@@ -94,6 +94,43 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 impl DepthwiseConv2d {
     /// `bias + input_offset * sum(every tap of the channel)` per channel.
+    /// `other` (an int8 multiplier-1 kernel call), or on Helium targets
+    /// the vector kernel (`depthwise::depthwise_vector_s8`, its own
+    /// weight layout; `__private::helium_or!` keeps one) where it applies:
+    /// whole groups of 8 channels, no filter zero point, the fused
+    /// requantization with one output offset for every channel. It needs
+    /// no scratch, so the plan of either variant covers it.
+    fn helium_or(&self, cx: &mut Emit<'_>, geo: &Geometry, other: TokenStream) -> Result<TokenStream, Error> {
+        let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) else { return Ok(other) };
+        let [n, ih, iw, c] = geo.input;
+        let [_, oh, ow, _] = geo.output;
+        let [kh, kw] = geo.kernel;
+        let scales = match q.down_scales() {
+            Some(s) if q.fused() => s,
+            _ => return Ok(other),
+        };
+        let offset = tinyaot_common::fixedpoint::down_offset(&scales[0]);
+        let one_offset = scales.iter().all(|s| tinyaot_common::fixedpoint::down_offset(s) == offset);
+        let group = tinyaot_common::layout::DEPTHWISE_VECTOR_GROUP;
+        if self.multiplier != 1 || q.weight_offset != 0 || self.int4 || c % group != 0 || !one_offset {
+            return Ok(other);
+        }
+        let folded = self.folded_bias(cx, weights, q.input_offset);
+        let words: Vec<u8> = tinyaot_common::layout::pack_depthwise_vector(weights, &folded, &scales, kh * kw, c)
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        // In flash whatever `copy_weights` says: the plan's RAM copies
+        // are of the other layout.
+        let stream = cx.bytes_in_flash(&words);
+        let io = cx.io(self.input, self.output)?;
+        let win = geo.window();
+        let input_offset = q.input_offset;
+        Ok(quote!(::tinyaot::__private::helium_or!({
+            ::tinyaot::__private::kernels::depthwise::depthwise_vector_s8::<#n, #ih, #iw, #c, #oh, #ow, #kh, #kw, _>(
+                #io, #stream.cast::<u32>(), #win, #input_offset, #offset);
+        }, { #other });))
+    }
+
     fn folded_bias<W: Copy + Into<i32>>(&self, cx: &Emit<'_>, weights: &[W], input_offset: i32) -> Vec<i32> {
         let oc = self.geo.output[3];
         let bias = self.bias.and_then(|b| cx.tensor_data(b));
@@ -177,9 +214,10 @@ impl Operator for DepthwiseConv2d {
                 let input_offset = q.input_offset;
                 let nudge = q.nudges();
                 let ring = cx.scratch::<i16>()?;
-                return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_rows_s8::<
+                let rows = quote!(::tinyaot::__private::kernels::depthwise::depthwise_rows_s8::<
                     #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #sw, #rw, #nudge, #doubled, _>(
-                    #io, #stream.cast::<u32>(), #win, #input_offset, #ring);));
+                    #io, #stream.cast::<u32>(), #win, #input_offset, #ring););
+                return self.helium_or(cx, geo, rows);
             }
             if m == 1 && q.weight_offset == 0 {
                 let int4 = self.int4;
@@ -193,9 +231,10 @@ impl Operator for DepthwiseConv2d {
                 let folded = cx.i32s(&folded);
                 let fuse = q.fused();
                 let q = q.emit_rescale(cx)?;
-                return Ok(quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_s8::<
+                let groups = quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_s8::<
                     #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, #fuse, #int4, _>(
-                    #io, #packed.cast::<u32>(), #folded, #win, #q);));
+                    #io, #packed.cast::<u32>(), #folded, #win, #q););
+                return if int4 { Ok(groups) } else { self.helium_or(cx, geo, groups) };
             }
         }
         let filter = match cx.tensor_data(self.filter) {

@@ -116,6 +116,244 @@ pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
     }
 }
 
+/// The loop of [`add_sub_s8`] (assembly text): per 4 elements the
+/// operands' loads (the rescaled one from r0, the halved one from r1, widened
+/// to 32-bit lanes), `$rescale` (the rescaled operand's rounding multiply
+/// and shift into q2, or nothing), `$combine` (their sum or difference
+/// into q0), the output's rounding multiply and shift with its zero point,
+/// the clamp, and a narrowing store through r2; tail-predicated (`WLSTP`/`LETP`: the
+/// last run's lanes past `n` neither load nor store).
+macro_rules! add_lanes_text {
+    ($rescale:expr, $combine:literal) => {
+        concat!(
+            "vldrw.u32 q3, [{c}]\n",
+            "vldrw.u32 q4, [{c}, #16]\n",
+            "vldrw.u32 q5, [{c}, #32]\n",
+            "vldrw.u32 q6, [{c}, #48]\n",
+            "vldrw.u32 q7, [{c}, #64]\n",
+            "ldrd {offa}, {offb}, [{c}, #80]\n",
+            "ldrd {ma}, {nra}, [{c}, #88]\n",
+            "ldrd {zo}, {mo}, [{c}, #96]\n",
+            "ldr {c}, [{c}, #104]\n",
+            "wlstp.32 lr, {n}, 3f\n",
+            "2:\n",
+            "vldrb.s32 q0, [r0], #4\n",
+            "vmlas.i32 q0, q3, {offa}\n",
+            "vldrb.s32 q1, [r1], #4\n",
+            $rescale,
+            "vmlas.i32 q1, q4, {offb}\n",
+            $combine,
+            // The sign by the multiply unit (the high word of `x * 1`),
+            // which the integer unit's chain would wait for.
+            "\nvmulh.s32 q1, q0, q5\n",
+            "vadd.i32 q1, q1, {zo}\n",
+            "vqrdmlah.s32 q1, q0, {mo}\n",
+            "vrshl.s32 q1, {c}\n",
+            "vmax.s32 q1, q1, q6\n",
+            "vmin.s32 q1, q1, q7\n",
+            "vstrb.32 q1, [r2], #4\n",
+            "letp lr, 2b\n",
+            "3:\n",
+        )
+    };
+}
+
+/// The rescaled operand's multiply and shift (`AddLanes::rescale`), q0
+/// into q2: its sign (-1 for a negative value), `VQRDMLAH` adds the
+/// rounding doubling high product, `VRSHL` shifts right rounding.
+macro_rules! add_lanes_rescale {
+    () => {
+        "vshr.s32 q2, q0, #31\nvqrdmlah.s32 q2, q0, {ma}\nvrshl.s32 q2, {nra}\n"
+    };
+}
+
+/// `portable::depthwise_vector_groups`: per group of 8 channels one loop
+/// pass (`WLS`/`LE` over the groups), per tap (unrolled) the tap's input
+/// pointer from the table, the 8 inputs and 8 weights widened to 16-bit
+/// lanes by their loads (`VLDRB.S16`), `VMULLB`/`VMULLT` for the even and
+/// odd channels' 32-bit products and two adds into the sums (from the
+/// header's biases); then [`requantize_vector4`]'s rounding for each half
+/// (multipliers and negated shifts from the header, lane by lane), both
+/// halves narrowed with saturation into one vector of 16-bit lanes (the odd
+/// channels into the top halfwords: `VQMOVNT`, the 8 channels in order),
+/// the offset, a saturating narrow to bytes and one 8-byte store.
+#[inline(always)]
+pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    stream: &[u32],
+    offset: i32,
+    out: &mut [i8],
+) {
+    use crate::kernels::layout::{DEPTHWISE_VECTOR_GROUP as G, DEPTHWISE_VECTOR_HEADER as H};
+    let groups = C / G;
+    let (stream, out) = (&stream[..groups * (H + 2 * KH * KW)], &mut out[..C]);
+    if groups == 0 || KH * KW == 0 {
+        return super::portable::depthwise_vector_groups::<C, KW, KH>(rows, stream, offset, out);
+    }
+    // SAFETY: `rows` is KH * KW thin pointers (references to arrays of C
+    // bytes), each read at channel offsets below C (8 per group, `groups`
+    // groups); `stream` holds `groups` groups of H + 2 * KH * KW words
+    // (the slicing above), read in order; `out` holds C bytes, written 8
+    // per group. q0-q7 are declared clobbered; no stack.
+    unsafe {
+        core::arch::asm!(
+            "wls lr, {groups}, 3f",
+            "2:",
+            "vldrw.u32 q0, [{h}]",
+            "vldrw.u32 q1, [{h}, #16]",
+            "add r1, {h}, #{header}",
+            "mov {t}, {tbl}",
+            "vmov.i32 q5, #0",
+            // A tap's odd products are added during the next tap (q5),
+            // so the load, multiply and integer units take turns.
+            ".rept {taps}",
+            "ldr r0, [{t}], #4",
+            "vldrb.s16 q3, [r1], #8",
+            "add r0, {c}",
+            "vldrb.s16 q2, [r0]",
+            "vmullb.s16 q4, q2, q3",
+            "vadd.i32 q1, q1, q5",
+            "vmullt.s16 q5, q2, q3",
+            "vadd.i32 q0, q0, q4",
+            ".endr",
+            "vadd.i32 q1, q1, q5",
+            "vldrw.u32 q2, [{h}, #32]",
+            "vshr.s32 q4, q0, #31",
+            "vldrw.u32 q6, [{h}, #48]",
+            "vqrdmulh.s32 q0, q0, q2",
+            "vshr.s32 q5, q1, #31",
+            "vldrw.u32 q3, [{h}, #64]",
+            "vqrdmulh.s32 q1, q1, q6",
+            "vqadd.s32 q0, q0, q4",
+            "vldrw.u32 q7, [{h}, #80]",
+            "vqadd.s32 q1, q1, q5",
+            "vrshl.s32 q0, q0, q3",
+            "vrshl.s32 q1, q1, q7",
+            // Saturated to 16 bits, the odd channels into the top
+            // halfwords (the 8 channels in order), the offset added, then
+            // saturated to 8 bits: the int8 clamp of the offset sum.
+            "vqmovnb.s32 q0, q0",
+            "vqmovnt.s32 q0, q1",
+            "vqadd.s16 q0, q0, {offset}",
+            "vqmovnb.s16 q0, q0",
+            "vstrb.16 q0, [r2], #8",
+            "mov {h}, r1",
+            "add {c}, #8",
+            "le lr, 2b",
+            "3:",
+            groups = in(reg) groups,
+            header = const 4 * H,
+            taps = const KH * KW,
+            h = inout(reg) stream.as_ptr() => _,
+            tbl = in(reg) rows.as_ptr() as *const *const i8,
+            t = out(reg) _,
+            c = inout(reg) 0usize => _,
+            offset = in(reg) offset,
+            // The widening loads and the narrowing store take low
+            // base registers.
+            out("r0") _,
+            out("r1") _,
+            inout("r2") out.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _,
+            out("q1") _,
+            out("q2") _,
+            out("q3") _,
+            out("q4") _,
+            out("q5") _,
+            out("q6") _,
+            out("q7") _,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// `portable::ADD_LANES`: four 32-bit lanes per instruction.
+pub(crate) const ADD_LANES: bool = true;
+
+/// `portable::add_sub_s8` as one vector loop (16 instructions per 4
+/// elements, against about 12 per element in scalar code): each operand
+/// `x * 2^shift + (offset << shift)` in one `VMLAS`, the rescaled one's
+/// `AddLanes::rescale` (sign, `VQRDMLAH`, `VRSHL`), the sum or difference,
+/// the output's rescale with its zero point folded into the accumulated
+/// term (`zero point << right` added to the sign, which `VMULH` by ones
+/// gives on the multiply unit),
+/// `VMAX`/`VMIN` for the clamp and a narrowing store.
+///
+/// # Safety
+/// As `portable::add_sub_s8`.
+#[inline(always)]
+pub(crate) unsafe fn add_sub_s8(
+    first: *const i8,
+    second: *const i8,
+    out: *mut i8,
+    n: usize,
+    l: &crate::kernels::binary::AddLanes,
+) {
+    // The rescaled operand is loaded first (`a`), the halved one second.
+    let (a, b) = if l.rescaled == Some(1) { (1, 0) } else { (0, 1) };
+    let dup = |v: i32| [v; 4];
+    let [va, vb, ones, lo, hi] = [dup(1 << l.shift[a]), dup(1 << l.shift[b]), dup(1), dup(l.act_min), dup(l.act_max)];
+    let tail = [
+        l.offset[a].wrapping_shl(l.shift[a] as u32),
+        l.offset[b].wrapping_shl(l.shift[b] as u32),
+        l.multiplier,
+        -l.right,
+        l.out_offset << l.out_right,
+        l.out_multiplier,
+        -l.out_right,
+    ];
+    let mut c = [0i32; 27];
+    for (k, v) in [va, vb, ones, lo, hi].iter().flatten().chain(&tail).enumerate() {
+        c[k] = *v;
+    }
+    let [pa, pb] = if a == 0 { [first, second] } else { [second, first] };
+    macro_rules! run {
+        ($rescale:expr, $combine:literal) => {
+            // SAFETY: the loop reads `n` values behind `pa` and `pb` and
+            // writes `n` behind `out` (the caller's runs; the predicate
+            // stops each at `n`), each run of 4 read before it is
+            // written; `c` is the 27 words read at setup; q0-q7 are
+            // declared clobbered; no stack.
+            unsafe {
+                core::arch::asm!(
+                    add_lanes_text!($rescale, $combine),
+                    c = inout(reg) c.as_ptr() => _,
+                    n = in(reg) n,
+                    // The widening loads and the narrowing store take
+                    // low base registers.
+                    inout("r0") pa => _,
+                    inout("r1") pb => _,
+                    inout("r2") out => _,
+                    offa = out(reg) _,
+                    offb = out(reg) _,
+                    ma = out(reg) _,
+                    nra = out(reg) _,
+                    zo = out(reg) _,
+                    mo = out(reg) _,
+                    out("lr") _,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q2") _,
+                    out("q3") _,
+                    out("q4") _,
+                    out("q5") _,
+                    out("q6") _,
+                    out("q7") _,
+                    options(nostack),
+                )
+            }
+        };
+    }
+    match (l.rescaled.is_some(), l.sub, a) {
+        (true, false, _) => run!(add_lanes_rescale!(), "vadd.i32 q0, q2, q1"),
+        (true, true, 0) => run!(add_lanes_rescale!(), "vsub.i32 q0, q2, q1"),
+        (true, true, _) => run!(add_lanes_rescale!(), "vsub.i32 q0, q1, q2"),
+        (false, false, _) => run!("", "vadd.i32 q0, q0, q1"),
+        (false, true, _) => run!("", "vsub.i32 q0, q0, q1"),
+    }
+}
+
 /// `portable::BYTE_VECTORS`: `VMAX.S8` takes 16 lanes, `VADD.I16` 8.
 pub(crate) const BYTE_VECTORS: bool = true;
 

@@ -69,8 +69,8 @@ pub(crate) use dsp::{
 mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 pub(crate) use helium::{
-    BYTE_VECTORS, DOT_PAIRS, WIDEN_INPUT, add_widened_s8, dot_vector_blocks_down, dot_vector_rows,
-    dot_vector_window_blocks_down, max_s8, requantize_vector4,
+    ADD_LANES, BYTE_VECTORS, DOT_PAIRS, WIDEN_INPUT, add_sub_s8, add_widened_s8, depthwise_vector_groups,
+    dot_vector_blocks_down, dot_vector_rows, dot_vector_window_blocks_down, max_s8, requantize_vector4,
 };
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]
@@ -145,6 +145,26 @@ macro_rules! __tinyaot_vector_rows {
 macro_rules! __tinyaot_vector_rows {
     ($vector:expr, $other:expr $(,)?) => {
         $other
+    };
+}
+/// Helium's kernel call where the target has it, the other elsewhere
+/// (`__private::helium_or!({ ... }, { ... })`: two blocks of statements,
+/// one kept): the compiler emits both where a Helium kernel reads a
+/// layout of its own (the vector depthwise), so the plan covers both.
+#[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_helium_or {
+    ({ $($helium:tt)* }, { $($other:tt)* } $(,)?) => {
+        $($helium)*
+    };
+}
+#[cfg(not(all(target_arch = "arm", target_feature = "dsp", feature = "helium")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_helium_or {
+    ({ $($helium:tt)* }, { $($other:tt)* } $(,)?) => {
+        $($other)*
     };
 }
 // The macros above and the dot kernels agree on the layout.

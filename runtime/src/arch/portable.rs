@@ -107,6 +107,36 @@ pub(crate) fn taps4_int4<const C: usize, const KW: usize, const KH: usize>(
     acc
 }
 
+/// One pixel of `depthwise::depthwise_vector_s8`, every group of 8
+/// channels: `rows` are the taps' input pixels, `stream` the groups in
+/// `layout::pack_depthwise_vector` (header, then 8 weights a tap); each
+/// sum requantized as [`requantize_vector4`] does (its multiplier, its
+/// negated right shift, `offset`), into `out`.
+#[inline(always)]
+pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i8; C]; KW]; KH],
+    stream: &[u32],
+    offset: i32,
+    out: &mut [i8],
+) {
+    use crate::kernels::layout::{DEPTHWISE_VECTOR_GROUP as G, DEPTHWISE_VECTOR_HEADER as H};
+    let words = H + 2 * KH * KW;
+    for (g, (group, out)) in stream.chunks_exact(words).zip(out[..C].chunks_exact_mut(G)).enumerate() {
+        for (k, o) in out.iter_mut().enumerate() {
+            // Header lane of channel k: evens first, then odds.
+            let lane = k / 2 + 4 * (k % 2);
+            let mut acc = group[lane] as i32;
+            for (t, row) in rows.iter().flatten().enumerate() {
+                let w = group[H + 2 * t + k / 4].to_le_bytes()[k % 4] as i8;
+                acc = acc.wrapping_add(row[G * g + k] as i32 * w as i32);
+            }
+            let (m, negated_right) = (group[8 + lane] as i32, group[16 + lane] as i32);
+            let v = crate::kernels::binary::AddLanes::rescale(acc, m, -negated_right, offset << -negated_right);
+            *o = crate::arch::saturate_i8(v);
+        }
+    }
+}
+
 /// One output row of the row-streaming depthwise kernel, every channel,
 /// requantized, in one loop where a target has one (see `dsp`), for the
 /// shapes of `layout::rows_fast` (the caller checks); `false`: not done,
@@ -263,6 +293,36 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
 /// instruction (a vector unit), so the pools reduce a window's channels
 /// in int8 maxima and 16-bit sums instead of 32-bit accumulators.
 pub(crate) const BYTE_VECTORS: bool = false;
+
+/// Whether [`add_sub_s8`] is a vector loop, which `binary::add_sub_s8`
+/// takes for int8 ADD and SUB whose constants have the lanes form
+/// (elsewhere the compiler's scalar closure, with its rescaling tables).
+pub(crate) const ADD_LANES: bool = false;
+
+/// int8 ADD or SUB of `n` elements, `out[i] = lanes.apply(first[i],
+/// second[i])`, each element's inputs read before its output is written.
+///
+/// # Safety
+/// `first` and `second` point to `n` readable values and `out` to `n`
+/// writable ones; an output may overlap an input only at or before the
+/// input's own element.
+#[inline(always)]
+pub(crate) unsafe fn add_sub_s8(
+    first: *const i8,
+    second: *const i8,
+    out: *mut i8,
+    n: usize,
+    lanes: &crate::kernels::binary::AddLanes,
+) {
+    for i in 0..n {
+        // SAFETY: `i < n`, within the runs the caller vouches for; the
+        // inputs are read before the output is written.
+        unsafe {
+            let v = lanes.apply(*first.add(i), *second.add(i));
+            *out.add(i) = v;
+        }
+    }
+}
 
 /// `acc[i] += x[i]` (wrapping in 16 bits) over the shorter of the two.
 #[inline(always)]

@@ -270,6 +270,158 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 /// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
+/// int8 ADD or SUB of two same-shaped tensors: where the target has vector
+/// lanes (`arch::ADD_LANES`, Helium) and `lanes` holds the op's constants
+/// in their form ([`AddLanes::of`], a constant), one vector loop;
+/// elsewhere [`binary`] with `f` (the compiler's scalar closure, which
+/// may look the rescaled inputs up in tables). The same bits either way.
+#[inline(never)]
+pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
+    mut io: IO,
+    other: &[i8],
+    io_first: bool,
+    lanes: Option<AddLanes>,
+    f: F,
+) {
+    if let (true, Some(lanes)) = (crate::arch::ADD_LANES, lanes) {
+        let other = &other[..LEN];
+        let (input, output) = io.elementwise_runs(0, LEN);
+        let (first, second) = if io_first { (input, other.as_ptr()) } else { (other.as_ptr(), input) };
+        // SAFETY: `elementwise_runs` and the slice above give LEN readable
+        // values behind each operand and LEN writable outputs, where the
+        // output never starts after an in-place input (so each step reads
+        // its inputs before any output lands on them).
+        unsafe { crate::arch::add_sub_s8(first, second, output, LEN, &lanes) };
+        return;
+    }
+    binary::<i8, i8, LEN, IO, F>(io, other, io_first, f)
+}
+
+/// A quantized int8 ADD or SUB ([`AddQuant`], the 20-bit headroom) in the
+/// form of 32-bit vector lanes: each operand `x` becomes `(x + offset) <<
+/// shift` with one multiply-accumulate (`x * 2^shift + (offset <<
+/// shift)`). TFLite rescales each input by a multiplier below one, and the
+/// input with the larger scale has exactly 1/2 (2^30, exponent 0), a
+/// halving of its even shifted value: its `shift` is 19 and no more is
+/// done. The other input, `rescaled` (none where the scales are equal), has
+/// shift 20 and `multiplier` with a right shift `right`; then the sum (or
+/// difference) takes `out_multiplier`, `out_right` and the output zero
+/// point, and the activation's clamp. Each rescaling is TFLite's
+/// `MultiplyByQuantizedMultiplierSmallerThanOneExp` as [`AddLanes::rescale`]
+/// computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddLanes {
+    /// Left shift of each operand (op order): 20, or 19 where halved.
+    pub shift: [i32; 2],
+    /// Each operand's negated zero point.
+    pub offset: [i32; 2],
+    /// The operand that takes `multiplier` (`None`: both are halved).
+    pub rescaled: Option<usize>,
+    /// Its multiplier (below 2^31) ...
+    pub multiplier: i32,
+    /// ... and right shift (1 to 31).
+    pub right: i32,
+    /// The output multiplier ...
+    pub out_multiplier: i32,
+    /// ... its right shift (1 to 23) ...
+    pub out_right: i32,
+    /// ... and the output zero point.
+    pub out_offset: i32,
+    /// The fused activation's range, inside int8.
+    pub act_min: i32,
+    /// Upper end of the range.
+    pub act_max: i32,
+    /// SUB (first less second) rather than ADD.
+    pub sub: bool,
+}
+
+impl AddLanes {
+    /// The lanes form of an int8 ADD (`sub` false) or SUB, where its
+    /// constants allow it: headroom 20, one input halved and the other's
+    /// right shift 1 to 31 (both halved for equal scales), the output's
+    /// right shift 1 to 23 (its zero point times 2^right then fits a lane)
+    /// and the clamp inside int8; `None` otherwise.
+    pub const fn of(q: &AddQuant, sub: bool) -> Option<AddLanes> {
+        if q.left_shift != 20
+            || q.output_multiplier < 0
+            || q.output_shift > -1
+            || q.output_shift < -crate::fixedpoint::DOWN_MAX_RIGHT
+            || q.output_offset < -128
+            || q.output_offset > 127
+            || q.act_min < -128
+            || q.act_max > 127
+            || q.act_min > q.act_max
+        {
+            return None;
+        }
+        const fn halved(m: i32, shift: i32) -> bool {
+            m == 1 << 30 && shift == 0
+        }
+        const fn fits(m: i32, shift: i32) -> bool {
+            m >= 0 && shift <= -1 && shift >= -31
+        }
+        let (m1, s1, m2, s2) = (q.input1_multiplier, q.input1_shift, q.input2_multiplier, q.input2_shift);
+        let (rescaled, multiplier, shift, left) = match (halved(m1, s1), halved(m2, s2)) {
+            (true, true) => (None, 0, 0, [19, 19]),
+            (false, true) if fits(m1, s1) => (Some(0), m1, s1, [20, 19]),
+            (true, false) if fits(m2, s2) => (Some(1), m2, s2, [19, 20]),
+            _ => return None,
+        };
+        Some(AddLanes {
+            shift: left,
+            offset: [q.input1_offset, q.input2_offset],
+            rescaled,
+            multiplier,
+            right: -shift,
+            out_multiplier: q.output_multiplier,
+            out_right: -q.output_shift,
+            out_offset: q.output_offset,
+            act_min: q.act_min,
+            act_max: q.act_max,
+            sub,
+        })
+    }
+
+    /// `MultiplyByQuantizedMultiplierSmallerThanOneExp(v, multiplier,
+    /// -right)` for `right >= 1` as vector lanes compute it: `VQRDMULH`'s
+    /// rounding doubling high product `q`, less one for a negative `v`,
+    /// then `VRSHL`'s rounding right shift, `floor((q - [v < 0] +
+    /// 2^(right - 1)) / 2^right)`: one floor of `(v m + 2^30 +
+    /// (2^(right - 1) - [v < 0]) 2^31) / 2^(31 + right)`, which is TFLite's rounding of
+    /// the product and then of the shift, half away from zero
+    /// (`fixedpoint::rescale_down`'s argument). The lanes add `addend` (the
+    /// output zero point times 2^right) before the shift.
+    #[inline(always)]
+    pub const fn rescale(v: i32, multiplier: i32, right: i32, addend: i32) -> i32 {
+        let q = ((2 * v as i64 * multiplier as i64 + (1 << 31)) >> 32) as i32;
+        let a = addend as i64 + (v >> 31) as i64 + q as i64;
+        ((a + (1 << (right - 1))) >> right) as i32
+    }
+
+    /// One output, as each lane computes it (the portable form of
+    /// `arch::add_sub_s8`).
+    #[inline(always)]
+    pub const fn apply(&self, x: i8, y: i8) -> i8 {
+        let mut v = [
+            (x as i32 + self.offset[0]).wrapping_shl(self.shift[0] as u32),
+            (y as i32 + self.offset[1]).wrapping_shl(self.shift[1] as u32),
+        ];
+        if let Some(r) = self.rescaled {
+            v[r] = Self::rescale(v[r], self.multiplier, self.right, 0);
+        }
+        let sum = if self.sub { v[0].wrapping_sub(v[1]) } else { v[0].wrapping_add(v[1]) };
+        let out = Self::rescale(sum, self.out_multiplier, self.out_right, self.out_offset << self.out_right);
+        let out = if out < self.act_min {
+            self.act_min
+        } else if out > self.act_max {
+            self.act_max
+        } else {
+            out
+        };
+        out as i8
+    }
+}
+
 /// An elementwise binary op with broadcasting: `shape` walks the output,
 /// its `a` strides index `io`'s operand, its `b` strides `other` (0 along
 /// broadcast dimensions).

@@ -162,19 +162,9 @@ pub fn depthwise_m1_s8<
         let bias = [bias[0], bias[1], bias[2], bias[3]];
         if INT4 { arch::taps4_int4(rows, c0, weights, bias) } else { arch::taps4(rows, c0, weights, bias) }
     };
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        // The taps inside the image span one run of the input, from the
-        // first to the last; every tap's input pixel (all C channels) is
-        // looked up in it once per pixel, so the group loop has no
-        // per-tap checks, border pixels included.
-        let span = if ys.is_empty() || xs.is_empty() {
-            0..0
-        } else {
-            let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
-            let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
-            let first = ((b * IH + iy) * IW + ix) * C;
-            first..first + (ys.len() - 1) * row_step + (xs.len() - 1) * tap_step + C
-        };
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
+        let span = tap_span::<IH, IW, C>(&pixel, win);
+        let Pixel { ys, xs, index, .. } = pixel;
         let steps = (row_step, tap_step);
         if let (true, Some(scales)) = (FUSE, fused) {
             // The common requantization: each group's sums written out as
@@ -403,6 +393,67 @@ fn channel_row<const OW: usize, const KH: usize, const KW: usize, const SW: usiz
 fn pair<const RW: usize>(row: &[i16; RW], i: usize) -> u32 {
     let v = &row[i..i + 2];
     (v[0] as u16 as u32) | ((v[1] as u16 as u32) << 16)
+}
+
+/// The run of the input that a pixel's taps inside the image span, from
+/// the first to the last: every tap's input pixel (all `C` channels) is
+/// looked up in it once per pixel ([`tap_table`]), so the channel loops
+/// have no per-tap checks, border pixels included.
+#[inline(always)]
+fn tap_span<const IH: usize, const IW: usize, const C: usize>(p: &Pixel, win: &Window) -> core::ops::Range<usize> {
+    let Pixel { b, y0, x0, ys, xs, .. } = p;
+    if ys.is_empty() || xs.is_empty() {
+        return 0..0;
+    }
+    let iy = (y0 + (ys.start * win.dilation_h) as isize) as usize;
+    let ix = (x0 + (xs.start * win.dilation_w) as isize) as usize;
+    let first = ((b * IH + iy) * IW + ix) * C;
+    first..first + (ys.len() - 1) * win.dilation_h * IW * C + (xs.len() - 1) * win.dilation_w * C + C
+}
+
+/// int8 depthwise convolution with depth multiplier 1 on targets with
+/// vector lanes (Helium, chosen by `__private::helium_or!`): per pixel
+/// and group of 8 channels, each tap's 8 inputs and weights as 16-bit
+/// lanes, their products by the widening multiplies into the even and
+/// odd channels' 32-bit sums, requantized as vectors and stored as 8
+/// bytes (`arch::depthwise_vector_groups`). `stream` is
+/// `layout::pack_depthwise_vector` (biases folded as for
+/// [`depthwise_m1_s8`], so taps outside the image read the zero point and
+/// cancel; short-form scales, the whole int8 range), `C` a multiple of 8;
+/// `output_offset` the output zero point. The same bits as
+/// [`depthwise_m1_s8`], whose compile-time choice of layout and
+/// requantization this replaces on those targets.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_vector_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<i8>,
+>(
+    mut io: IO,
+    stream: &[u32],
+    win: &Window,
+    input_offset: i32,
+    output_offset: i32,
+) {
+    const { assert!(C.is_multiple_of(super::layout::DEPTHWISE_VECTOR_GROUP)) };
+    let group_words = super::layout::DEPTHWISE_VECTOR_HEADER + 2 * KH * KW;
+    let stream = &stream[..C / super::layout::DEPTHWISE_VECTOR_GROUP * group_words];
+    let zp_row = [(-input_offset) as i8; C];
+    let steps = (win.dilation_h * IW * C, win.dilation_w * C);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
+        let span = tap_span::<IH, IW, C>(&pixel, win);
+        // A pixel's output never covers input it reads (in place too).
+        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
+        let rows = tap_table::<C, KW, KH>(input, &zp_row, (&pixel.ys, &pixel.xs), steps);
+        arch::depthwise_vector_groups::<C, KW, KH>(&rows, stream, output_offset, out);
+    });
 }
 
 /// Every tap's input pixel (all `C` channels): taps in rows `ys` and

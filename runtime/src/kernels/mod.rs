@@ -52,6 +52,13 @@ pub trait Io<I: Copy, O: Copy = I> {
     /// guarantees it for window kernels: a pixel's output never covers
     /// input it reads); overlapping ranges panic.
     fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[I], &mut [O]);
+    /// Pointers to `len` input and `len` output elements from `start`
+    /// (both checked in bounds), for an elementwise vector loop that reads
+    /// each step's inputs before it writes that step's outputs: in place the
+    /// output must not start after the input (asserted; the planner's
+    /// slack 0 for elementwise ops), so no output lands on input still to
+    /// be read.
+    fn elementwise_runs(&mut self, start: usize, len: usize) -> (*const I, *mut O);
 }
 
 use core::ops::Range;
@@ -110,6 +117,10 @@ impl<I: Copy, O: Copy> Io<I, O> for Separate<'_, I, O> {
     fn split(&mut self, input: Range<usize>, output: Range<usize>) -> (&[I], &mut [O]) {
         (&self.input[input], &mut self.output[output])
     }
+    #[inline(always)]
+    fn elementwise_runs(&mut self, start: usize, len: usize) -> (*const I, *mut O) {
+        (self.input[start..start + len].as_ptr(), self.output[start..start + len].as_mut_ptr())
+    }
 }
 
 /// Input and output overlapping inside one buffer.
@@ -160,6 +171,16 @@ impl<T: Copy> Io<T> for InPlace<'_, T> {
             let (head, tail) = self.buf.split_at_mut(o.start);
             (&head[i], &mut tail[..o.end - o.start])
         }
+    }
+    #[inline(always)]
+    fn elementwise_runs(&mut self, start: usize, len: usize) -> (*const T, *mut T) {
+        assert!(self.output <= self.input, "an in-place elementwise output starts after its input");
+        let (i, o) = (self.input + start, self.output + start);
+        let _in_bounds = (&self.buf[i..i + len], &self.buf[o..o + len]);
+        // Both from one pointer to the whole buffer: the loop's writes
+        // may touch input it has read.
+        let base = self.buf.as_mut_ptr();
+        (base.wrapping_add(i) as *const T, base.wrapping_add(o))
     }
 }
 

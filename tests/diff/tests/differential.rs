@@ -1,6 +1,6 @@
 //! tinyaot against TFLM on random single-op models (see the crate docs).
 //!
-//! `TINYAOT_DIFF_CASES=N` (default 4000) and `TINYAOT_DIFF_SEED=S` (default 1)
+//! `TINYAOT_DIFF_CASES=N` (default 2000) and `TINYAOT_DIFF_SEED=S` (default 1)
 //! choose the run, `TINYAOT_DIFF_OPS=SVDF,CONV_2D` keeps only those
 //! generators; the cases of `regressions.txt` run every time. Needs
 //! Python with `tflite-micro` (`pip install tflite-micro numpy`): without it
@@ -294,7 +294,7 @@ fn run_batch(cases: &[Case], tally: &mut BTreeMap<&'static str, Tally>, found: &
 #[test]
 fn tinyaot_matches_tflm_on_random_models() {
     let seed = env_u64("TINYAOT_DIFF_SEED", 1);
-    let count = env_u64("TINYAOT_DIFF_CASES", 4000);
+    let count = env_u64("TINYAOT_DIFF_CASES", 2000);
     let require = std::env::var_os("TINYAOT_REQUIRE_TFLM").is_some();
     // `TINYAOT_DIFF_OPS=SVDF,CONV_2D`: only these generators (targeted soaks).
     let only_var = std::env::var("TINYAOT_DIFF_OPS").unwrap_or_default();

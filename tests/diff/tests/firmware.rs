@@ -16,10 +16,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tinyaot_diff::{case, case_of};
-use tinyaot_tests::firmware::{build_with, missing_toolchain, run, target_named};
+use tinyaot_tests::firmware::{build_with, missing_toolchain, run, target_named, test_dir};
 
 /// The generators whose int8 cases take the vector kernels.
-const OPS: [&str; 4] = ["CONV_2D_WIDE", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"];
+const OPS: [&str; 6] =
+    ["CONV_2D_WIDE", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTHWISE_CONV_2D_WIDE", "FULLY_CONNECTED", "ADD_SUB_SAME_SHAPE"];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -76,8 +77,7 @@ fn differential_cases_run_bit_exact_on_the_m55() {
     names.retain(|(name, _)| dir.join(format!("{name}.output.bin")).exists());
     assert!(names.len() * 2 >= count as usize, "TFLM ran only {} of {count} cases", names.len());
     let only: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
-    let elf = build_with(target, Some(&only.join(",")), Some(&dir), &repo().join("target/firmware"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let elf = build_with(target, Some(&only.join(",")), Some(&dir), &test_dir()).unwrap_or_else(|e| panic!("{e}"));
     let r = run(target, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
     let failures: Vec<String> = names
         .iter()

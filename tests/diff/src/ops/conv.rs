@@ -85,11 +85,14 @@ pub(super) fn conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
     (m, label)
 }
 
-pub(super) fn depthwise_conv_2d(r: &mut Rng) -> (Model, String) {
-    let ty = conv_like_ty(r);
+/// `wide`: int8 with multiplier 1 and 8 to 48 channels in whole groups
+/// of 8, the vector kernel's shapes (Helium), which the general draw
+/// seldom makes.
+pub(super) fn depthwise_conv_2d(r: &mut Rng, wide: bool) -> (Model, String) {
+    let ty = if wide { Ty::I8 } else { conv_like_ty(r) };
     let (h, w) = (r.size(1, 11), r.size(1, 11));
-    let c = r.size(1, 8);
-    let multiplier = r.pick(&[1, 1, 1, 2, 3]);
+    let c = if wide { 8 * r.size(1, 6) } else { r.size(1, 8) };
+    let multiplier = if wide { 1 } else { r.pick(&[1, 1, 1, 2, 3]) };
     let oc = c * multiplier;
     let (kh, kw) = (r.size(1, 5), r.size(1, 5));
     let (sh, sw) = (r.size(1, 3), r.size(1, 3));
@@ -387,7 +390,7 @@ pub(super) fn int4_weights(r: &mut Rng) -> (Model, String) {
     loop {
         let (op, generate) = r.pick(&[
             ("CONV_2D", (|r| conv_2d(r, false)) as Generator),
-            ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
+            ("DEPTHWISE_CONV_2D", (|r| depthwise_conv_2d(r, false)) as Generator),
             ("FULLY_CONNECTED", fully_connected),
         ]);
         let (mut m, label) = generate(r);
@@ -425,7 +428,7 @@ pub(super) fn dead_channels(r: &mut Rng) -> (Model, String) {
                     conv_2d(r, wide)
                 }) as Generator,
             ),
-            ("DEPTHWISE_CONV_2D", depthwise_conv_2d),
+            ("DEPTHWISE_CONV_2D", (|r| depthwise_conv_2d(r, false)) as Generator),
             ("FULLY_CONNECTED", fully_connected),
         ]);
         let (mut m, label) = generate(r);
@@ -493,7 +496,7 @@ pub(super) fn decode(r: &mut Rng) -> (Model, String) {
     let (mut m, label) = match r.size(0, 2) {
         0 => fully_connected(r),
         1 => conv_2d(r, false),
-        _ => depthwise_conv_2d(r),
+        _ => depthwise_conv_2d(r, false),
     };
     let def = &mut m.def;
     let op = def.subgraphs[0].ops[0].clone();

@@ -8,7 +8,28 @@ pub(super) fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String)
     // DIV: TFLM's int8 kernel takes no int16 (and divides by zero on a
     // divisor at its zero point: such inputs are not drawn).
     let ty = if code == 42 { r.pick(&[Ty::I8, Ty::F32]) } else { r.pick(&[Ty::I8, Ty::I8, Ty::F32, Ty::I16]) };
-    let (sa, sb, so) = broadcast_shapes(r);
+    let shapes = broadcast_shapes(r);
+    binary_of(r, code, options_tag, ty, shapes)
+}
+
+/// int8 ADD (`code` 0) or SUB (41) of two same-shaped tensors of up to
+/// about 700 values: the vector loop of targets with lanes
+/// (`binary::add_sub_s8`), its tail runs included, which the broadcasting
+/// shapes of [`binary`] seldom reach.
+pub(super) fn add_sub_same_shape(r: &mut Rng) -> (Model, String) {
+    let (code, tag) = r.pick(&[(0, 11), (41, 28)]);
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
+    binary_of(r, code, tag, Ty::I8, (shape.clone(), shape.clone(), shape))
+}
+
+fn binary_of(
+    r: &mut Rng,
+    code: i32,
+    options_tag: u8,
+    ty: Ty,
+    (sa, sb, so): (Vec<usize>, Vec<usize>, Vec<usize>),
+) -> (Model, String) {
     let fused = matches!(code, 0 | 41 | 18 | 42);
     let act = if !fused {
         0
