@@ -155,6 +155,17 @@ fn add_sub_quant(
     Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
 }
 
+/// The runtime's `AddQuant` literal of [`add_sub_quant`]'s (or
+/// [`squared_difference_quant`]'s) constants.
+fn add_quant(p: &[i32; 12]) -> TokenStream {
+    let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
+    quote!(::tinyaot::__private::kernels::binary::AddQuant {
+        input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
+        input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
+        output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
+    })
+}
+
 /// int8 ADD/SUB of at least this many elements look their inputs'
 /// rescaled values up in a 256-entry table (1 KB of flash each) instead of
 /// computing them: a 64-bit multiply-and-round per element saved.
@@ -398,17 +409,13 @@ impl Binary {
         let it = if self.int16 { quote!(i16) } else { quote!(i8) };
         let (ty, f) = match (&self.arith, self.kind) {
             (Arith::AddSub(p), kind) => {
-                let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
+                let [o1, o2, _, ls, m1, s1, m2, s2, ..] = *p;
                 let method = match kind {
                     Kind::Sub => quote!(sub),
                     Kind::SquaredDifference => quote!(squared_difference),
                     _ => quote!(add),
                 };
-                let q = quote!(::tinyaot::__private::kernels::binary::AddQuant {
-                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
-                    input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
-                    output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
-                });
+                let q = add_quant(p);
                 let tabled = !self.int16 && self.len >= RESCALE_TABLE_MIN_LEN;
                 let f = match kind {
                     Kind::Add | Kind::Sub if tabled => {
@@ -514,15 +521,10 @@ impl Binary {
             // int8 ADD/SUB: a vector loop where the target has lanes and
             // the constants their form (`AddLanes::of`, evaluated as a
             // constant), else the scalar closure.
-            let [o1, o2, oo, ls, m1, s1, m2, s2, mo, so, lo, hi] = *p;
-            let sub = self.kind == Kind::Sub;
+            let (q, sub) = (add_quant(p), self.kind == Kind::Sub);
             let binary = quote!(::tinyaot::__private::kernels::binary);
             return Ok(quote!(#binary::add_sub_s8::<#len, _, _>(#io, #other, #io_first, const {
-                #binary::AddLanes::of(&#binary::AddQuant {
-                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, left_shift: #ls,
-                    input1_multiplier: #m1, input1_shift: #s1, input2_multiplier: #m2, input2_shift: #s2,
-                    output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
-                }, #sub)
+                #binary::AddLanes::of(&#q, #sub)
             }, #f);));
         }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))
