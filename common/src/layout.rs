@@ -265,16 +265,16 @@ pub const DEPTHWISE_VECTOR_GROUP: usize = 8;
 /// odd-channel vector of 4.
 pub const DEPTHWISE_VECTOR_HEADER: usize = 24;
 
-/// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1, `channels` a
-/// multiple of [`DEPTHWISE_VECTOR_GROUP`]) with its folded bias and
-/// short-form scales (`fixedpoint::DownScale` per channel) for
-/// `depthwise::depthwise_vector_s8`: per group of 8 channels the header
+/// A depthwise filter (`[1, KH, KW, channels]`, multiplier 1) with its
+/// folded bias and short-form scales (`fixedpoint::DownScale` per channel)
+/// for `depthwise::depthwise_vector_s8`: per group of 8 channels the header
 /// ([`DEPTHWISE_VECTOR_HEADER`] words: the biases of channels 0, 2, 4, 6,
 /// then 1, 3, 5, 7; the multipliers in the same order; the negated right
 /// shifts likewise), then per tap the group's 8 weights (2 words). The even
 /// and odd order is that of the widening multiplies (`VMULLB`/`VMULLT`),
-/// whose products land in those lanes. Returns `channels / 8 * (24 + 2 *
-/// taps)` words.
+/// whose products land in those lanes. A last partial group is padded
+/// with zeros to 8 channels (the kernel neither reads inputs nor stores
+/// outputs there). Returns `channels.div_ceil(8) * (24 + 2 * taps)` words.
 pub fn pack_depthwise_vector<'a>(
     filter: &'a [i8],
     bias: &'a [i32],
@@ -283,16 +283,22 @@ pub fn pack_depthwise_vector<'a>(
     channels: usize,
 ) -> impl Iterator<Item = u32> + 'a {
     let group = DEPTHWISE_VECTOR_GROUP;
-    (0..channels / group).flat_map(move |g| {
+    (0..channels.div_ceil(group)).flat_map(move |g| {
         let mut header = [0u32; DEPTHWISE_VECTOR_HEADER];
         for (i, k) in [0, 2, 4, 6, 1, 3, 5, 7].into_iter().enumerate() {
             let c = g * group + k;
-            // The right shift is the short form's word 1 plus one: its
-            // negation is the word's complement.
-            [header[i], header[8 + i], header[16 + i]] = [bias[c] as u32, scales[c][0] as u32, !scales[c][1] as u32];
+            if c < channels {
+                // The right shift is the short form's word 1 plus one: its
+                // negation is the word's complement.
+                [header[i], header[8 + i], header[16 + i]] =
+                    [bias[c] as u32, scales[c][0] as u32, !scales[c][1] as u32];
+            }
         }
         let weights = (0..taps).flat_map(move |t| {
-            let w = |k: usize| filter[t * channels + g * group + k] as u8;
+            let w = |k: usize| {
+                let c = g * group + k;
+                if c < channels { filter[t * channels + c] as u8 } else { 0 }
+            };
             [u32::from_le_bytes([w(0), w(1), w(2), w(3)]), u32::from_le_bytes([w(4), w(5), w(6), w(7)])]
         });
         header.into_iter().chain(weights)

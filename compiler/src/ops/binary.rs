@@ -155,6 +155,15 @@ fn add_sub_quant(
     Ok([-z1, -z2, zo, left_shift, m1, sh1, m2, sh2, mo, sho, lo, hi])
 }
 
+/// The `MulQuant` literal of a MUL or DIV's constants.
+fn mul_quant(p: &[i32; 7]) -> TokenStream {
+    let [o1, o2, oo, m, s, lo, hi] = *p;
+    quote!(::tinyaot::__private::kernels::binary::MulQuant {
+        input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
+        act_min: #lo, act_max: #hi,
+    })
+}
+
 /// The runtime's `AddQuant` literal of [`add_sub_quant`]'s (or
 /// [`squared_difference_quant`]'s) constants.
 fn add_quant(p: &[i32; 12]) -> TokenStream {
@@ -434,22 +443,14 @@ impl Binary {
                 (it.clone(), f)
             }
             (Arith::Mul(p), _) => {
-                let [o1, o2, oo, m, s, lo, hi] = *p;
-                let q = quote!(::tinyaot::__private::kernels::binary::MulQuant {
-                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
-                    act_min: #lo, act_max: #hi,
-                });
+                let q = mul_quant(p);
                 (
                     it.clone(),
                     quote!(|x: #it, y: #it| { const Q: ::tinyaot::__private::kernels::binary::MulQuant = #q; Q.mul(x, y) }),
                 )
             }
             (Arith::Div(p), _) => {
-                let [o1, o2, oo, m, s, lo, hi] = *p;
-                let q = quote!(::tinyaot::__private::kernels::binary::MulQuant {
-                    input1_offset: #o1, input2_offset: #o2, output_offset: #oo, multiplier: #m, shift: #s,
-                    act_min: #lo, act_max: #hi,
-                });
+                let q = mul_quant(p);
                 (
                     quote!(i8),
                     quote!(|x: i8, y: i8| { const Q: ::tinyaot::__private::kernels::binary::MulQuant = #q; Q.div(x, y) }),
@@ -525,6 +526,14 @@ impl Binary {
             let binary = quote!(::tinyaot::__private::kernels::binary);
             return Ok(quote!(#binary::add_sub_s8::<#len, _, _>(#io, #other, #io_first, const {
                 #binary::AddLanes::of(&#q, #sub)
+            }, #f);));
+        }
+        if let (Arith::Mul(p), false, None) = (&self.arith, self.int16, walk) {
+            // int8 MUL: likewise (`MulLanes::of`).
+            let q = mul_quant(p);
+            let binary = quote!(::tinyaot::__private::kernels::binary);
+            return Ok(quote!(#binary::mul_s8::<#len, _, _>(#io, #other, #io_first, const {
+                #binary::MulLanes::of(&#q)
             }, #f);));
         }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))

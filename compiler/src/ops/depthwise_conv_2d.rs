@@ -97,7 +97,7 @@ impl DepthwiseConv2d {
     /// `other` (an int8 multiplier-1 kernel call), or on Helium targets
     /// the vector kernel (`depthwise::depthwise_vector_s8`, its own
     /// weight layout; `__private::helium_or!` keeps one) where it applies:
-    /// whole groups of 8 channels, no filter zero point, the fused
+    /// any channel count (a last partial group predicated), no filter zero point, the fused
     /// requantization with one output offset for every channel. It needs
     /// no scratch, so the plan of either variant covers it.
     fn helium_or(&self, cx: &mut Emit<'_>, geo: &Geometry, other: TokenStream) -> Result<TokenStream, Error> {
@@ -111,8 +111,7 @@ impl DepthwiseConv2d {
         };
         let offset = tinyaot_common::fixedpoint::down_offset(&scales[0]);
         let one_offset = scales.iter().all(|s| tinyaot_common::fixedpoint::down_offset(s) == offset);
-        let group = tinyaot_common::layout::DEPTHWISE_VECTOR_GROUP;
-        if self.multiplier != 1 || q.weight_offset != 0 || self.int4 || c % group != 0 || !one_offset {
+        if self.multiplier != 1 || q.weight_offset != 0 || self.int4 || !one_offset {
             return Ok(other);
         }
         let folded = self.folded_bias(cx, weights, q.input_offset);

@@ -167,8 +167,58 @@ macro_rules! add_lanes_rescale {
     };
 }
 
+/// One group of 8 channels of [`depthwise_vector_groups`] (assembly
+/// text): `$load` is the tap's input load into q2 from `[r0]` and
+/// `$store` the 8 bytes' store from q0 through r2 (predicated in the
+/// last, partial group).
+macro_rules! depthwise_group_text {
+    ($load:literal, $store:literal) => {
+        concat!(
+            "vldrw.u32 q0, [{h}]\n",
+            "vldrw.u32 q1, [{h}, #16]\n",
+            "add r1, {h}, #{header}\n",
+            "mov {t}, {tbl}\n",
+            "vmov.i32 q5, #0\n",
+            // A tap's odd products are added during the next tap (q5),
+            // so the load, multiply and integer units take turns.
+            ".rept {taps}\n",
+            "ldr r0, [{t}], #4\n",
+            "vldrb.s16 q3, [r1], #8\n",
+            "add r0, {c}\n",
+            $load,
+            "\nvmullb.s16 q4, q2, q3\n",
+            "vadd.i32 q1, q1, q5\n",
+            "vmullt.s16 q5, q2, q3\n",
+            "vadd.i32 q0, q0, q4\n",
+            ".endr\n",
+            "vadd.i32 q1, q1, q5\n",
+            "vldrw.u32 q2, [{h}, #32]\n",
+            "vshr.s32 q4, q0, #31\n",
+            "vldrw.u32 q6, [{h}, #48]\n",
+            "vqrdmulh.s32 q0, q0, q2\n",
+            "vshr.s32 q5, q1, #31\n",
+            "vldrw.u32 q3, [{h}, #64]\n",
+            "vqrdmulh.s32 q1, q1, q6\n",
+            "vqadd.s32 q0, q0, q4\n",
+            "vldrw.u32 q7, [{h}, #80]\n",
+            "vqadd.s32 q1, q1, q5\n",
+            "vrshl.s32 q0, q0, q3\n",
+            "vrshl.s32 q1, q1, q7\n",
+            // Saturated to 16 bits, the odd channels into the top
+            // halfwords (the 8 channels in order), the offset added, then
+            // saturated to 8 bits: the int8 clamp of the offset sum.
+            "vqmovnb.s32 q0, q0\n",
+            "vqmovnt.s32 q0, q1\n",
+            "vqadd.s16 q0, q0, {offset}\n",
+            "vqmovnb.s16 q0, q0\n",
+            $store,
+            "\nmov {h}, r1\n",
+        )
+    };
+}
+
 /// `portable::depthwise_vector_groups`: per group of 8 channels one loop
-/// pass (`WLS`/`LE` over the groups), per tap (unrolled) the tap's input
+/// pass (`WLS`/`LE` over the whole groups), per tap (unrolled) the tap's input
 /// pointer from the table, the 8 inputs and 8 weights widened to 16-bit
 /// lanes by their loads (`VLDRB.S16`), `VMULLB`/`VMULLT` for the even and
 /// odd channels' 32-bit products and two adds into the sums (from the
@@ -176,7 +226,11 @@ macro_rules! add_lanes_rescale {
 /// (multipliers and negated shifts from the header, lane by lane), both
 /// halves narrowed with saturation into one vector of 16-bit lanes (the odd
 /// channels into the top halfwords: `VQMOVNT`, the 8 channels in order),
-/// the offset, a saturating narrow to bytes and one 8-byte store.
+/// the offset, a saturating narrow to bytes and one 8-byte store. A last
+/// partial group (`C` not a multiple of 8) runs once more with its input
+/// loads and its store predicated to its channels (`VCTP.16`; its header
+/// and weights are padded to the whole group), so no byte past a pixel is
+/// read or written.
 #[inline(always)]
 pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH: usize>(
     rows: &[[&[i8; C]; KW]; KH],
@@ -186,62 +240,33 @@ pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH:
 ) {
     use crate::kernels::layout::{DEPTHWISE_VECTOR_GROUP as G, DEPTHWISE_VECTOR_HEADER as H};
     let groups = C / G;
-    let (stream, out) = (&stream[..groups * (H + 2 * KH * KW)], &mut out[..C]);
-    if groups == 0 || KH * KW == 0 {
+    let (stream, out) = (&stream[..C.div_ceil(G) * (H + 2 * KH * KW)], &mut out[..C]);
+    if KH * KW == 0 {
         return super::portable::depthwise_vector_groups::<C, KW, KH>(rows, stream, offset, out);
     }
     // SAFETY: `rows` is KH * KW thin pointers (references to arrays of C
-    // bytes), each read at channel offsets below C (8 per group, `groups`
-    // groups); `stream` holds `groups` groups of H + 2 * KH * KW words
-    // (the slicing above), read in order; `out` holds C bytes, written 8
-    // per group. q0-q7 are declared clobbered; no stack.
+    // bytes), each read at channel offsets below C (8 per whole group,
+    // `rest` under the predicate in the partial one); `stream` holds
+    // C.div_ceil(8) groups of H + 2 * KH * KW words (the slicing above),
+    // read in order; `out` holds C bytes, written 8 per whole group and
+    // `rest` (predicated) in the partial one. q0-q7 are declared
+    // clobbered; no stack.
     unsafe {
         core::arch::asm!(
             "wls lr, {groups}, 3f",
             "2:",
-            "vldrw.u32 q0, [{h}]",
-            "vldrw.u32 q1, [{h}, #16]",
-            "add r1, {h}, #{header}",
-            "mov {t}, {tbl}",
-            "vmov.i32 q5, #0",
-            // A tap's odd products are added during the next tap (q5),
-            // so the load, multiply and integer units take turns.
-            ".rept {taps}",
-            "ldr r0, [{t}], #4",
-            "vldrb.s16 q3, [r1], #8",
-            "add r0, {c}",
-            "vldrb.s16 q2, [r0]",
-            "vmullb.s16 q4, q2, q3",
-            "vadd.i32 q1, q1, q5",
-            "vmullt.s16 q5, q2, q3",
-            "vadd.i32 q0, q0, q4",
-            ".endr",
-            "vadd.i32 q1, q1, q5",
-            "vldrw.u32 q2, [{h}, #32]",
-            "vshr.s32 q4, q0, #31",
-            "vldrw.u32 q6, [{h}, #48]",
-            "vqrdmulh.s32 q0, q0, q2",
-            "vshr.s32 q5, q1, #31",
-            "vldrw.u32 q3, [{h}, #64]",
-            "vqrdmulh.s32 q1, q1, q6",
-            "vqadd.s32 q0, q0, q4",
-            "vldrw.u32 q7, [{h}, #80]",
-            "vqadd.s32 q1, q1, q5",
-            "vrshl.s32 q0, q0, q3",
-            "vrshl.s32 q1, q1, q7",
-            // Saturated to 16 bits, the odd channels into the top
-            // halfwords (the 8 channels in order), the offset added, then
-            // saturated to 8 bits: the int8 clamp of the offset sum.
-            "vqmovnb.s32 q0, q0",
-            "vqmovnt.s32 q0, q1",
-            "vqadd.s16 q0, q0, {offset}",
-            "vqmovnb.s16 q0, q0",
-            "vstrb.16 q0, [r2], #8",
-            "mov {h}, r1",
+            depthwise_group_text!("vldrb.s16 q2, [r0]", "vstrb.16 q0, [r2], #8"),
             "add {c}, #8",
             "le lr, 2b",
             "3:",
+            // The partial group, assembled only where there is one.
+            ".if {rest}",
+            "mov r0, #{rest}",
+            "vctp.16 r0",
+            depthwise_group_text!("vpst\nvldrbt.s16 q2, [r0]", "vpst\nvstrbt.16 q0, [r2]"),
+            ".endif",
             groups = in(reg) groups,
+            rest = const C % G,
             header = const 4 * H,
             taps = const KH * KW,
             h = inout(reg) stream.as_ptr() => _,
@@ -268,8 +293,8 @@ pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH:
     }
 }
 
-/// `portable::ADD_LANES`: four 32-bit lanes per instruction.
-pub(crate) const ADD_LANES: bool = true;
+/// `portable::VECTOR_LANES`: four 32-bit lanes per instruction.
+pub(crate) const VECTOR_LANES: bool = true;
 
 /// `portable::add_sub_s8` as one vector loop (16 instructions per 4
 /// elements, against about 12 per element in scalar code): each operand
@@ -352,6 +377,100 @@ pub(crate) unsafe fn add_sub_s8(
         (false, false, _) => run!("", "vadd.i32 q0, q0, q1"),
         (false, true, _) => run!("", "vsub.i32 q0, q0, q1"),
     }
+}
+
+/// The loop of [`mul_s8`] (assembly text): per 4 elements both operands'
+/// loads widened to 32-bit lanes (r0, r1), their offsets, the product and
+/// its left shift, `$sign` (the product's sign into q1 for a right shift,
+/// zero without one), the zero point's term, the rounding doubling high
+/// multiply-accumulate and the rounding right shift, the clamp and a
+/// narrowing store through r2; tail-predicated as [`add_lanes_text`].
+macro_rules! mul_lanes_text {
+    ($sign:literal) => {
+        concat!(
+            "vldrw.u32 q5, [{c}]\n",
+            "vldrw.u32 q6, [{c}, #16]\n",
+            "vldrw.u32 q7, [{c}, #32]\n",
+            "ldrd {o1}, {o2}, [{c}, #48]\n",
+            "ldrd {left}, {zo}, [{c}, #56]\n",
+            "ldr {m}, [{c}, #64]\n",
+            "ldr {c}, [{c}, #68]\n",
+            "wlstp.32 lr, {n}, 3f\n",
+            "2:\n",
+            "vldrb.s32 q0, [r0], #4\n",
+            "vadd.i32 q0, q0, {o1}\n",
+            "vldrb.s32 q1, [r1], #4\n",
+            "vadd.i32 q1, q1, {o2}\n",
+            "vmul.i32 q0, q0, q1\n",
+            "vshl.s32 q0, {left}\n",
+            $sign,
+            "\nvadd.i32 q1, q1, {zo}\n",
+            "vqrdmlah.s32 q1, q0, {m}\n",
+            "vrshl.s32 q1, {c}\n",
+            "vmax.s32 q1, q1, q5\n",
+            "vmin.s32 q1, q1, q6\n",
+            "vstrb.32 q1, [r2], #4\n",
+            "letp lr, 2b\n",
+            "3:\n",
+        )
+    };
+}
+
+/// `portable::mul_s8` as one vector loop (13 instructions per 4
+/// elements): the offset operands' product (`VMUL`), its left shift,
+/// then `MulLanes::apply`'s rounding as [`add_sub_s8`]'s output (the
+/// sign by `VMULH` by ones, the zero point's term, `VQRDMLAH`, `VRSHL`),
+/// `VMAX`/`VMIN` and a narrowing store.
+///
+/// # Safety
+/// As `portable::mul_s8`.
+#[inline(always)]
+pub(crate) unsafe fn mul_s8(
+    first: *const i8,
+    second: *const i8,
+    out: *mut i8,
+    n: usize,
+    l: &crate::kernels::binary::MulLanes,
+) {
+    let mut c = [0i32; 18];
+    let tail = [l.offset[0], l.offset[1], l.left, l.out_offset << l.right, l.multiplier, -l.right];
+    for (k, v) in [[l.act_min; 4], [l.act_max; 4], [1; 4]].iter().flatten().chain(&tail).enumerate() {
+        c[k] = *v;
+    }
+    macro_rules! run {
+        ($sign:literal) => {
+            // SAFETY: the loop reads `n` values behind `first` and
+            // `second` and writes `n` behind `out` (the caller's runs; the
+            // predicate stops each at `n`), each run of 4 read before it
+            // is written; `c` is the 18 words read at setup; q0, q1 and
+            // q5-q7 are declared clobbered; no stack.
+            unsafe {
+                core::arch::asm!(
+                    mul_lanes_text!($sign),
+                    c = inout(reg) c.as_ptr() => _,
+                    n = in(reg) n,
+                    // The widening loads and the narrowing store take
+                    // low base registers.
+                    inout("r0") first => _,
+                    inout("r1") second => _,
+                    inout("r2") out => _,
+                    o1 = out(reg) _,
+                    o2 = out(reg) _,
+                    left = out(reg) _,
+                    zo = out(reg) _,
+                    m = out(reg) _,
+                    out("lr") _,
+                    out("q0") _,
+                    out("q1") _,
+                    out("q5") _,
+                    out("q6") _,
+                    out("q7") _,
+                    options(nostack),
+                )
+            }
+        };
+    }
+    if l.right == 0 { run!("vmov.i32 q1, #0") } else { run!("vmulh.s32 q1, q0, q7") }
 }
 
 /// `portable::BYTE_VECTORS`: `VMAX.S8` takes 16 lanes, `VADD.I16` 8.

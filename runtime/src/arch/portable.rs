@@ -121,7 +121,8 @@ pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH:
 ) {
     use crate::kernels::layout::{DEPTHWISE_VECTOR_GROUP as G, DEPTHWISE_VECTOR_HEADER as H};
     let words = H + 2 * KH * KW;
-    for (g, (group, out)) in stream.chunks_exact(words).zip(out[..C].chunks_exact_mut(G)).enumerate() {
+    // The last group may be partial (its header and weights padded).
+    for (g, (group, out)) in stream.chunks_exact(words).zip(out[..C].chunks_mut(G)).enumerate() {
         for (k, o) in out.iter_mut().enumerate() {
             // Header lane of channel k: evens first, then odds.
             let lane = k / 2 + 4 * (k % 2);
@@ -294,10 +295,11 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
 /// in int8 maxima and 16-bit sums instead of 32-bit accumulators.
 pub(crate) const BYTE_VECTORS: bool = false;
 
-/// Whether [`add_sub_s8`] is a vector loop, which `binary::add_sub_s8`
-/// takes for int8 ADD and SUB whose constants have the lanes form
-/// (elsewhere the compiler's scalar closure, with its rescaling tables).
-pub(crate) const ADD_LANES: bool = false;
+/// Whether [`add_sub_s8`] and [`mul_s8`] are vector loops, which
+/// `binary::add_sub_s8` and `binary::mul_s8` take for int8 ops whose
+/// constants have the lanes form (elsewhere the compiler's scalar closure,
+/// with its rescaling tables).
+pub(crate) const VECTOR_LANES: bool = false;
 
 /// int8 ADD or SUB of `n` elements, `out[i] = lanes.apply(first[i],
 /// second[i])`, each element's inputs read before its output is written.
@@ -313,6 +315,29 @@ pub(crate) unsafe fn add_sub_s8(
     out: *mut i8,
     n: usize,
     lanes: &crate::kernels::binary::AddLanes,
+) {
+    for i in 0..n {
+        // SAFETY: `i < n`, within the runs the caller vouches for; the
+        // inputs are read before the output is written.
+        unsafe {
+            let v = lanes.apply(*first.add(i), *second.add(i));
+            *out.add(i) = v;
+        }
+    }
+}
+
+/// int8 MUL of `n` elements, `out[i] = lanes.apply(first[i], second[i])`,
+/// as [`add_sub_s8`].
+///
+/// # Safety
+/// As [`add_sub_s8`].
+#[inline(always)]
+pub(crate) unsafe fn mul_s8(
+    first: *const i8,
+    second: *const i8,
+    out: *mut i8,
+    n: usize,
+    lanes: &crate::kernels::binary::MulLanes,
 ) {
     for i in 0..n {
         // SAFETY: `i < n`, within the runs the caller vouches for; the

@@ -271,30 +271,144 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
 /// int8 ADD or SUB of two same-shaped tensors: where the target has vector
-/// lanes (`arch::ADD_LANES`, Helium) and `lanes` holds the op's constants
+/// lanes (`arch::VECTOR_LANES`, Helium) and `lanes` holds the op's constants
 /// in their form ([`AddLanes::of`], a constant), one vector loop;
 /// elsewhere [`binary`] with `f` (the compiler's scalar closure, which
 /// may look the rescaled inputs up in tables). The same bits either way.
 #[inline(never)]
 pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
-    mut io: IO,
+    io: IO,
     other: &[i8],
     io_first: bool,
     lanes: Option<AddLanes>,
     f: F,
 ) {
-    if let (true, Some(lanes)) = (crate::arch::ADD_LANES, lanes) {
+    let run = lanes.map(|l| {
+        move |a: *const i8, b: *const i8, out: *mut i8, n: usize| {
+            // SAFETY: `lanes_or_binary` gives the runs `arch::add_sub_s8` asks for.
+            unsafe { crate::arch::add_sub_s8(a, b, out, n, &l) }
+        }
+    });
+    lanes_or_binary::<LEN, IO, F>(io, other, io_first, run, f)
+}
+
+/// int8 MUL of two same-shaped tensors, as [`add_sub_s8`]: the vector
+/// loop where the target has lanes and the constants their form
+/// ([`MulLanes::of`]), else [`binary`] with `f`.
+#[inline(never)]
+pub fn mul_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
+    io: IO,
+    other: &[i8],
+    io_first: bool,
+    lanes: Option<MulLanes>,
+    f: F,
+) {
+    let run = lanes.map(|l| {
+        move |a: *const i8, b: *const i8, out: *mut i8, n: usize| {
+            // SAFETY: `lanes_or_binary` gives the runs `arch::mul_s8` asks for.
+            unsafe { crate::arch::mul_s8(a, b, out, n, &l) }
+        }
+    });
+    lanes_or_binary::<LEN, IO, F>(io, other, io_first, run, f)
+}
+
+/// The vector loop `run` over the LEN elements (first operand, second,
+/// output, count) where the target has lanes and the op a lanes form,
+/// else [`binary`] with `f`. `run` gets LEN readable values behind each
+/// operand and LEN writable outputs, where an in-place output never starts
+/// after its input (`Io::elementwise_runs`), so each step reads its inputs
+/// before any output lands on them.
+#[inline(always)]
+fn lanes_or_binary<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
+    mut io: IO,
+    other: &[i8],
+    io_first: bool,
+    run: Option<impl FnOnce(*const i8, *const i8, *mut i8, usize)>,
+    f: F,
+) {
+    if let (true, Some(run)) = (crate::arch::VECTOR_LANES, run) {
         let other = &other[..LEN];
         let (input, output) = io.elementwise_runs(0, LEN);
         let (first, second) = if io_first { (input, other.as_ptr()) } else { (other.as_ptr(), input) };
-        // SAFETY: `elementwise_runs` and the slice above give LEN readable
-        // values behind each operand and LEN writable outputs, where the
-        // output never starts after an in-place input (so each step reads
-        // its inputs before any output lands on them).
-        unsafe { crate::arch::add_sub_s8(first, second, output, LEN, &lanes) };
+        run(first, second, output, LEN);
         return;
     }
     binary::<i8, i8, LEN, IO, F>(io, other, io_first, f)
+}
+
+/// A quantized int8 MUL ([`MulQuant`]) in the form of 32-bit vector lanes:
+/// the product of the offset inputs (at most 2^16 in magnitude) shifted
+/// left by `left`, TFLite's rounding doubling high multiply by
+/// `multiplier`, and where `right` is not 0 its rounding right shift with
+/// the output zero point folded in as [`AddLanes::rescale`] does it (else
+/// the zero point added); then the activation's clamp. TFLite's
+/// `MultiplyByQuantizedMultiplier` bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MulLanes {
+    /// Each operand's negated zero point (op order).
+    pub offset: [i32; 2],
+    /// The left shift of the product (0 to 31) ...
+    pub left: i32,
+    /// ... the multiplier (below 2^31) ...
+    pub multiplier: i32,
+    /// ... and the right shift (0 to 23).
+    pub right: i32,
+    /// The output zero point.
+    pub out_offset: i32,
+    /// The fused activation's range, inside int8.
+    pub act_min: i32,
+    /// Upper end of the range.
+    pub act_max: i32,
+}
+
+impl MulLanes {
+    /// The lanes form of an int8 MUL where its constants allow it: a
+    /// non-negative multiplier, a right shift of at most 23 (the zero
+    /// point times 2^right fits a lane), the output zero point and the
+    /// clamp inside int8; `None` otherwise.
+    pub const fn of(q: &MulQuant) -> Option<MulLanes> {
+        if q.multiplier < 0
+            || q.shift < -crate::fixedpoint::DOWN_MAX_RIGHT
+            || q.shift > 31
+            || q.output_offset < -128
+            || q.output_offset > 127
+            || q.act_min < -128
+            || q.act_max > 127
+            || q.act_min > q.act_max
+        {
+            return None;
+        }
+        Some(MulLanes {
+            offset: [q.input1_offset, q.input2_offset],
+            left: if q.shift > 0 { q.shift } else { 0 },
+            multiplier: q.multiplier,
+            right: if q.shift > 0 { 0 } else { -q.shift },
+            out_offset: q.output_offset,
+            act_min: q.act_min,
+            act_max: q.act_max,
+        })
+    }
+
+    /// One output, as each lane computes it (the portable form of
+    /// `arch::mul_s8`).
+    #[inline(always)]
+    pub const fn apply(&self, x: i8, y: i8) -> i8 {
+        let p = (x as i32 + self.offset[0]) * (y as i32 + self.offset[1]);
+        let v = p.wrapping_shl(self.left as u32);
+        let out = if self.right == 0 {
+            AddLanes::rescale_high(v, self.multiplier) + self.out_offset
+        } else {
+            AddLanes::rescale(v, self.multiplier, self.right, self.out_offset << self.right)
+        };
+        let out = if out < self.act_min {
+            self.act_min
+        } else if out > self.act_max {
+            self.act_max
+        } else {
+            out
+        };
+        out as i8
+    }
 }
 
 /// A quantized int8 ADD or SUB ([`AddQuant`], the 20-bit headroom) in the
@@ -393,9 +507,18 @@ impl AddLanes {
     /// output zero point times 2^right) before the shift.
     #[inline(always)]
     pub const fn rescale(v: i32, multiplier: i32, right: i32, addend: i32) -> i32 {
-        let q = ((2 * v as i64 * multiplier as i64 + (1 << 31)) >> 32) as i32;
+        let q = Self::rescale_high(v, multiplier);
         let a = addend as i64 + (v >> 31) as i64 + q as i64;
         ((a + (1 << (right - 1))) >> right) as i32
+    }
+
+    /// `VQRDMULH`: the rounding doubling high product `(2 v m + 2^31) >>
+    /// 32`, which equals TFLite's `SaturatingRoundingDoublingHighMul` for
+    /// a non-negative multiplier (its rounding of negative products away
+    /// from zero is the same floor; nothing saturates).
+    #[inline(always)]
+    pub const fn rescale_high(v: i32, multiplier: i32) -> i32 {
+        ((2 * v as i64 * multiplier as i64 + (1 << 31)) >> 32) as i32
     }
 
     /// One output, as each lane computes it (the portable form of

@@ -419,7 +419,8 @@ fn tap_span<const IH: usize, const IW: usize, const C: usize>(p: &Pixel, win: &W
 /// bytes (`arch::depthwise_vector_groups`). `stream` is
 /// `layout::pack_depthwise_vector` (biases folded as for
 /// [`depthwise_m1_s8`], so taps outside the image read the zero point and
-/// cancel; short-form scales, the whole int8 range), `C` a multiple of 8;
+/// cancel; short-form scales, the whole int8 range; any `C`, a last partial group
+/// under a predicate);
 /// `output_offset` the output zero point. The same bits as
 /// [`depthwise_m1_s8`], whose compile-time choice of layout and
 /// requantization this replaces on those targets.
@@ -442,9 +443,8 @@ pub fn depthwise_vector_s8<
     input_offset: i32,
     output_offset: i32,
 ) {
-    const { assert!(C.is_multiple_of(super::layout::DEPTHWISE_VECTOR_GROUP)) };
     let group_words = super::layout::DEPTHWISE_VECTOR_HEADER + 2 * KH * KW;
-    let stream = &stream[..C / super::layout::DEPTHWISE_VECTOR_GROUP * group_words];
+    let stream = &stream[..C.div_ceil(super::layout::DEPTHWISE_VECTOR_GROUP) * group_words];
     let zp_row = [(-input_offset) as i8; C];
     let steps = (win.dilation_h * IW * C, win.dilation_w * C);
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {

@@ -91,7 +91,13 @@ pub(super) fn conv_2d_hybrid(r: &mut Rng) -> (Model, String) {
 pub(super) fn depthwise_conv_2d(r: &mut Rng, wide: bool) -> (Model, String) {
     let ty = if wide { Ty::I8 } else { conv_like_ty(r) };
     let (h, w) = (r.size(1, 11), r.size(1, 11));
-    let c = if wide { 8 * r.size(1, 6) } else { r.size(1, 8) };
+    // Wide: whole groups of 8 channels (Helium's vector depthwise) or a
+    // partial last group.
+    let c = match wide {
+        true if r.chance(0.5) => 8 * r.size(1, 6),
+        true => r.size(9, 47),
+        false => r.size(1, 8),
+    };
     let multiplier = if wide { 1 } else { r.pick(&[1, 1, 1, 2, 3]) };
     let oc = c * multiplier;
     let (kh, kw) = (r.size(1, 5), r.size(1, 5));

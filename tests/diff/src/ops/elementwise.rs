@@ -12,12 +12,12 @@ pub(super) fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String)
     binary_of(r, code, options_tag, ty, shapes)
 }
 
-/// int8 ADD (`code` 0) or SUB (41) of two same-shaped tensors of up to
-/// about 700 values: the vector loop of targets with lanes
-/// (`binary::add_sub_s8`), its tail runs included, which the broadcasting
-/// shapes of [`binary`] seldom reach.
-pub(super) fn add_sub_same_shape(r: &mut Rng) -> (Model, String) {
-    let (code, tag) = r.pick(&[(0, 11), (41, 28)]);
+/// int8 ADD (`code` 0), SUB (41) or MUL (18) of two same-shaped tensors
+/// of up to about 700 values: the vector loops of targets with lanes
+/// (`binary::add_sub_s8`, `binary::mul_s8`), their tail runs included,
+/// which the broadcasting shapes of [`binary`] seldom reach.
+pub(super) fn add_sub_mul_same_shape(r: &mut Rng) -> (Model, String) {
+    let (code, tag) = r.pick(&[(0, 11), (41, 28), (18, 21)]);
     let rank = r.size(1, 4);
     let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
     binary_of(r, code, tag, Ty::I8, (shape.clone(), shape.clone(), shape))
