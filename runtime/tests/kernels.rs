@@ -1567,10 +1567,12 @@ fn add_lanes_equal_the_scalar_add() {
     let lanes = AddLanes::of(&q, false);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    add_sub_s8::<37, _, _>(sep(&a, &mut out), &b, true, lanes, |x, y| q.add::<i8>(x, y));
+    add_sub_s8::<37, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    add_sub_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, false, lanes, |x, y| q.add::<i8>(x, y));
+    add_sub_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+        q.add::<i8>(x, y)
+    });
     assert_eq!(buf[..], want[..]);
 }
 
@@ -1581,6 +1583,7 @@ fn add_lanes_equal_the_scalar_add() {
 /// gives them through either path.
 #[test]
 fn mul_lanes_equal_the_scalar_mul() {
+    use tinyaot::__private::kernels::Strided6;
     use tinyaot::__private::kernels::binary::{MulLanes, MulQuant, mul_s8};
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -1629,11 +1632,19 @@ fn mul_lanes_equal_the_scalar_mul() {
     let lanes = MulLanes::of(&q);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    mul_s8::<37, _, _>(sep(&a, &mut out), &b, true, lanes, |x, y| q.mul::<i8>(x, y));
+    mul_s8::<37, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.mul::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    mul_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, false, lanes, |x, y| q.mul::<i8>(x, y));
+    mul_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+        q.mul::<i8>(x, y)
+    });
     assert_eq!(buf[..], want[..]);
+    // Broadcast: 3 runs of 12 against one row of 12, the row first.
+    let walk = Strided6 { dims: [1, 1, 1, 1, 3, 12], a: [0, 0, 0, 0, 12, 1], b: [0, 0, 0, 0, 0, 1] };
+    let want: Vec<i8> = (0..36).map(|k| q.mul::<i8>(b[k % 12], a[k])).collect();
+    let mut out = [0i8; 36];
+    mul_s8::<36, _, _>(sep(&a[..36], &mut out), &b[..12], Some(&walk), false, lanes, |x, y| q.mul::<i8>(x, y));
+    assert_eq!(out[..], want[..]);
 }
 
 /// The vector depthwise kernel (Helium's, here its portable twin: groups

@@ -36,6 +36,32 @@ pub fn broadcast_to_output(
     }))
 }
 
+/// A broadcast walk (`io`'s operand's strides first) as runs: where the
+/// first operand is laid out as the output (its offset is the output's)
+/// and the trailing dimensions along which both operands are contiguous
+/// merge into the last one (its extent, the run, returned with the walk
+/// whose last dimension it is); `None` where the first operand broadcasts
+/// or the second's last dimension does (no run).
+pub fn contiguous_runs((dims, a, b): &Broadcast2) -> Option<(usize, Broadcast2)> {
+    // The row-major strides of the output: `after[j]` elements per step of dim j.
+    let mut after = [1usize; 6];
+    for j in (0..5).rev() {
+        after[j] = after[j + 1] * dims[j + 1];
+    }
+    let dense = |s: &[usize; 6], j: usize| dims[j] == 1 || s[j] == after[j];
+    if !(0..6).all(|j| dense(a, j)) {
+        return None;
+    }
+    // The first dimension of the merged run: every one after it dense in both.
+    let first = (0..6).rev().take_while(|&j| dense(b, j)).last()?;
+    let run = after[first] * dims[first];
+    let mut pairs: Vec<(usize, usize, usize)> = (0..first).map(|j| (dims[j], a[j], b[j])).collect();
+    pairs.push((run, 1, 1));
+    let (d6, a6) = six(&pairs.iter().map(|&(d, sa, _)| (d, sa)).collect::<Vec<_>>());
+    let (_, b6) = six(&pairs.iter().map(|&(d, _, sb)| (d, sb)).collect::<Vec<_>>());
+    Some((run, (d6, a6, b6)))
+}
+
 /// `out` right-aligned to 6 dims with the strides of `shape` broadcast to it.
 pub fn six_strides(shape: &[usize], out: &[usize]) -> ([usize; 6], [usize; 6]) {
     let strides = broadcast_strides(shape, out);
@@ -103,5 +129,29 @@ pub fn binary_call(
                 quote!(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sm),*], b: [#(#so),*] });
             quote!(::tinyaot::__private::kernels::binary::binary_broadcast::<#ty, #out, #len, _, _>(#io, #other, #shape, #io_first, #f);)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{contiguous_runs, six_strides};
+
+    fn walk(a: &[usize], b: &[usize], out: &[usize]) -> super::Broadcast2 {
+        let (dims, a6) = six_strides(a, out);
+        (dims, a6, six_strides(b, out).1)
+    }
+
+    #[test]
+    fn runs_merge_the_dense_trailing_dimensions() {
+        // A channel vector against pixels: runs of the 16 channels.
+        let (run, (d, a, b)) = contiguous_runs(&walk(&[1, 5, 6, 16], &[16], &[1, 5, 6, 16])).unwrap();
+        assert_eq!((run, d, a, b), (16, [1, 1, 1, 5, 6, 16], [0, 0, 0, 96, 16, 1], [0, 0, 0, 0, 0, 1]));
+        // Rows of [6, 16] repeated over 5: one run of 96 each.
+        let (run, (d, a, b)) = contiguous_runs(&walk(&[5, 6, 16], &[6, 16], &[5, 6, 16])).unwrap();
+        assert_eq!((run, d, a, b), (96, [1, 1, 1, 1, 5, 96], [0, 0, 0, 0, 96, 1], [0, 0, 0, 0, 0, 1]));
+        // A value per pixel (the second's last dimension broadcasts), or
+        // the first operand broadcast: no runs.
+        assert!(contiguous_runs(&walk(&[5, 6, 16], &[5, 6, 1], &[5, 6, 16])).is_none());
+        assert!(contiguous_runs(&walk(&[6, 16], &[5, 6, 16], &[5, 6, 16])).is_none());
     }
 }

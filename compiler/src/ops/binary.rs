@@ -9,7 +9,7 @@
 
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
-use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output};
+use crate::lowering::broadcast::{Broadcast2, binary_call, broadcast_to_output, contiguous_runs};
 use crate::lowering::context::OpCx;
 use crate::lowering::emit::{Emit, f32_lit};
 use crate::lowering::operator::{InPlace, Operator, WindowOp};
@@ -174,6 +174,11 @@ fn add_quant(p: &[i32; 12]) -> TokenStream {
         output_multiplier: #mo, output_shift: #so, act_min: #lo, act_max: #hi,
     })
 }
+
+/// Broadcasting int8 ADD, SUB and MUL take the vector loops (on targets
+/// with lanes) where their contiguous runs are at least this long (a
+/// loop's setup per run).
+const LANE_RUN_MIN: usize = 8;
 
 /// int8 ADD/SUB of at least this many elements look their inputs'
 /// rescaled values up in a 256-entry table (1 KB of flash each) instead of
@@ -518,23 +523,32 @@ impl Binary {
             }
         };
         let walk = self.broadcast.map(|(d, sa, sb)| if io_first { (d, sa, sb) } else { (d, sb, sa) });
-        if let (Arith::AddSub(p), Kind::Add | Kind::Sub, false, None) = (&self.arith, self.kind, self.int16, walk) {
-            // int8 ADD/SUB: a vector loop where the target has lanes and
-            // the constants their form (`AddLanes::of`, evaluated as a
-            // constant), else the scalar closure.
-            let (q, sub) = (add_quant(p), self.kind == Kind::Sub);
+        // int8 ADD, SUB and MUL: a vector loop where the target has lanes
+        // and the constants their form (`AddLanes::of`, `MulLanes::of`,
+        // evaluated as constants), else the scalar closure; same-shaped
+        // operands, or broadcast in runs of at least `LANE_RUN_MIN`.
+        let lanes = match (&self.arith, self.kind, self.int16) {
+            (Arith::AddSub(p), Kind::Add | Kind::Sub, false) => {
+                let (q, sub) = (add_quant(p), self.kind == Kind::Sub);
+                Some((quote!(add_sub_s8), quote!(AddLanes::of(&#q, #sub))))
+            }
+            (Arith::Mul(p), _, false) => {
+                let q = mul_quant(p);
+                Some((quote!(mul_s8), quote!(MulLanes::of(&#q))))
+            }
+            _ => None,
+        };
+        let runs = match walk {
+            None => Some(quote!(None)),
+            Some(walk) => contiguous_runs(&walk).filter(|&(run, _)| run >= LANE_RUN_MIN).map(|(_, (d, sa, sb))| {
+                quote!(Some(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sa),*], b: [#(#sb),*] }))
+            }),
+        };
+        if let (Some((kernel, of)), Some(runs)) = (lanes, runs) {
             let binary = quote!(::tinyaot::__private::kernels::binary);
-            return Ok(quote!(#binary::add_sub_s8::<#len, _, _>(#io, #other, #io_first, const {
-                #binary::AddLanes::of(&#q, #sub)
-            }, #f);));
-        }
-        if let (Arith::Mul(p), false, None) = (&self.arith, self.int16, walk) {
-            // int8 MUL: likewise (`MulLanes::of`).
-            let q = mul_quant(p);
-            let binary = quote!(::tinyaot::__private::kernels::binary);
-            return Ok(quote!(#binary::mul_s8::<#len, _, _>(#io, #other, #io_first, const {
-                #binary::MulLanes::of(&#q)
-            }, #f);));
+            return Ok(
+                quote!(#binary::#kernel::<#len, _, _>(#io, #other, #runs, #io_first, const { #binary::#of }, #f);),
+            );
         }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))
     }

@@ -270,15 +270,19 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 /// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
-/// int8 ADD or SUB of two same-shaped tensors: where the target has vector
-/// lanes (`arch::VECTOR_LANES`, Helium) and `lanes` holds the op's constants
-/// in their form ([`AddLanes::of`], a constant), one vector loop;
-/// elsewhere [`binary`] with `f` (the compiler's scalar closure, which
-/// may look the rescaled inputs up in tables). The same bits either way.
+/// int8 ADD or SUB of two same-shaped tensors (`walk` `None`), or
+/// broadcast along `walk` whose last dimension is a run contiguous in both
+/// operands (and the whole walk contiguous in `io`'s): where the target
+/// has vector lanes (`arch::VECTOR_LANES`, Helium) and `lanes` holds the
+/// op's constants in their form ([`AddLanes::of`], a constant), a vector
+/// loop per run; elsewhere [`binary`] (or [`binary_broadcast`]) with `f`
+/// (the compiler's scalar closure, which may look the rescaled inputs up
+/// in tables). The same bits either way.
 #[inline(never)]
 pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
     io: IO,
     other: &[i8],
+    walk: Option<&Strided6>,
     io_first: bool,
     lanes: Option<AddLanes>,
     f: F,
@@ -289,7 +293,7 @@ pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
             unsafe { crate::arch::add_sub_s8(a, b, out, n, &l) }
         }
     });
-    lanes_or_binary::<LEN, IO, F>(io, other, io_first, run, f)
+    lanes_or_binary::<LEN, IO, F>(io, other, walk, io_first, run, f)
 }
 
 /// int8 MUL of two same-shaped tensors, as [`add_sub_s8`]: the vector
@@ -299,6 +303,7 @@ pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
 pub fn mul_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
     io: IO,
     other: &[i8],
+    walk: Option<&Strided6>,
     io_first: bool,
     lanes: Option<MulLanes>,
     f: F,
@@ -309,31 +314,46 @@ pub fn mul_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
             unsafe { crate::arch::mul_s8(a, b, out, n, &l) }
         }
     });
-    lanes_or_binary::<LEN, IO, F>(io, other, io_first, run, f)
+    lanes_or_binary::<LEN, IO, F>(io, other, walk, io_first, run, f)
 }
 
-/// The vector loop `run` over the LEN elements (first operand, second,
-/// output, count) where the target has lanes and the op a lanes form,
-/// else [`binary`] with `f`. `run` gets LEN readable values behind each
-/// operand and LEN writable outputs, where an in-place output never starts
-/// after its input (`Io::elementwise_runs`), so each step reads its inputs
-/// before any output lands on them.
+/// The vector loop `run` (first operand, second, output, count) over the
+/// LEN elements, or over each contiguous last-dimension run of `walk`,
+/// where the target has lanes and the op a lanes form; else [`binary`]
+/// (or [`binary_broadcast`]) with `f`. `run` gets `count` readable values
+/// behind each operand and as many writable outputs, where an in-place
+/// output never starts after its input (`Io::elementwise_runs`), so each
+/// step reads its inputs before any output lands on them.
 #[inline(always)]
 fn lanes_or_binary<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
     mut io: IO,
     other: &[i8],
+    walk: Option<&Strided6>,
     io_first: bool,
-    run: Option<impl FnOnce(*const i8, *const i8, *mut i8, usize)>,
+    run: Option<impl Fn(*const i8, *const i8, *mut i8, usize)>,
     f: F,
 ) {
-    if let (true, Some(run)) = (crate::arch::VECTOR_LANES, run) {
-        let other = &other[..LEN];
-        let (input, output) = io.elementwise_runs(0, LEN);
+    let Some(run) = run.filter(|_| crate::arch::VECTOR_LANES) else {
+        return match walk {
+            None => binary::<i8, i8, LEN, IO, F>(io, other, io_first, f),
+            Some(shape) => binary_broadcast::<i8, i8, LEN, IO, F>(io, other, shape, io_first, f),
+        };
+    };
+    let mut run_at = |start: usize, other: &[i8]| {
+        let (input, output) = io.elementwise_runs(start, other.len());
         let (first, second) = if io_first { (input, other.as_ptr()) } else { (other.as_ptr(), input) };
-        run(first, second, output, LEN);
-        return;
+        run(first, second, output, other.len());
+    };
+    match walk {
+        None => run_at(0, &other[..LEN]),
+        Some(shape) => {
+            // The outer dimensions walked, the last one a run.
+            let inner = shape.dims[5];
+            let mut outer = *shape;
+            outer.dims[5] = 1;
+            outer.for_each(|_, start, at| run_at(start, &other[at..at + inner]));
+        }
     }
-    binary::<i8, i8, LEN, IO, F>(io, other, io_first, f)
 }
 
 /// A quantized int8 MUL ([`MulQuant`]) in the form of 32-bit vector lanes:

@@ -13,13 +13,24 @@ pub(super) fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String)
 }
 
 /// int8 ADD (`code` 0), SUB (41) or MUL (18) of two same-shaped tensors
-/// of up to about 700 values: the vector loops of targets with lanes
-/// (`binary::add_sub_s8`, `binary::mul_s8`), their tail runs included,
-/// which the broadcasting shapes of [`binary`] seldom reach.
-pub(super) fn add_sub_mul_same_shape(r: &mut Rng) -> (Model, String) {
+/// of up to about 700 values, or of a tensor and one of its trailing
+/// shapes (a channel vector, a row), either operand first: the vector
+/// loops of targets with lanes (`binary::add_sub_s8`, `binary::mul_s8`),
+/// over the whole tensor or each broadcast run, tail runs included, which
+/// the broadcasting shapes of [`binary`] seldom reach.
+pub(super) fn add_sub_mul_runs(r: &mut Rng) -> (Model, String) {
     let (code, tag) = r.pick(&[(0, 11), (41, 28), (18, 21)]);
     let rank = r.size(1, 4);
-    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
+    let mut shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
+    if r.chance(0.5) {
+        // Broadcast: the other operand a trailing part of the shape (a
+        // run of at least 8 values in most draws).
+        shape.push(r.size(6, 24));
+        let keep = r.size(1, shape.len());
+        let tail = shape[shape.len() - keep..].to_vec();
+        let (a, b) = if r.chance(0.5) { (shape.clone(), tail) } else { (tail, shape.clone()) };
+        return binary_of(r, code, tag, Ty::I8, (a, b, shape));
+    }
     binary_of(r, code, tag, Ty::I8, (shape.clone(), shape.clone(), shape))
 }
 

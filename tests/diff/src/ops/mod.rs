@@ -48,7 +48,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("MAX_POOL_2D", |r| pool_2d(r, 17, "MAX_POOL_2D")),
     ("ADD", |r| binary(r, 0, 11)),
     ("SUB", |r| binary(r, 41, 28)),
-    ("ADD_SUB_MUL_SAME_SHAPE", add_sub_mul_same_shape),
+    ("ADD_SUB_MUL_RUNS", add_sub_mul_runs),
     ("MUL", |r| binary(r, 18, 21)),
     ("SOFTMAX", softmax),
     ("LOGISTIC", |r| unary(r, Unary::Logistic)),
