@@ -163,6 +163,32 @@ pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<P
     build_with(target, only, None, target_dir)
 }
 
+/// [`build`] (every model) for each of `targets`, as many at a time as the
+/// machine has cores (up to 4): most of a build is the firmware crate's
+/// code generation and `core`'s, each on one core. The results in the
+/// targets' order.
+pub fn build_each(targets: &[Target], target_dir: &Path) -> Vec<Result<PathBuf, String>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let built: Mutex<Vec<Option<Result<PathBuf, String>>>> = Mutex::new(vec![None; targets.len()]);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(t) = targets.get(i) else { break };
+                    let r = build(t, None, target_dir);
+                    built.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                }
+            });
+        }
+    });
+    let built = built.into_inner().unwrap_or_else(|e| e.into_inner());
+    built.into_iter().map(|r| r.unwrap_or_else(|| Err("not built".into()))).collect()
+}
+
 /// [`build`], also taking the models (with reference vectors) in `extra`.
 pub fn build_with(
     target: &Target,
@@ -231,13 +257,10 @@ fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
     cmd
 }
 
-/// The target directory of `target`'s builds: a core that shares its triple
-/// with another (`cpu`) builds in a folder of its own.
+/// The target directory of `target`'s builds: a folder of each core's own
+/// (cores share triples, and [`build_each`] builds two at a time).
 fn core_dir(target: &Target, target_dir: &Path) -> PathBuf {
-    match target.cpu {
-        Some(_) => target_dir.join(target.short),
-        None => target_dir.to_path_buf(),
-    }
+    target_dir.join(target.short)
 }
 
 /// `cargo build --release -Zbuild-std=core` for `triple` in crate `dir`

@@ -8,8 +8,8 @@
 
 use std::sync::Mutex;
 use tinyaot_tests::firmware::{
-    TARGETS, build, build_board, build_kws, build_with, missing_toolchain, repo, run, run_with, section_table,
-    sections, symbol, test_dir,
+    TARGETS, build, build_board, build_each, build_kws, build_with, missing_toolchain, repo, run, run_with,
+    section_table, sections, symbol, test_dir,
 };
 
 /// Whether the firmware toolchain and QEMU are here; without them a test
@@ -33,8 +33,8 @@ fn firmware_runs_bit_exact_on_every_core() {
     }
     let target_dir = test_dir();
     let mut failures = Vec::new();
-    for t in &TARGETS {
-        let elf = build(t, None, &target_dir).unwrap_or_else(|e| panic!("{e}"));
+    for (t, elf) in TARGETS.iter().zip(build_each(&TARGETS, &target_dir)) {
+        let elf = elf.unwrap_or_else(|e| panic!("{e}"));
         let r = run(t, &elf, None, None).unwrap_or_else(|e| panic!("{e}"));
         print!("{} ({}):\n{}", t.core, t.machine, r.stdout);
         let ok = r.stdout.lines().filter(|l| l.ends_with(": ok")).count();
