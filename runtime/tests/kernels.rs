@@ -863,13 +863,7 @@ fn pair_rows_match_plain_rows_for_every_block_shape() {
 fn fast_rescale_equals_multiply_by_quantized_multiplier() {
     use tinyaot::__private::fixedpoint::multiply_by_quantized_multiplier;
     use tinyaot::__private::kernels::{DOWN_MAX_RIGHT, down_scale_of, rescale, rescale_down, scale_of};
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let edges = [0, 1, -1, 2, -2, 1 << 30, -(1 << 30), i32::MAX, i32::MIN, i32::MAX - 1, i32::MIN + 1];
     let shifts: Vec<i32> = (-31..=30).collect();
     let n = if cfg!(miri) { 200 } else { 200_000 };
@@ -1490,22 +1484,26 @@ fn floor_div_and_mod_i32_match_their_definitions() {
     }
 }
 
-/// The vector-lanes form of int8 ADD and SUB (`AddLanes`, Helium's loop)
-/// gives `AddQuant`'s outputs for every pair of inputs, over random
-/// constants of the forms TFLite makes (one input halved, the other's
-/// multiplier below 1/2 or both halved, output shifts to the form's
-/// limit, zero points and clamps across the range), and `add_sub_s8`
-/// gives them through either path.
-#[test]
-fn add_lanes_equal_the_scalar_add() {
-    use tinyaot::__private::kernels::binary::{AddLanes, add_sub_s8};
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
+/// A xorshift64 stream of pseudo-random words from `state`.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         state
-    };
+    }
+}
+
+/// The vector-lanes form of int8 ADD and SUB (`AddLanes`, Helium's loop)
+/// gives `AddQuant`'s outputs for every pair of inputs, over random
+/// constants of the forms TFLite makes (one input halved, the other's
+/// multiplier below 1/2 or both halved, output shifts to the form's
+/// limit, zero points and clamps across the range), and `lanes_s8`
+/// gives them through either path.
+#[test]
+fn add_lanes_equal_the_scalar_add() {
+    use tinyaot::__private::kernels::binary::{AddLanes, lanes_s8};
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     let (cases, stride) = if cfg!(miri) { (4, 97) } else { (400, 1) };
     for i in 0..cases {
         let r = next();
@@ -1567,10 +1565,10 @@ fn add_lanes_equal_the_scalar_add() {
     let lanes = AddLanes::of(&q, false);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    add_sub_s8::<37, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i8>(x, y));
+    lanes_s8::<37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    add_sub_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+    lanes_s8::<37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
         q.add::<i8>(x, y)
     });
     assert_eq!(buf[..], want[..]);
@@ -1579,19 +1577,13 @@ fn add_lanes_equal_the_scalar_add() {
 /// The vector-lanes form of int8 MUL (`MulLanes`, Helium's loop) gives
 /// `MulQuant`'s outputs for every pair of inputs, over random constants
 /// (multipliers in TFLite's range, shifts from the form's right limit to
-/// left shifts, zero points and clamps across the range), and `mul_s8`
+/// left shifts, zero points and clamps across the range), and `lanes_s8`
 /// gives them through either path.
 #[test]
 fn mul_lanes_equal_the_scalar_mul() {
     use tinyaot::__private::kernels::Strided6;
-    use tinyaot::__private::kernels::binary::{MulLanes, MulQuant, mul_s8};
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    use tinyaot::__private::kernels::binary::{MulLanes, MulQuant, lanes_s8};
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let (cases, stride) = if cfg!(miri) { (4, 97) } else { (400, 1) };
     for i in 0..cases {
         let zo = (next() % 256) as i32 - 128;
@@ -1632,10 +1624,10 @@ fn mul_lanes_equal_the_scalar_mul() {
     let lanes = MulLanes::of(&q);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    mul_s8::<37, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.mul::<i8>(x, y));
+    lanes_s8::<37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.mul::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    mul_s8::<37, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+    lanes_s8::<37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
         q.mul::<i8>(x, y)
     });
     assert_eq!(buf[..], want[..]);
@@ -1643,7 +1635,7 @@ fn mul_lanes_equal_the_scalar_mul() {
     let walk = Strided6 { dims: [1, 1, 1, 1, 3, 12], a: [0, 0, 0, 0, 12, 1], b: [0, 0, 0, 0, 0, 1] };
     let want: Vec<i8> = (0..36).map(|k| q.mul::<i8>(b[k % 12], a[k])).collect();
     let mut out = [0i8; 36];
-    mul_s8::<36, _, _>(sep(&a[..36], &mut out), &b[..12], Some(&walk), false, lanes, |x, y| q.mul::<i8>(x, y));
+    lanes_s8::<36, _, _, _>(sep(&a[..36], &mut out), &b[..12], Some(&walk), false, lanes, |x, y| q.mul::<i8>(x, y));
     assert_eq!(out[..], want[..]);
 }
 

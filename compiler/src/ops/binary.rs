@@ -530,11 +530,11 @@ impl Binary {
         let lanes = match (&self.arith, self.kind, self.int16) {
             (Arith::AddSub(p), Kind::Add | Kind::Sub, false) => {
                 let (q, sub) = (add_quant(p), self.kind == Kind::Sub);
-                Some((quote!(add_sub_s8), quote!(AddLanes::of(&#q, #sub))))
+                Some(quote!(AddLanes::of(&#q, #sub)))
             }
             (Arith::Mul(p), _, false) => {
                 let q = mul_quant(p);
-                Some((quote!(mul_s8), quote!(MulLanes::of(&#q))))
+                Some(quote!(MulLanes::of(&#q)))
             }
             _ => None,
         };
@@ -544,10 +544,10 @@ impl Binary {
                 quote!(Some(&::tinyaot::__private::kernels::Strided6 { dims: [#(#d),*], a: [#(#sa),*], b: [#(#sb),*] }))
             }),
         };
-        if let (Some((kernel, of)), Some(runs)) = (lanes, runs) {
+        if let (Some(of), Some(runs)) = (lanes, runs) {
             let binary = quote!(::tinyaot::__private::kernels::binary);
             return Ok(
-                quote!(#binary::#kernel::<#len, _, _>(#io, #other, #runs, #io_first, const { #binary::#of }, #f);),
+                quote!(#binary::lanes_s8::<#len, _, _, _>(#io, #other, #runs, #io_first, const { #binary::#of }, #f);),
             );
         }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))

@@ -296,7 +296,7 @@ pub(crate) fn dot_int4_rows<const R: usize>(x: &[i8], words: &[u32], groups: usi
 pub(crate) const BYTE_VECTORS: bool = false;
 
 /// Whether [`add_sub_s8`] and [`mul_s8`] are vector loops, which
-/// `binary::add_sub_s8` and `binary::mul_s8` take for int8 ops whose
+/// `binary::lanes_s8` takes for int8 ops whose
 /// constants have the lanes form (elsewhere the compiler's scalar closure,
 /// with its rescaling tables).
 pub(crate) const VECTOR_LANES: bool = false;
@@ -316,14 +316,8 @@ pub(crate) unsafe fn add_sub_s8(
     n: usize,
     lanes: &crate::kernels::binary::AddLanes,
 ) {
-    for i in 0..n {
-        // SAFETY: `i < n`, within the runs the caller vouches for; the
-        // inputs are read before the output is written.
-        unsafe {
-            let v = lanes.apply(*first.add(i), *second.add(i));
-            *out.add(i) = v;
-        }
-    }
+    // SAFETY: the caller's runs.
+    unsafe { elementwise_s8(first, second, out, n, |x, y| lanes.apply(x, y)) }
 }
 
 /// int8 MUL of `n` elements, `out[i] = lanes.apply(first[i], second[i])`,
@@ -339,11 +333,22 @@ pub(crate) unsafe fn mul_s8(
     n: usize,
     lanes: &crate::kernels::binary::MulLanes,
 ) {
+    // SAFETY: the caller's runs.
+    unsafe { elementwise_s8(first, second, out, n, |x, y| lanes.apply(x, y)) }
+}
+
+/// `out[i] = f(first[i], second[i])` for `i < n`, each element's inputs
+/// read before its output is written.
+///
+/// # Safety
+/// As [`add_sub_s8`].
+#[inline(always)]
+unsafe fn elementwise_s8(first: *const i8, second: *const i8, out: *mut i8, n: usize, f: impl Fn(i8, i8) -> i8) {
     for i in 0..n {
         // SAFETY: `i < n`, within the runs the caller vouches for; the
         // inputs are read before the output is written.
         unsafe {
-            let v = lanes.apply(*first.add(i), *second.add(i));
+            let v = f(*first.add(i), *second.add(i));
             *out.add(i) = v;
         }
     }

@@ -270,70 +270,60 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 /// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
-/// int8 ADD or SUB of two same-shaped tensors (`walk` `None`), or
+/// A lane's clamp to the activation's range (`VMAX`, `VMIN`), as int8.
+#[inline(always)]
+const fn clamp_lane(v: i32, lo: i32, hi: i32) -> i8 {
+    let v = if v < lo { lo } else { v };
+    (if v > hi { hi } else { v }) as i8
+}
+
+/// An int8 binary op in the form of 32-bit vector lanes ([`AddLanes`],
+/// [`MulLanes`]), whose loop the target runs.
+pub trait Lanes: Copy {
+    /// `n` outputs of the values behind `first` and `second` into `out`
+    /// (`arch::add_sub_s8`, `arch::mul_s8`).
+    ///
+    /// # Safety
+    /// `first` and `second` point to `n` readable values and `out` to `n`
+    /// writable ones; an output may overlap an input only at or before the
+    /// input's own element.
+    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize);
+}
+
+impl Lanes for AddLanes {
+    #[inline(always)]
+    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize) {
+        // SAFETY: the caller's runs, as `arch::add_sub_s8` asks.
+        unsafe { crate::arch::add_sub_s8(first, second, out, n, self) }
+    }
+}
+
+impl Lanes for MulLanes {
+    #[inline(always)]
+    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize) {
+        // SAFETY: the caller's runs, as `arch::mul_s8` asks.
+        unsafe { crate::arch::mul_s8(first, second, out, n, self) }
+    }
+}
+
+/// int8 ADD, SUB or MUL of two same-shaped tensors (`walk` `None`), or
 /// broadcast along `walk` whose last dimension is a run contiguous in both
 /// operands (and the whole walk contiguous in `io`'s): where the target
 /// has vector lanes (`arch::VECTOR_LANES`, Helium) and `lanes` holds the
-/// op's constants in their form ([`AddLanes::of`], a constant), a vector
-/// loop per run; elsewhere [`binary`] (or [`binary_broadcast`]) with `f`
-/// (the compiler's scalar closure, which may look the rescaled inputs up
-/// in tables). The same bits either way.
+/// op's constants in their form ([`AddLanes::of`], [`MulLanes::of`], a
+/// constant), a vector loop per run; elsewhere [`binary`] (or
+/// [`binary_broadcast`]) with `f` (the compiler's scalar closure, which may
+/// look the rescaled inputs up in tables). The same bits either way.
 #[inline(never)]
-pub fn add_sub_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
-    io: IO,
-    other: &[i8],
-    walk: Option<&Strided6>,
-    io_first: bool,
-    lanes: Option<AddLanes>,
-    f: F,
-) {
-    let run = lanes.map(|l| {
-        move |a: *const i8, b: *const i8, out: *mut i8, n: usize| {
-            // SAFETY: `lanes_or_binary` gives the runs `arch::add_sub_s8` asks for.
-            unsafe { crate::arch::add_sub_s8(a, b, out, n, &l) }
-        }
-    });
-    lanes_or_binary::<LEN, IO, F>(io, other, walk, io_first, run, f)
-}
-
-/// int8 MUL of two same-shaped tensors, as [`add_sub_s8`]: the vector
-/// loop where the target has lanes and the constants their form
-/// ([`MulLanes::of`]), else [`binary`] with `f`.
-#[inline(never)]
-pub fn mul_s8<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
-    io: IO,
-    other: &[i8],
-    walk: Option<&Strided6>,
-    io_first: bool,
-    lanes: Option<MulLanes>,
-    f: F,
-) {
-    let run = lanes.map(|l| {
-        move |a: *const i8, b: *const i8, out: *mut i8, n: usize| {
-            // SAFETY: `lanes_or_binary` gives the runs `arch::mul_s8` asks for.
-            unsafe { crate::arch::mul_s8(a, b, out, n, &l) }
-        }
-    });
-    lanes_or_binary::<LEN, IO, F>(io, other, walk, io_first, run, f)
-}
-
-/// The vector loop `run` (first operand, second, output, count) over the
-/// LEN elements, or over each contiguous last-dimension run of `walk`,
-/// where the target has lanes and the op a lanes form; else [`binary`]
-/// (or [`binary_broadcast`]) with `f`. `run` gets `count` readable values
-/// behind each operand and as many writable outputs, where an in-place
-/// output never starts after its input (`Io::elementwise_runs`), so each
-/// step reads its inputs before any output lands on them.
-#[inline(always)]
-fn lanes_or_binary<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
+pub fn lanes_s8<const LEN: usize, IO: Io<i8>, L: Lanes, F: Fn(i8, i8) -> i8>(
     mut io: IO,
     other: &[i8],
     walk: Option<&Strided6>,
     io_first: bool,
-    run: Option<impl Fn(*const i8, *const i8, *mut i8, usize)>,
+    lanes: Option<L>,
     f: F,
 ) {
-    let Some(run) = run.filter(|_| crate::arch::VECTOR_LANES) else {
+    let Some(lanes) = lanes.filter(|_| crate::arch::VECTOR_LANES) else {
         return match walk {
             None => binary::<i8, i8, LEN, IO, F>(io, other, io_first, f),
             Some(shape) => binary_broadcast::<i8, i8, LEN, IO, F>(io, other, shape, io_first, f),
@@ -342,7 +332,11 @@ fn lanes_or_binary<const LEN: usize, IO: Io<i8>, F: Fn(i8, i8) -> i8>(
     let mut run_at = |start: usize, other: &[i8]| {
         let (input, output) = io.elementwise_runs(start, other.len());
         let (first, second) = if io_first { (input, other.as_ptr()) } else { (other.as_ptr(), input) };
-        run(first, second, output, other.len());
+        // SAFETY: `elementwise_runs` and `other` give `other.len()` readable
+        // values behind each operand and as many writable outputs, where an
+        // in-place output never starts after its input (so each step reads
+        // its inputs before any output lands on them).
+        unsafe { lanes.run(first, second, output, other.len()) };
     };
     match walk {
         None => run_at(0, &other[..LEN]),
@@ -420,14 +414,7 @@ impl MulLanes {
         } else {
             AddLanes::rescale(v, self.multiplier, self.right, self.out_offset << self.right)
         };
-        let out = if out < self.act_min {
-            self.act_min
-        } else if out > self.act_max {
-            self.act_max
-        } else {
-            out
-        };
-        out as i8
+        clamp_lane(out, self.act_min, self.act_max)
     }
 }
 
@@ -554,14 +541,7 @@ impl AddLanes {
         }
         let sum = if self.sub { v[0].wrapping_sub(v[1]) } else { v[0].wrapping_add(v[1]) };
         let out = Self::rescale(sum, self.out_multiplier, self.out_right, self.out_offset << self.out_right);
-        let out = if out < self.act_min {
-            self.act_min
-        } else if out > self.act_max {
-            self.act_max
-        } else {
-            out
-        };
-        out as i8
+        clamp_lane(out, self.act_min, self.act_max)
     }
 }
 

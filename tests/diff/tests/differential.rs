@@ -97,6 +97,9 @@ tinyaot = {{ path = {runtime:?} }}
 [profile.dev]
 opt-level = 0
 debug = false
+# One build of many modules from scratch: incremental bookkeeping costs
+# more than it saves (361 s against 133 s for the 2000-case sample).
+incremental = false
 
 [profile.dev.package."*"]
 opt-level = 1

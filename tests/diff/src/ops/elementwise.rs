@@ -15,7 +15,7 @@ pub(super) fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String)
 /// int8 ADD (`code` 0), SUB (41) or MUL (18) of two same-shaped tensors
 /// of up to about 700 values, or of a tensor and one of its trailing
 /// shapes (a channel vector, a row), either operand first: the vector
-/// loops of targets with lanes (`binary::add_sub_s8`, `binary::mul_s8`),
+/// loops of targets with lanes (`binary::lanes_s8`),
 /// over the whole tensor or each broadcast run, tail runs included, which
 /// the broadcasting shapes of [`binary`] seldom reach.
 pub(super) fn add_sub_mul_runs(r: &mut Rng) -> (Model, String) {
