@@ -270,6 +270,12 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 /// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
+/// Whether an output zero point and activation range are int8's, as the
+/// lanes forms' narrowing stores need.
+const fn int8_output(offset: i32, lo: i32, hi: i32) -> bool {
+    offset >= -128 && offset <= 127 && lo >= -128 && hi <= 127 && lo <= hi
+}
+
 /// A lane's clamp to the activation's range (`VMAX`, `VMIN`), as int8.
 #[inline(always)]
 const fn clamp_lane(v: i32, lo: i32, hi: i32) -> i8 {
@@ -384,11 +390,7 @@ impl MulLanes {
         if q.multiplier < 0
             || q.shift < -crate::fixedpoint::DOWN_MAX_RIGHT
             || q.shift > 31
-            || q.output_offset < -128
-            || q.output_offset > 127
-            || q.act_min < -128
-            || q.act_max > 127
-            || q.act_min > q.act_max
+            || !int8_output(q.output_offset, q.act_min, q.act_max)
         {
             return None;
         }
@@ -467,11 +469,7 @@ impl AddLanes {
             || q.output_multiplier < 0
             || q.output_shift > -1
             || q.output_shift < -crate::fixedpoint::DOWN_MAX_RIGHT
-            || q.output_offset < -128
-            || q.output_offset > 127
-            || q.act_min < -128
-            || q.act_max > 127
-            || q.act_min > q.act_max
+            || !int8_output(q.output_offset, q.act_min, q.act_max)
         {
             return None;
         }
