@@ -69,11 +69,12 @@ fn pack_groups(filter: &[i8], channels: usize, depth: usize, group: usize, out: 
 /// (ResNet-8's 3x3x64 rows).
 pub const PAIR_MAX_DEPTH: usize = 576;
 
-/// Whether `kernels::conv::conv2d_im2col_s8` takes a layer whose
-/// requantization fuses two pixels at a time: rows of `d4` values (padded
-/// to 4) up to [`PAIR_MAX_DEPTH`], a pointwise layer from 4 input channels
-/// (`ic`), a window from 8 values. One rule for the kernel and for the
-/// compiler, which lays such layers' rows out for the pairs.
+/// Whether an int8 convolution whose requantization fuses runs two pixels
+/// at a time (`kernels::conv::conv2d_pairs_s8`) where the target has the
+/// pixel-pair kernels: rows of `d4` values (padded to 4) up to
+/// [`PAIR_MAX_DEPTH`], a pointwise layer from 4 input channels (`ic`), a
+/// window from 8 values. The compiler's rule, which lays such layers' rows
+/// out for the pairs and calls that kernel.
 pub const fn fused_pairs(d4: usize, pointwise: bool, ic: usize) -> bool {
     d4 <= PAIR_MAX_DEPTH && if pointwise { ic >= 4 } else { d4 >= 8 }
 }

@@ -26,3 +26,15 @@ pub const fn conv_im2col(kh: usize, kw: usize, ic: usize, padded: bool) -> usize
 pub const fn depthwise_rows(kh: usize, channels: usize, row_width: usize) -> usize {
     kh.saturating_mul(channels).saturating_mul(row_width).saturating_mul(2)
 }
+
+/// Sums the int8 dot-product kernels hold on the stack at a time
+/// (`kernels::dot::CHUNK`): a block of one pixel's output channels, or
+/// the channels of several pending pixels.
+pub const SUM_CHUNK: usize = 64;
+
+/// Pixels whose sums the one-pixel im2col kernel holds and requantizes
+/// together, for `channels` output channels: as many as [`SUM_CHUNK`]
+/// holds, 1 where a pixel needs more than half of it.
+pub const fn pending_pixels(channels: usize) -> usize {
+    if channels == 0 || channels > SUM_CHUNK / 2 { 1 } else { SUM_CHUNK / channels }
+}

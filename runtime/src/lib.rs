@@ -78,6 +78,8 @@ pub use tinyaot_macros::include_model;
 /// every release of the macro, which is pinned to this crate's version.
 #[doc(hidden)]
 pub mod __private {
+    /// One kernel call per target family (`arch`'s selection point).
+    pub use crate::__tinyaot_by_family as by_family;
     /// Helium's kernel call or the other (`arch`'s selection point).
     pub use crate::__tinyaot_helium_or as helium_or;
     /// The target's weight layout of a pixel-pair layer (`arch`'s selection point).

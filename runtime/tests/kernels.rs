@@ -346,7 +346,7 @@ fn in_place_matches_separate() {
 /// included.
 #[test]
 fn im2col_matches_direct_conv() {
-    use tinyaot::__private::kernels::conv::conv2d_im2col_s8;
+    use tinyaot::__private::kernels::conv::{conv2d_im2col_s8, conv2d_pairs_s8};
     let input: Vec<i8> = (0..5 * 4 * 3).map(|i| ((i * 73 + 11) % 256) as u8 as i8).collect();
     let filter: Vec<i8> = (0..2 * 3 * 3 * 3).map(|i| ((i * 29 + 5) % 255) as u8 as i8).collect();
     let bias = [1000i32, -777];
@@ -374,50 +374,57 @@ fn im2col_matches_direct_conv() {
             &q,
         );
         let r = Rescale { input_offset: 37, output_offset: -5, scales, act_min, act_max: 127 };
-        // Weight rows as bytes, and widened at compile time (small layers);
+        // Each kernel the compiler may call for the layer: one pixel at a
+        // time over byte rows and widened rows, two at a time over byte
+        // rows (pair rows: `pair_kernels_match_direct_conv`); the
         // requantization fused where it can be, and not.
         let fusable = fused_scales(&r).is_some();
-        for (widened, fuse) in [(false, false), (true, false), (false, true), (true, true)] {
-            if fuse && !fusable {
-                continue;
-            }
-            let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
-            let io = sep(&input, &mut got);
-            match (widened, fuse) {
-                (true, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, true, _>(
-                    io,
-                    &wide[..],
-                    &folded,
-                    &win,
-                    &r,
-                    &mut patch,
-                ),
-                (true, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, true, _>(
-                    io,
-                    &wide[..],
-                    &folded,
-                    &win,
-                    &r,
-                    &mut patch,
-                ),
-                (false, true) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, true, _>(
+        type Run<'a> = &'a dyn Fn(Separate<'_, i8>, &mut [i8], bool);
+        let runs: [(&str, Run<'_>); 3] = [
+            ("pixels, byte rows", &|io, patch, fuse| match fuse {
+                true => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(
                     io,
                     &packed[..],
                     &folded,
                     &win,
                     &r,
-                    &mut patch,
+                    patch,
                 ),
-                (false, false) => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, true, _>(
+                false => conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(
                     io,
                     &packed[..],
                     &folded,
                     &win,
                     &r,
-                    &mut patch,
+                    patch,
                 ),
+            }),
+            ("pixels, widened rows", &|io, patch, fuse| match fuse {
+                true => {
+                    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, _>(io, &wide[..], &folded, &win, &r, patch)
+                }
+                false => {
+                    conv2d_im2col_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, _>(io, &wide[..], &folded, &win, &r, patch)
+                }
+            }),
+            ("pairs, byte rows", &|io, patch, fuse| match fuse {
+                true => conv2d_pairs_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, true, false, true, _>(
+                    io, &packed, &folded, &win, &r, patch,
+                ),
+                false => conv2d_pairs_s8::<1, 5, 4, 3, 3, 4, 2, 3, 3, 28, false, false, true, _>(
+                    io, &packed, &folded, &win, &r, patch,
+                ),
+            }),
+        ];
+        for (name, run) in runs {
+            for fuse in [false, true] {
+                if fuse && !fusable {
+                    continue;
+                }
+                let (mut got, mut patch) = ([0i8; 3 * 4 * 2], [0i8; 28]);
+                run(sep(&input, &mut got), &mut patch, fuse);
+                assert_eq!(got, want, "{name}, fused: {fuse}");
             }
-            assert_eq!(got, want, "widened rows: {widened}, fused: {fuse}");
         }
     }
 }
@@ -1098,9 +1105,9 @@ fn fused_kernels_in_place_match_separate() {
     pack_rows_widened(&filter, C, C, &mut wide);
     let mut want = vec![0i8; PIXELS * C];
     let io = Separate { input: &input[..], output: &mut want[..] };
-    conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);
+    conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut []);
     let got = in_place(C, &|io| {
-        conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut [])
+        conv2d_im2col_s8::<1, 4, 5, C, 4, 5, C, 1, 1, C, true, _>(io, &wide[..], &bias, &UNIT, &r, &mut [])
     });
     assert_eq!(got, want);
 
@@ -1693,4 +1700,143 @@ fn depthwise_vector_matches_direct() {
         check::<24>(91);
         check::<5>(3);
     }
+}
+
+/// The pixel-pair convolutions (`conv2d_pairs_s8` over pair rows and byte
+/// rows, `conv2d_pointwise_pairs_s8`) and the one-pixel kernel give the
+/// direct kernel's bytes, with a whole block of 4 rows and a tail of 2:
+/// a padded strided window, a window whose rows are widened straight from
+/// the image, and a dense pointwise layer; in place too for the last.
+#[test]
+fn pair_kernels_match_direct_conv() {
+    use tinyaot::__private::kernels::conv::{conv2d_im2col_s8, conv2d_pairs_s8, conv2d_pointwise_pairs_s8};
+    use tinyaot::__private::kernels::layout::{depth4, pack_pair_rows, pack_rows};
+    const OC: usize = 6;
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    let (input_offset, output_offset) = (19, -7);
+    let mult: Vec<i32> = (0..OC as i32).map(|c| 1_100_000_000 + c * 23_000_000).collect();
+    let shift: Vec<i32> = (0..OC as i32).map(|c| -7 - c % 3).collect();
+    let down: Vec<[i32; 4]> = (0..OC).map(|c| down_scale_of(mult[c], shift[c], output_offset).unwrap()).collect();
+    let r = Rescale { input_offset, output_offset, scales: Scales::Down(&down), act_min: -128, act_max: 127 };
+    let q = Requant { input_offset, output_offset, multiplier: &mult, shift: &shift, act_min: -128, act_max: 127 };
+    // (input, filter rows) of a layer; its rows packed as bytes and as
+    // pair rows, and the biases with the input offset folded in.
+    let mut layer = |pixels: usize, depth: usize| {
+        let input: Vec<i8> = (0..pixels).map(|_| next() as i8).collect();
+        let filter: Vec<i8> = (0..OC * depth).map(|_| next() as i8).collect();
+        let bias: Vec<i32> = (0..OC).map(|_| (next() % 4001) as i32 - 2000).collect();
+        let (mut bytes, mut lanes) = (vec![0i8; OC * depth4(depth)], vec![0i8; OC * depth4(depth)]);
+        pack_rows(&filter, OC, depth, &mut bytes);
+        pack_pair_rows(&filter, OC, depth, &mut lanes);
+        let folded: Vec<i32> = (0..OC)
+            .map(|c| bias[c] + input_offset * filter[c * depth..(c + 1) * depth].iter().map(|&w| w as i32).sum::<i32>())
+            .collect();
+        (input, filter, bias, bytes, lanes, folded)
+    };
+
+    // 3x3 windows of 3 channels, stride 2 down, padded (patches only).
+    let win = Window { pad_top: 1, pad_left: 1, stride_h: 2, ..UNIT };
+    let (input, filter, bias, bytes, lanes, folded) = layer(5 * 4 * 3, 27);
+    let mut want = vec![0i8; 3 * 4 * OC];
+    conv2d::<i32, _, 1, 5, 4, 3, 3, 4, OC, 3, 3, 3, _>(
+        sep(&input, &mut want),
+        filter.as_slice(),
+        Some(&bias),
+        &win,
+        &q,
+    );
+    let mut patch = [0i8; 28];
+    for (name, lanes_layout) in [("pair rows", true), ("byte rows", false)] {
+        let mut got = vec![0i8; want.len()];
+        let io = sep(&input, &mut got);
+        match lanes_layout {
+            true => conv2d_pairs_s8::<1, 5, 4, 3, 3, 4, OC, 3, 3, 28, true, true, true, _>(
+                io, &lanes, &folded, &win, &r, &mut patch,
+            ),
+            false => conv2d_pairs_s8::<1, 5, 4, 3, 3, 4, OC, 3, 3, 28, true, false, true, _>(
+                io, &bytes, &folded, &win, &r, &mut patch,
+            ),
+        }
+        assert_eq!(got, want, "3x3x3 windows, {name}");
+    }
+
+    // 3x3 windows of 8 channels, SAME: inner windows widened from the rows.
+    let win = Window { pad_top: 1, pad_left: 1, ..UNIT };
+    let (input, filter, bias, bytes, lanes, folded) = layer(5 * 4 * 8, 72);
+    let mut want = vec![0i8; 5 * 4 * OC];
+    conv2d::<i32, _, 1, 5, 4, 8, 5, 4, OC, 3, 3, 8, _>(
+        sep(&input, &mut want),
+        filter.as_slice(),
+        Some(&bias),
+        &win,
+        &q,
+    );
+    let mut patch = [0i8; 72];
+    let mut got = vec![0i8; want.len()];
+    conv2d_pairs_s8::<1, 5, 4, 8, 5, 4, OC, 3, 3, 72, true, true, true, _>(
+        sep(&input, &mut got),
+        &lanes,
+        &folded,
+        &win,
+        &r,
+        &mut patch,
+    );
+    assert_eq!(got, want, "3x3x8 windows, pair rows");
+    let mut got = vec![0i8; want.len()];
+    conv2d_im2col_s8::<1, 5, 4, 8, 5, 4, OC, 3, 3, 72, true, _>(
+        sep(&input, &mut got),
+        &bytes[..],
+        &folded,
+        &win,
+        &r,
+        &mut patch,
+    );
+    assert_eq!(got, want, "3x3x8 windows, one pixel at a time");
+
+    // Dense pointwise, 8 channels in, an odd count of pixels.
+    let (input, filter, bias, bytes, lanes, folded) = layer(5 * 3 * 8, 8);
+    let mut want = vec![0i8; 5 * 3 * OC];
+    conv2d::<i32, _, 1, 5, 3, 8, 5, 3, OC, 1, 1, 8, _>(
+        sep(&input, &mut want),
+        filter.as_slice(),
+        Some(&bias),
+        &UNIT,
+        &q,
+    );
+    let mut got = vec![0i8; want.len()];
+    conv2d_pointwise_pairs_s8::<15, 8, OC, true, _>(sep(&input, &mut got), &lanes, &folded, &r);
+    assert_eq!(got, want, "dense pointwise");
+    for (name, rows) in [("pair rows", &lanes), ("byte rows", &bytes)] {
+        let mut got = vec![0i8; want.len()];
+        let io = sep(&input, &mut got);
+        match name {
+            "pair rows" => conv2d_pairs_s8::<1, 5, 3, 8, 5, 3, OC, 1, 1, 8, true, true, true, _>(
+                io,
+                rows,
+                &folded,
+                &UNIT,
+                &r,
+                &mut [],
+            ),
+            _ => conv2d_pairs_s8::<1, 5, 3, 8, 5, 3, OC, 1, 1, 8, true, false, true, _>(
+                io,
+                rows,
+                &folded,
+                &UNIT,
+                &r,
+                &mut [],
+            ),
+        }
+        assert_eq!(got, want, "pointwise pairs, {name}");
+    }
+    // In place, the output one pixel before the input (the planner's slack).
+    let mut buf = vec![0i8; OC + input.len()];
+    buf[OC..].copy_from_slice(&input);
+    conv2d_pointwise_pairs_s8::<15, 8, OC, true, _>(
+        InPlace { buf: &mut buf, input: OC, output: 0 },
+        &lanes,
+        &folded,
+        &r,
+    );
+    assert_eq!(&buf[..want.len()], &want[..], "dense pointwise in place");
 }

@@ -115,6 +115,37 @@ impl PackedRows {
         }
     }
 
+    /// The flash constant(s) as each target family reads them (emitted
+    /// once each; counted as [`PackedRows::emit`] counts them).
+    pub fn emit_by_family(&self, cx: &mut Emit<'_>) -> RowsByFamily {
+        let cast = |name: proc_macro2::Ident| quote::quote!(#name.cast::<i8>());
+        let (pairs, plain) = if let Some((words, depth, rows)) = &self.int4 {
+            let words = cx.bytes(words);
+            let int4 = FamilyRows::Int4(quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Rows {
+                words: #words.cast::<u32>(), depth: #depth, rows: #rows
+            }));
+            (int4.clone(), int4)
+        } else if let Some(lanes) = &self.pair_lanes {
+            // Both layouts have the same size; one is counted.
+            let lanes = cast(cx.bytes(lanes));
+            (FamilyRows::Lanes(lanes), FamilyRows::Bytes(cast(cx.alternative_bytes(&self.bytes))))
+        } else if let Some(widened) = &self.widened {
+            // The larger, widened layout is counted.
+            let widened = cx.bytes(widened);
+            let widened = FamilyRows::Widened(quote::quote!(#widened.cast::<u32>()));
+            (widened, FamilyRows::Bytes(cast(cx.alternative_bytes(&self.bytes))))
+        } else {
+            let bytes = FamilyRows::Bytes(cast(cx.bytes(&self.bytes)));
+            (bytes.clone(), bytes)
+        };
+        // Not counted (the scalar layouts are) and never copied to RAM.
+        let vector = match &self.vector {
+            Some(v) => FamilyRows::Vector(cast(cx.alternative_bytes(v))),
+            None => plain.clone(),
+        };
+        RowsByFamily([vector, pairs, plain])
+    }
+
     /// The layouts of the scalar kernels: pair rows, widened or plain bytes,
     /// int4 words.
     fn emit_scalar(&self, cx: &mut Emit<'_>) -> TokenStream {
@@ -163,4 +194,51 @@ pub fn int4_filter(cx: &mut Emit<'_>, values: &[u8]) -> TokenStream {
     // Read as the array itself (`.0`), which only the flash static has.
     let nibbles = cx.bytes_in_flash(&nibbles(values.iter().copied()));
     quote::quote!(::tinyaot::__private::kernels::dot_int4::Int4Filter { nibbles: &#nibbles.0 })
+}
+
+/// One family's weight rows (`PackedRows::emit_by_family`): the expression
+/// of its layout.
+#[derive(Clone, Debug)]
+pub enum FamilyRows {
+    /// `layout::pack_rows` bytes.
+    Bytes(TokenStream),
+    /// `layout::pack_rows_widened` words.
+    Widened(TokenStream),
+    /// `layout::pack_pair_rows` bytes.
+    Lanes(TokenStream),
+    /// `layout::pack_rows_int4` words, as `Int4Rows`.
+    Int4(TokenStream),
+    /// `layout::pack_rows_vector` bytes.
+    Vector(TokenStream),
+}
+
+impl FamilyRows {
+    /// The rows as the `impl PackedRows` argument of the one-pixel kernels.
+    pub fn packed(&self) -> TokenStream {
+        match self {
+            FamilyRows::Lanes(rows) => quote::quote!(::tinyaot::__private::kernels::dot::PairRows(#rows)),
+            FamilyRows::Vector(rows) => quote::quote!(::tinyaot::__private::kernels::dot_vector::VectorRows(#rows)),
+            FamilyRows::Bytes(rows) | FamilyRows::Widened(rows) | FamilyRows::Int4(rows) => rows.clone(),
+        }
+    }
+
+    /// The bytes the pixel-pair kernels read: pair-row or plain byte rows.
+    pub fn slice(&self) -> Option<&TokenStream> {
+        match self {
+            FamilyRows::Lanes(rows) | FamilyRows::Bytes(rows) => Some(rows),
+            _ => None,
+        }
+    }
+}
+
+/// [`FamilyRows`] of each target family.
+#[derive(Clone, Debug)]
+pub struct RowsByFamily([FamilyRows; 3]);
+
+impl std::ops::Index<crate::lowering::targets::Family> for RowsByFamily {
+    type Output = FamilyRows;
+    fn index(&self, family: crate::lowering::targets::Family) -> &FamilyRows {
+        let at = crate::lowering::targets::Family::ALL.iter().position(|&f| f == family).unwrap_or(0);
+        &self.0[at]
+    }
 }

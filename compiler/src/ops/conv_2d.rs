@@ -15,6 +15,7 @@ use crate::lowering::window::{Geometry, window_slack};
 use crate::diag::Error;
 use crate::graph::{DType, Tensor};
 use crate::lowering::emit::{Emit, f32_lit};
+use crate::lowering::im2col::Im2colS8;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -180,26 +181,19 @@ impl Operator for Conv2d {
                 }
                 // Blocks of rows for the blocked dot products.
                 let depth = kh * kw * ic;
-                let fuse = q.fused();
-                let d4 = crate::layout::depth4(depth);
                 let pairs = self.pairs(q);
-                let packed = PackedRows::of(weights, oc, depth, self.int4);
-                let packed = match pairs {
-                    Some(PairKernel { lanes: true, .. }) => packed.pair_lanes(weights, oc, depth),
-                    Some(_) => packed.bytes_only(),
-                    None => packed,
-                }
-                .emit(cx);
-                let folded = cx.i32s(folded);
+                let rows = PackedRows::of(weights, oc, depth, self.int4);
+                let rows = if pairs.is_some() { rows.pair_lanes(weights, oc, depth) } else { rows };
                 // Skipped where every layer on the same pair instance may.
                 let nudge = match pairs {
                     Some(k) => cx.pair_nudge(k.depth, k.lanes, k.nudge),
                     None => q.nudges(),
                 };
+                let layer = Im2colS8 { geo, ic, rows: rows.emit_by_family(cx), fuse: q.fused(), nudge };
+                let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
                 let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
-                quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, #nudge, _>(
-                    #io, #packed, #folded, #win, #q, #patch);)
+                layer.emit(&io, &folded, &q, &patch)
             }
             // Ungrouped constant float filter: transposed for side-by-side sums.
             Arith::Float(lo, hi) if kc == ic && cx.tensor_data(self.filter).is_some() => {

@@ -10,6 +10,7 @@ use crate::layout::{
 use crate::lowering::context::OpCx;
 use crate::lowering::cost;
 use crate::lowering::emit::{Emit, f32_lit};
+use crate::lowering::im2col::Im2colS8;
 use crate::lowering::operator::{InPlace, Operator, WindowOp};
 use crate::lowering::options::{Activation, Padding, positive};
 use crate::lowering::requant::{Arith, Requant, conv_arith};
@@ -178,18 +179,14 @@ impl Operator for DepthwiseConv2d {
                 let taps = kh * kw;
                 let rows: Vec<i8> =
                     (0..oc).flat_map(|c| (0..taps).map(move |t| (t, c))).map(|(t, c)| weights[t * oc + c]).collect();
-                let packed = PackedRows::of(&rows, oc, taps, self.int4).emit(cx);
+                let rows = PackedRows::of(&rows, oc, taps, self.int4).emit_by_family(cx);
                 let folded = self.folded_bias(cx, weights, q.input_offset);
                 let folded = cx.i32s(&folded);
-                let fuse = q.fused();
-                let d4 = crate::layout::depth4(taps);
-                let nudge = cx.pair_nudge(d4, false, q.nudges());
+                let nudge = cx.pair_nudge(crate::layout::depth4(taps), false, q.nudges());
+                let layer = Im2colS8 { geo, ic: 1, rows, fuse: q.fused(), nudge };
                 let q = q.emit_rescale(cx)?;
                 let patch = cx.scratch::<i8>()?;
-                return Ok(
-                    quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_s8::<#n, #ih, #iw, 1, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, #nudge, _>(
-                    #io, #packed, #folded, #win, #q, #patch);),
-                );
+                return Ok(layer.emit(&io, &folded, &q, &patch));
             }
             if kernel == Kernel::WidenedRows {
                 let sw = geo.stride[1];

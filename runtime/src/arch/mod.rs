@@ -167,6 +167,41 @@ macro_rules! __tinyaot_helium_or {
         $($other)*
     };
 }
+/// One kernel call per target family, the user's build keeping its own
+/// (`__private::by_family!({ vector }, { pairs }, { plain })`: three
+/// blocks of statements): Helium's vector kernels; the pixel-pair dot
+/// products (cores with the DSP extension, x86-64); the plain loops. The
+/// compiler emits it where the families run an op with different
+/// functions (`compiler/src/lowering/targets.rs`), each call one function
+/// that takes one path, so no kernel decides again.
+#[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_by_family {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+        $($vector)*
+    };
+}
+#[cfg(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_by_family {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+        $($pairs)*
+    };
+}
+#[cfg(not(any(
+    all(target_arch = "arm", target_feature = "dsp", feature = "helium"),
+    all(target_feature = "dsp", not(feature = "helium")),
+    target_arch = "x86_64"
+)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_by_family {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+        $($plain)*
+    };
+}
 // The macros above and the dot kernels agree on the layout.
 const _: () =
     assert!(DOT_PAIRS == cfg!(any(all(target_feature = "dsp", not(feature = "helium")), target_arch = "x86_64")));

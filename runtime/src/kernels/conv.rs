@@ -85,6 +85,16 @@ pub struct Pixel {
     pub index: usize,
 }
 
+impl Pixel {
+    /// The input element where the window's first tap inside the image
+    /// is (its top-left tap, clipped to the image's edge), in an NHWC
+    /// input of `IH x IW x IC`.
+    #[inline(always)]
+    pub fn first_tap<const IH: usize, const IW: usize, const IC: usize>(&self) -> usize {
+        ((self.b * IH + self.y0.max(0) as usize) * IW + self.x0.max(0) as usize) * IC
+    }
+}
+
 /// Convolution in any [`Arithmetic`] (int8, 16x8, float32: TFLite
 /// `reference_integer_ops::ConvPerChannel` and `reference_ops::Conv`, the
 /// same summation order), grouped when the filter depth `KC` divides `IC`.
@@ -271,19 +281,20 @@ fn f32_block<const L: usize, const KW: usize, const IC: usize, IO: Io<f32>>(
     }
 }
 
-/// int8 convolution through an im2col patch: for each output pixel the
-/// clipped input window is gathered once into `patch` (`KH * KW * IC`
+/// int8 convolution through an im2col patch, one output pixel at a time:
+/// the clipped input window is gathered once into `patch` (`KH * KW * IC`
 /// bytes rounded up to a multiple of 4, of scratch; none for a 1x1 window
-/// without padding, which reads the input pixel directly; positions outside the image hold the input zero
-/// point, so they contribute exactly zero), then the output channels are
-/// dot products of the patch with the filter rows, four at a time
-/// ([`super::dot`]). `packed` is the filter repacked at compile time
-/// (`layout::pack_rows`); `bias` already holds `bias + input_offset *
-/// sum(filter row)`, so the arithmetic equals [`conv2d`]'s to the bit.
-/// Ungrouped filters only. `FUSE`: the compiler's choice of the fused
-/// requantization; `NUDGE` false: its word that the output zero point is
-/// -128, so the fused pair kernels may skip the rounding nudge of negative
-/// sums (`fixedpoint::rescale_down_unnudged`).
+/// without padding, which reads the input pixel directly; positions
+/// outside the image hold the input zero point, so they contribute exactly
+/// zero), then the output channels are dot products of the patch with the
+/// filter rows, four at a time ([`super::dot`]). `packed` is the filter
+/// repacked at compile time in the layout the target family reads
+/// (`layout::pack_rows`, widened, int4 or vector rows); `bias` already
+/// holds `bias + input_offset * sum(filter row)`, so the arithmetic equals
+/// [`conv2d`]'s to the bit. Ungrouped filters only. `FUSE`: the compiler's
+/// choice of the fused requantization. The compiler calls this where its
+/// plan has no pixel-pair form ([`conv2d_pairs_s8`],
+/// [`conv2d_pointwise_pairs_s8`]) for the target family.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d_im2col_s8<
@@ -298,7 +309,6 @@ pub fn conv2d_im2col_s8<
     const KW: usize,
     const D4: usize,
     const FUSE: bool,
-    const NUDGE: bool,
     IO: Io<i8>,
 >(
     mut io: IO,
@@ -320,102 +330,18 @@ pub fn conv2d_im2col_s8<
     // Fused requantization, chosen by the compiler (a constant, so only
     // one of the two paths is compiled into the kernel).
     let fused = if FUSE { fused_or_bug(q) } else { None };
-    // Rows in the pair-row layout: the compiler chose the pair kernels
-    // with the requantization fused (`dots_pair_down`) for this layer.
-    let depth = if pointwise { IC } else { D4 };
-    let lane_rows = packed.pair_rows().filter(|_| FUSE && depth <= super::dot::PAIR_DEPTH);
-    // Plain byte rows on targets with pair kernels: every layer whose
-    // requantization fuses and `layout::fused_pairs` takes
-    // (`dots_pair_down`, requantized in registers; the compiler lays their
-    // rows out by the same rule), else pointwise layers with too many
-    // channels to batch their requantization and windows with long rows
-    // (below).
-    let fused_pairs = FUSE && super::layout::fused_pairs(D4, pointwise, IC);
-    let pairs = packed.byte_rows().filter(|_| {
-        super::dot::PAIRS && pointwise && (fused_pairs || batch == 1 && IC >= 4 && IC <= super::dot::PAIR_DEPTH)
-    });
-    // One pair loop over rows in the pair-row layout (`true`) or plain
-    // bytes: `$row` gives the pixel's values to widen (or `$widen` widens
-    // them itself).
-    macro_rules! pair_loop {
-        ($lanes:literal, $kh:tt, $kw:tt, $depth:tt, $rows:expr, |$io:ident, $px:ident| $row:expr) => {
-            pair_loop!($lanes, $kh, $kw, $depth, $rows, |$io, $px, lane, pair| {
-                super::dot::widen_pair_lane::<$lanes>($row, lane, pair)
-            })
-        };
-        ($lanes:literal, $kh:tt, $kw:tt, $depth:tt, $rows:expr, |$io:ident, $px:ident, $lane:ident, $pair:ident| $widen:expr) => {
-            return by_pairs::<N, IH, IW, OH, OW, $kh, $kw, $depth, OC, $lanes, NUDGE, _>(
-                io,
-                $rows,
-                bias,
-                win,
-                q,
-                fused,
-                |$io, $px, $lane, $pair| $widen,
-            )
-        };
-    }
-    // The input offset of a pixel's first tap inside the image (its
-    // window's top-left tap, clipped to the image's edge).
-    let start_pixel = |px: &Pixel| ((px.b * IH + px.y0.max(0) as usize) * IW + px.x0.max(0) as usize) * IC;
-    if let (true, Some(rows), Some(scales)) = (pointwise, lane_rows, fused) {
-        // Dense (stride 1): input pixel k is output pixel k, walked two
-        // at a time by index, without the windows' walk.
-        if win.stride_h == 1 && win.stride_w == 1 && IH == OH && IW == OW {
-            let tail = const { OC & 3 != 0 };
-            let run = if tail { pointwise_pairs::<IC, NUDGE, true, _> } else { pointwise_pairs::<IC, NUDGE, false, _> };
-            return run(io, N * OH * OW, OC, rows, (bias, scales));
-        }
-        pair_loop!(true, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
-    }
-    if let Some(rows) = pairs {
-        pair_loop!(false, 1, 1, IC, rows, |io, px| io.run(start_pixel(&px), IC));
-    }
-    // Windows two pixels at a time too: where the requantization does not
-    // fuse only long rows gain (with few channels per pixel the pair's
-    // sums go through memory and the fixed costs are spread over fewer of
-    // them).
-    let long_rows = fused_pairs || D4 <= super::dot::PAIR_DEPTH && (D4 >= 128 || batch == 1 && D4 >= 64);
-    let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
-        let pixel = start_pixel(&px);
-        let Pixel { b, y0, x0, ys, xs, .. } = px;
-        fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-    };
-    if let (false, Some(rows)) = (pointwise, lane_rows) {
-        // A window inside the image whose rows are whole groups of 4
-        // values is widened straight from its rows of the input (no
-        // patch copied first; rows of at least 16 values, as shorter ones
-        // copy faster than their calls); others through the patch.
-        let row_step = win.dilation_h * IW * IC;
-        let by_rows = win.dilation_w == 1 && (KW * IC) & 3 == 0 && KW * IC >= 16;
-        pair_loop!(true, KH, KW, D4, rows, |io, px, lane, pair| {
-            if by_rows && px.ys.len() == KH && px.xs.len() == KW {
-                let span = io.run(start_pixel(&px), (KH - 1) * row_step + KW * IC);
-                super::dot::widen_pair_lane_rows::<true>(span, KH, KW * IC, row_step, lane, pair)
-            } else {
-                window_patch(io, px, patch);
-                super::dot::widen_pair_lane::<true>(&patch[..D4], lane, pair)
-            }
-        });
-    }
-    if let (true, false, true, Some(rows)) = (super::dot::PAIRS, pointwise, long_rows, packed.byte_rows()) {
-        pair_loop!(false, KH, KW, D4, rows, |io, px| {
-            window_patch(io, px, patch);
-            &patch[..D4]
-        });
-    }
     // Output pixels before this one are done (by a row of windows).
     let mut done = 0;
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
         if px.index < done {
             return;
         }
-        let pixel = start_pixel(&px);
+        let pixel = px.first_tap::<IH, IW, IC>();
         let Pixel { b, y0, x0, ys, xs, index, .. } = px;
         // The windows inside the image from this pixel to its row's last
         // such, read straight from the image rows where the rows' layout
         // has such a kernel (Helium's vector rows: rows of whole runs of
-        // 16 values), no patch copied.
+        // 16 values; the other layouts say no), no patch copied.
         if let (true, false, Some(scales)) = (FUSE, pointwise, fused)
             && win.dilation_w == 1
             && ys.len() == KH
@@ -474,6 +400,113 @@ pub fn conv2d_im2col_s8<
         }
     });
     pending.flush::<OC>(&acc, q, &mut io);
+}
+
+/// [`conv2d_im2col_s8`] two output pixels at a time, on the targets with
+/// pixel-pair dot products (`arch::DOT_PAIRS`; the compiler calls it only
+/// for them): each pixel's row (the input pixel itself for a 1x1 window
+/// without padding, else its window) is widened into its lane of the pair
+/// buffer, then one pass over the weight rows gives both pixels' sums.
+/// `LANES`: `rows` in the pair-row layout (`layout::pack_pair_rows`, the
+/// requantization fused: `FUSE` then holds), else plain byte rows
+/// (`layout::pack_rows`). `NUDGE` false: the compiler's word that the
+/// output zero point is -128, so the fused pair kernels may skip the
+/// rounding nudge of negative sums (`fixedpoint::rescale_down_unnudged`).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn conv2d_pairs_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    const D4: usize,
+    const FUSE: bool,
+    const LANES: bool,
+    const NUDGE: bool,
+    IO: Io<i8>,
+>(
+    io: IO,
+    rows: &[i8],
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+    patch: &mut [i8],
+) {
+    const { assert!(FUSE || !LANES, "the pair-row layout's kernel requantizes fused") };
+    // Opaque, as in `conv2d_im2col_s8`.
+    let bias = &core::hint::black_box(bias)[..OC];
+    let pad = (-q.input_offset) as i8;
+    let (pointwise, patch) = im2col_patch::<IC, KH, KW, D4>(win, patch);
+    let fused = if FUSE { fused_or_bug(q) } else { None };
+    if pointwise {
+        return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, LANES, NUDGE, _>(
+            io,
+            rows,
+            bias,
+            win,
+            q,
+            fused,
+            |io, px, lane, pair| {
+                super::dot::widen_pair_lane::<LANES>(io.run(px.first_tap::<IH, IW, IC>(), IC), lane, pair)
+            },
+        );
+    }
+    // A window inside the image whose rows are whole groups of 4 values
+    // is widened into the pair-row layout straight from its rows of the
+    // input (no patch copied first; rows of at least 16 values, as shorter
+    // ones copy faster than their calls); others through the patch.
+    let row_step = win.dilation_h * IW * IC;
+    let by_rows = LANES && win.dilation_w == 1 && (KW * IC) & 3 == 0 && KW * IC >= 16;
+    by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, LANES, NUDGE, _>(
+        io,
+        rows,
+        bias,
+        win,
+        q,
+        fused,
+        |io, px, lane, pair| {
+            let pixel = px.first_tap::<IH, IW, IC>();
+            if by_rows && px.ys.len() == KH && px.xs.len() == KW {
+                let span = io.run(pixel, (KH - 1) * row_step + KW * IC);
+                return super::dot::widen_pair_lane_rows::<true>(span, KH, KW * IC, row_step, lane, pair);
+            }
+            let Pixel { b, y0, x0, ys, xs, .. } = px;
+            fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+            super::dot::widen_pair_lane::<LANES>(&patch[..D4], lane, pair)
+        },
+    );
+}
+
+/// A dense pointwise layer (1x1, stride 1, no padding: input pixel `k` is
+/// output pixel `k`, `PIXELS` of them) over rows in the pair-row layout
+/// with the requantization fused, on the targets with pixel-pair dot
+/// products: [`conv2d_pairs_s8`] without the windows' walk (one pair
+/// loop instance per depth, `pointwise_pairs`).
+#[inline(never)]
+pub fn conv2d_pointwise_pairs_s8<
+    const PIXELS: usize,
+    const IC: usize,
+    const OC: usize,
+    const NUDGE: bool,
+    IO: Io<i8>,
+>(
+    io: IO,
+    rows: &[i8],
+    bias: &[i32],
+    q: &Rescale<'_>,
+) {
+    let Some(scales) = fused_or_bug(q) else { unreachable!() };
+    // Opaque, as in `conv2d_im2col_s8`.
+    let bias = &core::hint::black_box(bias)[..OC];
+    // A last 2 or 1 rows after the blocks of 4.
+    let tail = const { OC & 3 != 0 };
+    let run = if tail { pointwise_pairs::<IC, NUDGE, true, _> } else { pointwise_pairs::<IC, NUDGE, false, _> };
+    run(io, PIXELS, OC, rows, (bias, scales));
 }
 
 /// The im2col kernels' patch: whether the window reads one input pixel in
@@ -544,7 +577,7 @@ pub fn conv2d_im2col_offset_s8<
         raw.wrapping_add((depth as i32).wrapping_mul(q.input_offset))
     };
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
-        let pixel = ((px.b * IH + px.y0.max(0) as usize) * IW + px.x0.max(0) as usize) * IC;
+        let pixel = px.first_tap::<IH, IW, IC>();
         let Pixel { b, y0, x0, ys, xs, index, .. } = px;
         if !pointwise {
             fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
@@ -581,7 +614,7 @@ pub fn conv2d_im2col_offset_s8<
     });
 }
 
-/// [`conv2d_im2col_s8`] two pixels at a time (`arch::DOT_PAIRS`): `widen`
+/// The pair loop of [`conv2d_pairs_s8`] (`arch::DOT_PAIRS`): `widen`
 /// copies each pixel's row (the input pixel itself for a 1x1 window without
 /// padding, its patch otherwise, `DEPTH` values) into its lane of the pair
 /// buffer as the pixel comes, the first held until the second is there.
@@ -883,7 +916,7 @@ impl Pending {
     /// Pixels per requantization call for `channels` channels: as many as
     /// the buffer holds (1 when a pixel needs the buffer alone).
     pub const fn batch(channels: usize) -> usize {
-        if channels == 0 || channels > super::dot::CHUNK / 2 { 1 } else { super::dot::CHUNK / channels }
+        tinyaot_common::scratch::pending_pixels(channels)
     }
 
     /// Where pixel `index`'s sums go in the buffer: after the pending

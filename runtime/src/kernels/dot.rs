@@ -13,7 +13,7 @@ use crate::arch;
 
 /// Channels computed per pass (a stack buffer of accumulators; a multiple
 /// of 4 so the packed blocks split evenly).
-pub const CHUNK: usize = 64;
+pub const CHUNK: usize = tinyaot_common::scratch::SUM_CHUNK;
 
 /// `out[c] = q.apply(bias[c] + row_c . x)` for every channel: the dot
 /// products a chunk of channels at a time into a stack buffer, then one
@@ -517,11 +517,5 @@ impl PackedRows for PairRows<'_> {
     #[inline(always)]
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         dense_lanes_down::<DEPTH>(x, self.0, bias, scales, out);
-    }
-    fn byte_rows(&self) -> Option<&[i8]> {
-        None
-    }
-    fn pair_rows(&self) -> Option<&[i8]> {
-        PAIRS.then_some(self.0)
     }
 }

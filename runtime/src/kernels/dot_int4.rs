@@ -100,8 +100,4 @@ impl PackedRows for Int4Rows<'_> {
             crate::arch::requantize_block(&sums[..out.len()], &scales[4 * c..], out);
         }
     }
-
-    fn byte_rows(&self) -> Option<&[i8]> {
-        None
-    }
 }

@@ -52,10 +52,6 @@ impl PackedRows for VectorRows<'_> {
         vector_window_dots_down::<DEPTH>(io, &window, &self.0[..window.out.len() * DEPTH], bias, scales);
         true
     }
-    #[inline(always)]
-    fn byte_rows(&self) -> Option<&[i8]> {
-        None
-    }
 }
 
 /// Consecutive convolution windows read straight from the input image

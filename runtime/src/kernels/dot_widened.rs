@@ -50,15 +50,6 @@ pub trait PackedRows: Copy {
         let _ = (io, start, pixels, stride, rows, step, out, bias, scales);
         false
     }
-    /// The rows as bytes (`layout::pack_rows`), which the pixel-pair dot
-    /// products (`dot::dots_pair`) read; `None` for widened rows.
-    fn byte_rows(&self) -> Option<&[i8]>;
-    /// The rows in the pair-row layout (`dot::PairRows`), which only
-    /// `dot::dots_pair_down` reads; `None` for the other layouts.
-    #[inline(always)]
-    fn pair_rows(&self) -> Option<&[i8]> {
-        None
-    }
 }
 
 impl PackedRows for &[i8] {
@@ -75,10 +66,6 @@ impl PackedRows for &[i8] {
     #[inline(always)]
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         super::dot::dense_dots_down::<DEPTH>(x, &self[..out.len() * depth4(DEPTH)], bias, scales, out);
-    }
-    #[inline(always)]
-    fn byte_rows(&self) -> Option<&[i8]> {
-        Some(self)
     }
 }
 
@@ -97,10 +84,6 @@ impl PackedRows for &[u32] {
     fn dense_dots_down<const DEPTH: usize>(self, x: &[i8], bias: &[i32], scales: &[DownScale], out: &mut [i8]) {
         let w = depth4(DEPTH) / 2;
         dense_dots_widened_down::<DEPTH>(x, &self[..out.len() * w], bias, scales, out);
-    }
-    #[inline(always)]
-    fn byte_rows(&self) -> Option<&[i8]> {
-        None
     }
 }
 
