@@ -20,7 +20,7 @@
 //! - `vfp`: hard-float Arm: the float32 window loops.
 //! - `x86`: the host (SSE2): int8 dot products, saturation.
 //!
-//! A new fast path: its plain-Rust form in `portable.rs`, its target form
+//! A new fast path: its plain-Rust form in `portable/` (the kernel family's file), its target form
 //! in the family's file (the kernel family's file under `dsp/`), one name
 //! added to the family's `use` line here.
 
