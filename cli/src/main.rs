@@ -50,6 +50,10 @@ enum Command {
         /// Leave the inputs in the caller's memory, out of the arena (`borrowed_inputs = true`).
         #[arg(long)]
         borrowed_inputs: bool,
+        /// Plan for Helium's vector kernels (Cortex-M55/M85: as a firmware
+        /// built with the `tinyaot/helium` feature).
+        #[arg(long)]
+        helium: bool,
         /// One line: path, arena, lower bound, TFLM's greedy arena.
         #[arg(long)]
         summary: bool,
@@ -78,6 +82,7 @@ fn run(cli: Cli) -> Result<(), String> {
         disjoint,
         keep_inputs,
         borrowed_inputs,
+        helium,
         summary,
     } = cli.command
     else {
@@ -93,6 +98,7 @@ fn run(cli: Cli) -> Result<(), String> {
         borrowed_inputs,
         regions,
         copy_weights,
+        helium,
         ..Default::default()
     };
     let a = tinyaot_compiler::analyze_with(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;

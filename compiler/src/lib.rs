@@ -291,6 +291,13 @@ pub struct Options {
     /// the most times per invoke, up to `bytes` of them, from flash into
     /// that region when the model is made (`regions::WeightCopy`).
     pub copy_weights: Option<(String, usize)>,
+    /// Plan for Helium (Cortex-M55/M85, the runtime's `helium` feature):
+    /// ops with a vector kernel whose scratch or cost differ from their
+    /// scalar kernels' take its variant ([`Operator::vector_variant`]:
+    /// the depthwise layers, no ring of widened rows), so the arena is the
+    /// vector kernels'. The generated code still runs on every target (the
+    /// other targets take a kernel without scratch there).
+    pub helium: bool,
 }
 
 impl Options {
@@ -314,6 +321,7 @@ impl Default for Options {
             cycle_limit: None,
             regions: Vec::new(),
             copy_weights: None,
+            helium: false,
         }
     }
 }
@@ -355,8 +363,11 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         Err(_) => lower(false)?,
     };
     let orders = order::candidates(&graph);
-    let variants: Vec<Vec<Variant>> =
-        ops.iter().zip(&graph.nodes).map(|(o, n)| lowering::cost::variants(o.as_ref(), n, &graph)).collect();
+    let variants: Vec<Vec<Variant>> = ops
+        .iter()
+        .zip(&graph.nodes)
+        .map(|(o, n)| lowering::cost::variants(o.as_ref(), n, &graph, opts.helium))
+        .collect();
 
     // TFLM runs the model's own order with its reference (direct) kernels,
     // and copies constants passed into a subgraph (the graph without folding).

@@ -188,3 +188,42 @@ fn region_plans_are_valid_and_the_hottest_bytes_are_in_the_fast_region() {
     }
     assert!(checked > 50, "only {checked} models checked");
 }
+
+/// A plan for Helium (`Options::helium`, the runtime's `helium` feature)
+/// runs every depthwise layer the vector kernel takes on it, with no
+/// scratch: never a larger arena than the plain plan, valid, and on the
+/// keyword model (whose peak is a depthwise layer's ring of widened rows)
+/// smaller. Layers the vector kernel does not take keep their variants.
+#[test]
+fn helium_plans_take_the_vector_depthwise_without_scratch() {
+    use tinyaot_compiler::lowering::variant::Kernel;
+    let helium = tinyaot_compiler::Options { helium: true, ..Default::default() };
+    let (mut vector_ops, mut smaller) = (0, Vec::new());
+    for (f, bytes) in model_files() {
+        let (Ok(plain), Ok(a)) = (tinyaot_compiler::analyze(&bytes), tinyaot_compiler::analyze_with(&bytes, &helium))
+        else {
+            continue;
+        };
+        let name = f.file_stem().unwrap().to_string_lossy().to_string();
+        plan::check(&a.schedule.requests(), &a.plan).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            a.plan.arena_size <= plain.plan.arena_size,
+            "{name}: {} > {}",
+            a.plan.arena_size,
+            plain.plan.arena_size
+        );
+        for (n, v) in a.choice.iter().enumerate() {
+            let offered = a.ops[n].vector_variant();
+            assert!(v.kernel != Kernel::WidenedRows || offered.is_none(), "{name}: op {n} kept its ring");
+            if v.kernel == Kernel::Vector {
+                assert_eq!((Some(*v), v.scratch), (offered, 0), "{name}: op {n}");
+                vector_ops += 1;
+            }
+        }
+        if a.plan.arena_size < plain.plan.arena_size {
+            smaller.push(name);
+        }
+    }
+    assert!(vector_ops > 0, "no depthwise layer took the vector kernel");
+    assert!(smaller.iter().any(|m| m == "ds_cnn_kws_int8"), "smaller arenas: {smaller:?}");
+}

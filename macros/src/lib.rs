@@ -417,6 +417,9 @@ fn expand(inv: &Invocation) -> Result<proc_macro2::TokenStream, proc_macro2::Tok
         cycle_limit: inv.cycle_limit.as_ref().map(|(_, c)| *c),
         regions: inv.regions.as_ref().map(|(_, r)| r.clone()).unwrap_or_default(),
         copy_weights: inv.copy_weights.as_ref().map(|(_, c)| c.clone()),
+        // The runtime's `helium` feature turns this crate's on: the
+        // firmware is for a Cortex-M55/M85, so plan its vector kernels.
+        helium: cfg!(feature = "helium"),
     };
     match tinyaot_compiler::compile(&bytes, &target, &opts) {
         Ok(compiled) => {

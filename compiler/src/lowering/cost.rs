@@ -75,12 +75,29 @@ pub fn depthwise_im2col(outputs: u64, taps: u64, pixels: u64) -> u64 {
     outputs * (taps * 7 / 5 + 26) + pixels * taps * 5
 }
 
+/// DEPTHWISE_CONV_2D on Helium (`depthwise_vector_s8`, the plan's
+/// [`Kernel::Vector`](crate::lowering::variant::Kernel)): per pixel and
+/// group of 8 channels the taps' 16-bit products and the requantization,
+/// per pixel the window's bookkeeping; in estimated Cortex-M55 cycles
+/// (`tests/tools/qemu_m55cycles.c`). Calibration: CALIBRATION.
+pub fn depthwise_vector(pixels: u64, channels: u64, taps: u64) -> u64 {
+    let groups = channels.div_ceil(8);
+    pixels * (groups * (30 + 8 * taps) + 20)
+}
+
 /// The op's variants with a cost each. An op with one kernel takes the
 /// estimate of [`by_tensors`] where the table has its row (its own rough
 /// one otherwise, or the table's default when it has none); an op whose
-/// kernels compete keeps its own formulas (they rank its kernels).
-pub fn variants(op: &dyn Operator, node: &Node<'_>, graph: &Graph<'_>) -> Vec<Variant> {
+/// kernels compete keeps its own formulas (they rank its kernels). On a
+/// plan for Helium (`helium`), an op's vector variant replaces its others
+/// but the direct one ([`Operator::vector_variant`]).
+pub fn variants(op: &dyn Operator, node: &Node<'_>, graph: &Graph<'_>, helium: bool) -> Vec<Variant> {
     let mut variants = op.variants();
+    if let Some(vector) = op.vector_variant().filter(|_| helium) {
+        variants.truncate(1);
+        variants.push(vector);
+        return variants;
+    }
     if let [only] = variants.as_mut_slice() {
         match by_tensors(node, graph, op.macs()) {
             Some(cost) => only.cost = cost,

@@ -81,6 +81,14 @@ pub trait Operator: core::fmt::Debug {
     fn variants(&self) -> Vec<Variant> {
         vec![Variant::DIRECT]
     }
+
+    /// On a plan for Helium (`Options::helium`), the variant of the op's
+    /// vector kernel where it has one whose scratch or cost differ from
+    /// its scalar variants': it then replaces the variants beside
+    /// [`Kernel::Direct`] (`lowering::cost::variants`).
+    fn vector_variant(&self) -> Option<Variant> {
+        None
+    }
 }
 
 /// A window op's tensors and geometry (see [`Operator::window`]).

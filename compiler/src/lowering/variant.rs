@@ -27,6 +27,10 @@ pub enum Kernel {
     /// Depthwise over input rows widened once per channel into a ring of
     /// 16-bit rows in scratch, adjacent taps as `SMLAD` pairs.
     WidenedRows,
+    /// Helium's vector kernel where the plan is made for it
+    /// (`Options::helium`; depthwise: 8 channels a vector, no scratch).
+    /// Its call keeps a kernel without scratch for the other targets.
+    Vector,
 }
 
 impl Kernel {
@@ -36,6 +40,7 @@ impl Kernel {
             Kernel::Direct => "direct",
             Kernel::Im2col => "im2col",
             Kernel::WidenedRows => "rows",
+            Kernel::Vector => "vector",
         }
     }
 }

@@ -102,19 +102,14 @@ impl DepthwiseConv2d {
     /// requantization with one output offset for every channel. It needs
     /// no scratch, so the plan of either variant covers it.
     fn helium_or(&self, cx: &mut Emit<'_>, geo: &Geometry, other: TokenStream) -> Result<TokenStream, Error> {
-        let (Arith::Int8(q), Some(weights)) = (&self.arith, &self.weights) else { return Ok(other) };
+        let (Arith::Int8(q), Some(weights), Some((scales, offset))) =
+            (&self.arith, &self.weights, self.vector_scales())
+        else {
+            return Ok(other);
+        };
         let [n, ih, iw, c] = geo.input;
         let [_, oh, ow, _] = geo.output;
         let [kh, kw] = geo.kernel;
-        let scales = match q.down_scales() {
-            Some(s) if q.fused() => s,
-            _ => return Ok(other),
-        };
-        let offset = tinyaot_common::fixedpoint::down_offset(&scales[0]);
-        let one_offset = scales.iter().all(|s| tinyaot_common::fixedpoint::down_offset(s) == offset);
-        if self.multiplier != 1 || q.weight_offset != 0 || self.int4 || !one_offset {
-            return Ok(other);
-        }
         let folded = self.folded_bias(cx, weights, q.input_offset);
         let words: Vec<u8> = tinyaot_common::layout::pack_depthwise_vector(weights, &folded, &scales, kh * kw, c)
             .flat_map(u32::to_le_bytes)
@@ -129,6 +124,16 @@ impl DepthwiseConv2d {
             ::tinyaot::__private::kernels::depthwise::depthwise_vector_s8::<#n, #ih, #iw, #c, #oh, #ow, #kh, #kw, _>(
                 #io, #stream.cast::<u32>(), #win, #input_offset, #offset);
         }, { #other });))
+    }
+
+    /// Where Helium's vector kernel runs the layer: its short-form scales
+    /// and their one output offset.
+    fn vector_scales(&self) -> Option<(Vec<[i32; 4]>, i32)> {
+        let (Arith::Int8(q), Some(_)) = (&self.arith, &self.weights) else { return None };
+        let scales = q.down_scales().filter(|_| q.fused())?;
+        let offset = tinyaot_common::fixedpoint::down_offset(scales.first()?);
+        let one_offset = scales.iter().all(|s| tinyaot_common::fixedpoint::down_offset(s) == offset);
+        (self.multiplier == 1 && q.weight_offset == 0 && !self.int4 && one_offset).then_some((scales, offset))
     }
 
     fn folded_bias<W: Copy + Into<i32>>(&self, cx: &Emit<'_>, weights: &[W], input_offset: i32) -> Vec<i32> {
@@ -300,6 +305,20 @@ impl Operator for DepthwiseConv2d {
             });
         }
         v
+    }
+
+    /// Helium's depthwise (`depthwise_vector_s8`, which the direct
+    /// variant's call also selects there): no scratch.
+    fn vector_variant(&self) -> Option<Variant> {
+        self.vector_scales()?;
+        let [kh, kw] = self.geo.kernel;
+        let [n, oh, ow, oc] = self.geo.output;
+        let pixels = (n * oh * ow) as u64;
+        Some(Variant {
+            kernel: Kernel::Vector,
+            scratch: 0,
+            cost: cost::depthwise_vector(pixels, oc as u64, (kh * kw) as u64),
+        })
     }
 }
 
