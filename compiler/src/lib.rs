@@ -296,7 +296,8 @@ pub struct Options {
     /// scalar kernels' take its variant ([`Operator::vector_variant`]:
     /// the depthwise layers, no ring of widened rows), so the arena is the
     /// vector kernels'. The generated code still runs on every target (the
-    /// other targets take a kernel without scratch there).
+    /// other targets take a kernel without scratch there). Those ops'
+    /// estimates are then the vector kernels' Cortex-M55 cycles.
     pub helium: bool,
 }
 
