@@ -440,9 +440,9 @@ pub fn conv2d_pairs_s8<
     const { assert!(FUSE || !LANES, "the pair-row layout's kernel requantizes fused") };
     // Opaque, as in `conv2d_im2col_s8`.
     let bias = &core::hint::black_box(bias)[..OC];
+    let fused = if FUSE { fused_or_bug(q) } else { None };
     let pad = (-q.input_offset) as i8;
     let (pointwise, patch) = im2col_patch::<IC, KH, KW, D4>(win, patch);
-    let fused = if FUSE { fused_or_bug(q) } else { None };
     if pointwise {
         return by_pairs::<N, IH, IW, OH, OW, 1, 1, IC, OC, LANES, NUDGE, _>(
             io,
@@ -462,6 +462,11 @@ pub fn conv2d_pairs_s8<
     // ones copy faster than their calls); others through the patch.
     let row_step = win.dilation_h * IW * IC;
     let by_rows = LANES && win.dilation_w == 1 && (KW * IC) & 3 == 0 && KW * IC >= 16;
+    let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
+        let pixel = px.first_tap::<IH, IW, IC>();
+        let Pixel { b, y0, x0, ys, xs, .. } = px;
+        fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+    };
     by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, LANES, NUDGE, _>(
         io,
         rows,
@@ -470,14 +475,13 @@ pub fn conv2d_pairs_s8<
         q,
         fused,
         |io, px, lane, pair| {
-            let pixel = px.first_tap::<IH, IW, IC>();
             if by_rows && px.ys.len() == KH && px.xs.len() == KW {
-                let span = io.run(pixel, (KH - 1) * row_step + KW * IC);
-                return super::dot::widen_pair_lane_rows::<true>(span, KH, KW * IC, row_step, lane, pair);
+                let span = io.run(px.first_tap::<IH, IW, IC>(), (KH - 1) * row_step + KW * IC);
+                super::dot::widen_pair_lane_rows::<true>(span, KH, KW * IC, row_step, lane, pair)
+            } else {
+                window_patch(io, px, patch);
+                super::dot::widen_pair_lane::<LANES>(&patch[..D4], lane, pair)
             }
-            let Pixel { b, y0, x0, ys, xs, .. } = px;
-            fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-            super::dot::widen_pair_lane::<LANES>(&patch[..D4], lane, pair)
         },
     );
 }
