@@ -121,6 +121,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TINYAOT_FW_MARKS");
 
     let only = std::env::var("TINYAOT_FW_ONLY").ok();
+    // Planned as the macro plans them: for the vector kernels with the
+    // `helium` feature (tinyaot's turns on the macro's).
+    let plain =
+        tinyaot_compiler::Options { helium: std::env::var_os("CARGO_FEATURE_HELIUM").is_some(), ..Default::default() };
     let marks = std::env::var_os("TINYAOT_FW_MARKS").is_some();
     let mut dirs = vec![manifest.join("../../tests/models")];
     let shared = std::env::var_os("TINYAOT_SHARED_MODELS")
@@ -159,7 +163,7 @@ fn main() {
                 continue;
             }
             let bytes = std::fs::read(&f).unwrap();
-            let Ok(a) = tinyaot_compiler::analyze(&bytes) else { continue };
+            let Ok(a) = tinyaot_compiler::analyze_with(&bytes, &plain) else { continue };
             candidates.push((priority, bytes.len(), a.plan.arena_size, stem, f, input, output));
         }
     }
@@ -189,12 +193,12 @@ fn main() {
             continue;
         }
         let bytes = std::fs::read(path).unwrap();
-        let floor = tinyaot_compiler::smallest_tiled_arena(&bytes, &Default::default());
+        let floor = tinyaot_compiler::smallest_tiled_arena(&bytes, &plain);
         // `TINYAOT_FW_ARENA_LIMIT=N`: the twin at that budget instead.
         let floor = std::env::var("TINYAOT_FW_ARENA_LIMIT").ok().and_then(|v| v.parse().ok()).or(floor);
         // `TINYAOT_FW_BORROWED=1`: a one-int8-input twin also borrows its
         // input (`borrowed_inputs = true`, read from the flash copy).
-        let one_int8 = tinyaot_compiler::analyze(&bytes).ok().and_then(|a| match a.graph.inputs[..] {
+        let one_int8 = tinyaot_compiler::analyze_with(&bytes, &plain).ok().and_then(|a| match a.graph.inputs[..] {
             [t] if a.graph.tensors[t].dtype == tinyaot_compiler::graph::DType::I8 => Some(a.graph.tensors[t].bytes),
             _ => None,
         });

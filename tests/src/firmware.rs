@@ -596,11 +596,13 @@ pub fn model_path(name: &str) -> Option<PathBuf> {
     [repo().join("tests/models"), shared].into_iter().map(|d| d.join(format!("{name}.tflite"))).find(|p| p.exists())
 }
 
-/// The options the firmware compiled model `name` with: a tiled twin at
+/// The options the firmware for `target` compiled model `name` with: for
+/// Helium's kernels with the `helium` feature; a tiled twin at
 /// `TINYAOT_FW_ARENA_LIMIT` or else its smallest tiled arena, borrowing its
 /// input with `TINYAOT_FW_BORROWED` (as `examples/firmware/build.rs` does).
-pub fn model_options(name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
-    let plain = tinyaot_compiler::Options::default();
+pub fn model_options(target: &Target, name: &str, bytes: &[u8]) -> tinyaot_compiler::Options {
+    let helium = target.features.is_some_and(|f| f.split(',').any(|f| f == "helium"));
+    let plain = tinyaot_compiler::Options { helium, ..Default::default() };
     if name.ends_with("_regions") {
         let region = |name: &str, budget| tinyaot_compiler::regions::Region {
             name: name.into(),

@@ -456,17 +456,17 @@ pub fn conv2d_pairs_s8<
             },
         );
     }
+    let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
+        let pixel = px.first_tap::<IH, IW, IC>();
+        let Pixel { b, y0, x0, ys, xs, .. } = px;
+        fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
+    };
     // A window inside the image whose rows are whole groups of 4 values
     // is widened into the pair-row layout straight from its rows of the
     // input (no patch copied first; rows of at least 16 values, as shorter
     // ones copy faster than their calls); others through the patch.
     let row_step = win.dilation_h * IW * IC;
     let by_rows = LANES && win.dilation_w == 1 && (KW * IC) & 3 == 0 && KW * IC >= 16;
-    let window_patch = |io: &IO, px: Pixel, patch: &mut [i8]| {
-        let pixel = px.first_tap::<IH, IW, IC>();
-        let Pixel { b, y0, x0, ys, xs, .. } = px;
-        fill_patch::<IH, IW, IC, KH, KW>(io, pixel, (b, y0, x0), (ys, xs), win, pad, patch);
-    };
     by_pairs::<N, IH, IW, OH, OW, KH, KW, D4, OC, LANES, NUDGE, _>(
         io,
         rows,

@@ -47,7 +47,7 @@ fn main() -> Result<(), String> {
     for (model, ops) in &measured {
         let path = model_path(model).ok_or_else(|| format!("no file for {model}"))?;
         let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-        let a = tinyaot_compiler::analyze_with(&bytes, &model_options(model, &bytes)).map_err(|e| e.message)?;
+        let a = tinyaot_compiler::analyze_with(&bytes, &model_options(target, model, &bytes)).map_err(|e| e.message)?;
         let estimates = a.op_cycles();
         // A WHILE body runs its ops several times: sum per position.
         let mut got = vec![0u64; estimates.len()];

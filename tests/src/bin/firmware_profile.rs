@@ -68,7 +68,7 @@ fn print_ops(
 ) -> Result<(), String> {
     let path = model_path(model).ok_or_else(|| format!("no model {model} with reference vectors"))?;
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-    let a = tinyaot_compiler::analyze_with(&bytes, &model_options(model, &bytes)).map_err(|e| e.message)?;
+    let a = tinyaot_compiler::analyze_with(&bytes, &model_options(target, model, &bytes)).map_err(|e| e.message)?;
     let ops = op_cycles(target, Some(model), so, dir)?.pop().ok_or("the model did not run")?.1;
     let total: u64 = ops.iter().map(|o| o.1).sum();
     println!("{model} on {}: {total} estimated Cortex-M4 cycles in its ops", target.core);

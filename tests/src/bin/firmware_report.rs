@@ -119,7 +119,7 @@ fn main() -> Result<(), String> {
             let bytes = std::fs::read(model_path(m).ok_or("model file vanished")?).map_err(|e| e.to_string())?;
             let target =
                 tinyaot_compiler::Target { vis: Default::default(), name: proc_macro2_ident(), track_path: None };
-            let c = tinyaot_compiler::compile(&bytes, &target, &model_options(m, &bytes)).map_err(|e| e.message)?;
+            let c = tinyaot_compiler::compile(&bytes, &target, &model_options(t, m, &bytes)).map_err(|e| e.message)?;
             let flash = (tx + ro).saturating_sub(bt + br);
             let ram = (da + bs).saturating_sub(bd + bb);
             let per_mac = |n: u64| if c.macs > 0 { format!("{:.2}", n as f64 / c.macs as f64) } else { "-".into() };
