@@ -157,16 +157,19 @@ pub fn missing_toolchain() -> Option<String> {
     None
 }
 
-/// Builds the firmware for `target` (all models, or `only` one) into its
-/// own target directory; returns the ELF path.
+/// Builds the firmware for `target` (all models, or `only` one) under
+/// `target_dir`; returns the ELF path (`target_dir/elf/<core>/`, the
+/// core's last build).
 pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<PathBuf, String> {
     build_with(target, only, None, target_dir)
 }
 
 /// [`build`] (every model) for each of `targets`, as many at a time as the
 /// machine has cores (up to 4): most of a build is the firmware crate's
-/// code generation and `core`'s, each on one core. The results in the
-/// targets' order.
+/// code generation and `core`'s, each on one core. Each worker builds in a
+/// lane of its own ([`lane_dir`]), so the host's part (the macro's
+/// compiler, the build script) is compiled once per worker, not per core.
+/// The results in the targets' order.
 pub fn build_each(targets: &[Target], target_dir: &Path) -> Vec<Result<PathBuf, String>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -174,12 +177,13 @@ pub fn build_each(targets: &[Target], target_dir: &Path) -> Vec<Result<PathBuf, 
     let built: Mutex<Vec<Option<Result<PathBuf, String>>>> = Mutex::new(vec![None; targets.len()]);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
+        for lane in 0..workers {
+            let (next, built) = (&next, &built);
+            s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(t) = targets.get(i) else { break };
-                    let r = build(t, None, target_dir);
+                    let r = build_in_lane(t, None, None, target_dir, lane);
                     built.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
             });
@@ -196,7 +200,18 @@ pub fn build_with(
     extra: Option<&Path>,
     target_dir: &Path,
 ) -> Result<PathBuf, String> {
-    let mut cmd = debian_cargo(target, target_dir);
+    build_in_lane(target, only, extra, target_dir, 0)
+}
+
+/// [`build_with`] in lane `lane` of `target_dir`.
+fn build_in_lane(
+    target: &Target,
+    only: Option<&str>,
+    extra: Option<&Path>,
+    target_dir: &Path,
+    lane: usize,
+) -> Result<PathBuf, String> {
+    let mut cmd = debian_cargo(target, &lane_dir(target_dir, lane));
     match only {
         Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
         None => cmd.env_remove("TINYAOT_FW_ONLY"),
@@ -205,18 +220,18 @@ pub fn build_with(
         Some(dir) => cmd.env("TINYAOT_FW_EXTRA_DIR", dir),
         None => cmd.env_remove("TINYAOT_FW_EXTRA_DIR"),
     };
-    finish(cmd, target.triple, &core_dir(target, target_dir), "tinyaot-firmware")
+    finish(cmd, target, &lane_dir(target_dir, lane), "tinyaot-firmware", target_dir)
 }
 
 /// Builds the streaming keyword spotter (`examples/firmware/src/bin/kws.rs`)
 /// for `target`; returns the ELF path.
 pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> {
-    let mut cmd = debian_cargo(target, target_dir);
+    let mut cmd = debian_cargo(target, &lane_dir(target_dir, 0));
     // Its main loop must keep up with the audio in real time: the crate's
     // own release profile, LTO included.
     cmd.env_remove("CARGO_PROFILE_RELEASE_LTO");
     cmd.args(["--features", "kws", "--bin", "kws"]);
-    finish(cmd, target.triple, &core_dir(target, target_dir), "kws")
+    finish(cmd, target, &lane_dir(target_dir, 0), "kws", target_dir)
 }
 
 /// Builds a board example (`examples/boards/<board>`, its own workspace,
@@ -224,16 +239,17 @@ pub fn build_kws(target: &Target, target_dir: &Path) -> Result<PathBuf, String> 
 /// returns the ELF path.
 pub fn build_board(board: &str, triple: &str, target_dir: &Path) -> Result<PathBuf, String> {
     let dir = repo().join("examples/boards").join(board);
-    finish(debian_cargo_in(&dir, triple, target_dir), triple, target_dir, &format!("tinyaot-kws-{board}"))
+    run_cargo(debian_cargo_in(&dir, triple, target_dir), triple, board)?;
+    Ok(target_dir.join(triple).join("release").join(format!("tinyaot-kws-{board}")))
 }
 
 /// `cargo build --release --target T --target-dir D` in the firmware crate
 /// with Debian's toolchain.
-fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
-    let mut cmd = debian_cargo_in(&repo().join("examples/firmware"), target.triple, &core_dir(target, target_dir));
+fn debian_cargo(target: &Target, cargo_dir: &Path) -> Command {
+    let mut cmd = debian_cargo_in(&repo().join("examples/firmware"), target.triple, cargo_dir);
     // The board picks the memory map (`examples/firmware/build.rs`).
     cmd.env("TINYAOT_FW_BOARD", target.machine);
-    if target_dir.starts_with(test_dir()) {
+    if cargo_dir.starts_with(test_dir()) {
         // The tests check bits, not cycles or bytes: without debug info
         // and (but for ARMv6-M, whose board's flash needs it, and the
         // Cortex-M55, whose `core` Debian's LLVM cannot compile for MVE
@@ -259,8 +275,8 @@ fn debian_cargo(target: &Target, target_dir: &Path) -> Command {
 
 /// The target directory of `target`'s builds: a folder of each core's own
 /// (cores share triples, and [`build_each`] builds two at a time).
-fn core_dir(target: &Target, target_dir: &Path) -> PathBuf {
-    target_dir.join(target.short)
+fn lane_dir(target_dir: &Path, lane: usize) -> PathBuf {
+    target_dir.join(format!("lane{lane}"))
 }
 
 /// `cargo build --release -Zbuild-std=core` for `triple` in crate `dir`
@@ -287,13 +303,26 @@ pub fn test_dir() -> PathBuf {
     repo().join("target/firmware")
 }
 
-/// Runs the build; returns the path of binary `bin`.
-fn finish(mut cmd: Command, triple: &str, target_dir: &Path, bin: &str) -> Result<PathBuf, String> {
+/// Runs a build.
+fn run_cargo(mut cmd: Command, triple: &str, what: &str) -> Result<(), String> {
     let out = cmd.output().map_err(|e| format!("cannot run /usr/bin/cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("firmware build ({bin}) for {triple} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("firmware build ({what}) for {triple} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
-    Ok(target_dir.join(triple).join("release").join(bin))
+    Ok(())
+}
+
+/// Runs the build of binary `bin` for `target` in `cargo_dir`; returns
+/// its copy in `target_dir/elf/<core>/` (a lane's next build for another
+/// core of the same triple replaces the one in `cargo_dir`).
+fn finish(cmd: Command, target: &Target, cargo_dir: &Path, bin: &str, target_dir: &Path) -> Result<PathBuf, String> {
+    run_cargo(cmd, target.triple, bin)?;
+    let built = cargo_dir.join(target.triple).join("release").join(bin);
+    let kept = target_dir.join("elf").join(target.short);
+    std::fs::create_dir_all(&kept).map_err(|e| format!("{}: {e}", kept.display()))?;
+    let kept = kept.join(bin);
+    std::fs::copy(&built, &kept).map_err(|e| format!("{}: {e}", built.display()))?;
+    Ok(kept)
 }
 
 /// Output and exit code of one QEMU run.
@@ -529,13 +558,13 @@ pub fn op_cycles(
     scratch: &Path,
 ) -> Result<Vec<(String, OpCycles)>, String> {
     let dir = scratch.join("marks");
-    let mut cmd = debian_cargo(target, &dir);
+    let mut cmd = debian_cargo(target, &lane_dir(&dir, 0));
     cmd.env("TINYAOT_FW_MARKS", "1").env_remove("TINYAOT_FW_EXTRA_DIR");
     match only {
         Some(m) => cmd.env("TINYAOT_FW_ONLY", m),
         None => cmd.env_remove("TINYAOT_FW_ONLY"),
     };
-    let elf = finish(cmd, target.triple, &core_dir(target, &dir), "tinyaot-firmware")?;
+    let elf = finish(cmd, target, &lane_dir(&dir, 0), "tinyaot-firmware", &dir)?;
     let mark = symbol(&elf, "tinyaot_op_mark")?;
     // One file per core and model set (QEMU splits plugin options on commas).
     let set = match only {

@@ -19,15 +19,12 @@ mod float;
 mod pair_lanes;
 mod requant;
 
-pub(crate) use depthwise::*;
-pub(crate) use dot::*;
-pub(crate) use dot_int4::*;
-pub(crate) use dot_vector::*;
-pub(crate) use dot_widened::*;
-pub(crate) use elementwise::*;
-pub(crate) use float::*;
-pub(crate) use pair_lanes::*;
-pub(crate) use requant::*;
+// A target family replaces some of these: on some targets all of a file's.
+#[allow(unused_imports)]
+pub(crate) use self::{
+    depthwise::*, dot::*, dot_int4::*, dot_vector::*, dot_widened::*, elementwise::*, float::*, pair_lanes::*,
+    requant::*,
+};
 
 /// Whether the 16-bit lane instructions below are single instructions
 /// (`SMLAD`, `SXTB16`, `SADD16`): kernels whose fast form is built from
