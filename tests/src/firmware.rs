@@ -167,7 +167,7 @@ pub fn build(target: &Target, only: Option<&str>, target_dir: &Path) -> Result<P
 /// [`build`] (every model) for each of `targets`, as many at a time as the
 /// machine has cores (up to 4): most of a build is the firmware crate's
 /// code generation and `core`'s, each on one core. Each worker builds in a
-/// lane of its own ([`lane_dir`]), so the host's part (the macro's
+/// lane of its own (`lane_dir`), so the host's part (the macro's
 /// compiler, the build script) is compiled once per worker, not per core.
 /// The results in the targets' order.
 pub fn build_each(targets: &[Target], target_dir: &Path) -> Vec<Result<PathBuf, String>> {
