@@ -419,6 +419,21 @@ def recurrent(s):
     return tf.keras.Model(x, L.Dense(3, **s)(y))
 
 
+def recurrent_sequences(s):
+    """Keras RNN layers with `return_sequences` (a bidirectional LSTM, a
+    backwards GRU, a SimpleRNN): each a WHILE loop whose body writes its
+    step's output into a list as the converter lowers TensorListSetItem (a
+    SLICE before the row, one after it, a CONCATENATION; the SLICEs' shapes
+    change every step). TFLM runs past the SLICEs' tensors; LiteRT's
+    reference kernels give the reference."""
+    x = i = L.Input((6, 4), batch_size=1)
+    r = {'recurrent_initializer': tf.keras.initializers.Orthogonal(seed=7), **s}
+    x = L.Bidirectional(L.LSTM(5, return_sequences=True, **r))(x)
+    x = L.GRU(4, return_sequences=True, go_backwards=True, **r)(x)
+    x = L.SimpleRNN(3, return_sequences=True, **r)(x)
+    return tf.keras.Model(i, L.Dense(2, **s)(x))
+
+
 MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention, recurrent,
           depthwise_tails]
 
@@ -1029,6 +1044,11 @@ def main():
         inp, out = litert_reference(data, 77)
         write_model('hybrid_float', data, inp, out)
         print('%-24s %6d bytes (hybrid: LiteRT reference)' % ('hybrid_float', len(data)))
+    if not only or 'recurrent_sequences' in only:
+        data = convert(recurrent_sequences(seeded(78)), 78, False)
+        inp, out = litert_reference(data, 78)
+        write_model('recurrent_sequences_float', data, inp, out)
+        print('%-24s %6d bytes (list writes: LiteRT reference)' % ('recurrent_sequences_float', len(data)))
     if not only or 'compressed' in only:
         data = lut_compressed(120)
         inp, out = reference(data, 120)

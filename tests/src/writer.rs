@@ -59,16 +59,35 @@ pub struct TensorDef {
     pub quant: Option<QuantDef>,
     /// A variable (state kept between invocations, e.g. SVDF's).
     pub is_variable: bool,
+    /// `shape_signature` (-1 for a dimension known only at run time), when
+    /// written.
+    pub signature: Option<Vec<i32>>,
 }
 
 impl TensorDef {
     /// An activation tensor.
     pub fn new(name: &str, shape: &[i32], dtype: i8, quant: Option<QuantDef>) -> Self {
-        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer: 0, quant, is_variable: false }
+        TensorDef {
+            name: name.into(),
+            shape: shape.to_vec(),
+            dtype,
+            buffer: 0,
+            quant,
+            is_variable: false,
+            signature: None,
+        }
     }
     /// A constant backed by buffer `buffer`.
     pub fn constant(name: &str, shape: &[i32], dtype: i8, buffer: u32, quant: Option<QuantDef>) -> Self {
-        TensorDef { name: name.into(), shape: shape.to_vec(), dtype, buffer, quant, is_variable: false }
+        TensorDef {
+            name: name.into(),
+            shape: shape.to_vec(),
+            dtype,
+            buffer,
+            quant,
+            is_variable: false,
+            signature: None,
+        }
     }
 }
 
@@ -296,6 +315,7 @@ fn subgraph(b: &mut FlatBufferBuilder<'_>, s: &SubgraphDef) -> Table {
 
 fn tensor(b: &mut FlatBufferBuilder<'_>, t: &TensorDef) -> Table {
     let shape = b.create_vector(&t.shape);
+    let signature = t.signature.as_ref().map(|s| b.create_vector(s));
     let name = b.create_string(&t.name);
     let quant = t.quant.as_ref().map(|q| {
         let scale = b.create_vector(&q.scale);
@@ -315,6 +335,9 @@ fn tensor(b: &mut FlatBufferBuilder<'_>, t: &TensorDef) -> Table {
         b.push_slot_always(slot(4), q);
     }
     b.push_slot::<bool>(slot(5), t.is_variable, false);
+    if let Some(signature) = signature {
+        b.push_slot_always(slot(7), signature);
+    }
     b.end_table(tt)
 }
 

@@ -391,6 +391,26 @@ impl<'a> Graph<'a> {
         }
     }
 
+    /// Removes the nodes marked in `gone` (a pass's rewrite made them
+    /// unneeded), keeping every other node's scopes pointing at its
+    /// control-flow ops. A control-flow op itself is never removed.
+    pub fn remove_nodes(&mut self, gone: &[bool]) {
+        let mut position = Vec::with_capacity(self.nodes.len());
+        let mut next = 0;
+        for &g in gone {
+            position.push(next);
+            next += usize::from(!g);
+        }
+        let mut k = 0;
+        self.nodes.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+        for node in &mut self.nodes {
+            node.scopes.iter_mut().for_each(|(p, _)| *p = position[*p]);
+        }
+    }
+
     /// Whether the operators must run in the model's order: an op says so
     /// ([`Node::fixed_order`]), or control flow runs subgraphs (a
     /// CALL_ONCE's init, IF's branches, WHILE's loop).

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod fft;
 pub mod hybrid;
 pub mod im2col;
+pub mod list_writes;
 pub mod movement;
 pub mod operator;
 pub mod options;

@@ -344,13 +344,15 @@ const COMPARE_EQUAL: &[&str] = &["int8", "int32", "int64", "float32", "bool -> b
 
 /// The operators' passes over the read graph, in order: resource variables
 /// resolved to state tensors (before anything looks at variables), float16
-/// and compressed constants folded, uint8 sets run as int8, CIRCULAR_BUFFER's
+/// and compressed constants folded, the converter's TensorList writes in
+/// loops made box writes, uint8 sets run as int8, CIRCULAR_BUFFER's
 /// state kept. The
 /// graph stage runs them without naming an operator.
 pub const GRAPH_PASSES: &[crate::graph::Pass] = &[
     crate::resources::resolve,
     crate::ops::dequantize::fold_float16_constants,
     crate::ops::decode::fold_constants,
+    super::list_writes::rewrite,
     super::uint8::run_as_int8,
     crate::ops::circular_buffer::keep_state,
 ];

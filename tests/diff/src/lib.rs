@@ -169,6 +169,15 @@ impl Builder {
         self.tensors.len() as i32 - 1
     }
 
+    /// A tensor whose shape the file gives as a placeholder: its
+    /// `shape_signature` is all -1 (known only at run time), as the TF
+    /// converter writes tensors whose shape changes while a loop runs.
+    pub fn dynamic(&mut self, name: &str, placeholder: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
+        let t = self.tensor(name, placeholder, ty, quant);
+        self.tensors[t as usize].signature = Some(vec![-1; placeholder.len()]);
+        t
+    }
+
     /// A graph input.
     pub fn input(&mut self, name: &str, shape: &[usize], ty: Ty, quant: Option<QuantDef>) -> i32 {
         let t = self.tensor(name, shape, ty, quant);

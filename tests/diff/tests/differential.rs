@@ -2,7 +2,8 @@
 //!
 //! `TINYAOT_DIFF_CASES=N` (default 2000) and `TINYAOT_DIFF_SEED=S` (default 1)
 //! choose the run, `TINYAOT_DIFF_OPS=SVDF,CONV_2D` keeps only those
-//! generators; the cases of `regressions.txt` run every time. Needs
+//! generators (`TINYAOT_DIFF_KEEP=1` keeps the cases on disk when all
+//! agree); the cases of `regressions.txt` run every time. Needs
 //! Python with `tflite-micro` (`pip install tflite-micro numpy`): without it
 //! the test says so and passes, unless `TINYAOT_REQUIRE_TFLM=1` (CI).
 //!
@@ -365,7 +366,7 @@ fn tinyaot_matches_tflm_on_random_models() {
         println!("note: {l}");
     }
     let failures = &found.failures;
-    if failures.is_empty() {
+    if failures.is_empty() && std::env::var_os("TINYAOT_DIFF_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff").join(std::process::id().to_string()),
         );

@@ -142,6 +142,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("RESOURCE_VARIABLES", crate::variables::resource_variables),
     ("CONTROL_FLOW", crate::control::control_flow),
     ("CONTROL_FLOW", crate::control::control_flow),
+    ("LIST_WRITES", crate::control::list_writes),
     ("SIGNAL_WINDOW", signal_window),
     ("SIGNAL_FFT_AUTO_SCALE", signal_fft_auto_scale),
     ("SIGNAL_ENERGY", signal_energy),
