@@ -136,3 +136,30 @@ fn compressed_model_mutated_answers_without_panic() {
     }
     assert!(errors > 100, "too few mutations of the compressed model were rejected: {errors}");
 }
+
+/// A model whose weights the converter stored after the flatbuffer
+/// (`tests/models/buffer_offset_float`: buffers addressed by `offset` and
+/// `size`): offsets and sizes set to hostile values point outside the
+/// file or into the tables, and each mutation is answered, never a panic.
+#[test]
+fn buffer_offset_model_mutated_answers_without_panic() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/buffer_offset_float.tflite");
+    let model = std::fs::read(path).unwrap();
+    assert!(outcome(&model, "the intact model").is_ok());
+    let mut errors = 0;
+    for i in (0..model.len()).step_by(3) {
+        for v in [0x00u8, 0xFF, model[i] ^ 0x80] {
+            let mut m = model.clone();
+            m[i] = v;
+            errors += outcome(&m, &format!("byte {i} set to {v:#04x}")).is_err() as usize;
+        }
+    }
+    // Past the end of the file by one byte: one clear error.
+    let read = tinyaot_compiler::tflite::read(&model).unwrap();
+    let buffers = read.buffers().unwrap().unwrap();
+    let external = buffers.iter().map(|b| b.unwrap()).find(|b| b.offset().unwrap() > 1).unwrap();
+    let (offset, size) = (external.offset().unwrap() as usize, external.size().unwrap() as usize);
+    let message = outcome(&model[..offset + size - 1], "the file cut inside its last weights").unwrap_err();
+    assert!(message.contains("lie outside the"), "{message}");
+    assert!(errors > 100, "too few mutations were rejected: {errors}");
+}

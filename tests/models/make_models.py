@@ -950,6 +950,17 @@ def int4_weights(data):
     return pack(m)
 
 
+def convert_buffer_offset(model):
+    """The converter's layout for models over 2 GB, asked for on a small
+    one: every constant buffer stored after the flatbuffer, addressed by
+    `offset` and `size`. LiteRT reads them there; TFLM does not (it runs the
+    file on empty weights), so LiteRT's reference kernels give the
+    reference."""
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv._experimental_use_buffer_offset = True
+    return conv.convert()
+
+
 def write_model(name, data, inp, out):
     """`NAME.tflite`, `NAME.input.bin` and `NAME.output.bin` in `OUT`."""
     for ext, blob in (('tflite', data), ('input.bin', inp), ('output.bin', out)):
@@ -1049,6 +1060,11 @@ def main():
         inp, out = litert_reference(data, 78)
         write_model('recurrent_sequences_float', data, inp, out)
         print('%-24s %6d bytes (list writes: LiteRT reference)' % ('recurrent_sequences_float', len(data)))
+    if not only or 'buffer_offset' in only:
+        data = convert_buffer_offset(fc_chain(seeded(79)))
+        inp, out = litert_reference(data, 79)
+        write_model('buffer_offset_float', data, inp, out)
+        print('%-24s %6d bytes (weights after the flatbuffer: LiteRT reference)' % ('buffer_offset_float', len(data)))
     if not only or 'compressed' in only:
         data = lut_compressed(120)
         inp, out = reference(data, 120)

@@ -176,12 +176,13 @@ pub(super) fn read_tensor<'a>(
             Error::model(format!("tensor '{name}' refers to buffer {buffer_index}, which does not exist"))
         })?;
         let buffer = buffers.get(buffer_index)?;
-        if buffer.offset()? > 1 {
-            return Err(Error::model(format!(
-                "tensor '{name}' keeps its data outside the flatbuffer (a >2 GB model); not supported"
-            )));
-        }
-        match buffer.data()? {
+        // Data stored after the flatbuffer: LiteRT reads it there; TFLM
+        // does not look (it runs such a file on empty weights).
+        let stored = match buffer.external()? {
+            Some(d) => Some(d),
+            None => buffer.data()?,
+        };
+        match stored {
             Some(d) if !d.is_empty() && int4 => {
                 if d.len() != elements.div_ceil(2) {
                     return Err(Error::model(format!(

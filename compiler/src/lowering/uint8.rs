@@ -50,6 +50,7 @@ const OPS: &[(&str, Role, &str)] = &[
     ("RELU", Role::Computes, "uint8"),
     ("RELU6", Role::Computes, "uint8"),
     ("RELU_N1_TO_1", Role::Computes, "uint8"),
+    ("LEAKY_RELU", Role::Computes, "uint8"),
     ("HARD_SWISH", Role::Computes, "uint8"),
     ("L2_NORMALIZATION", Role::Computes, "uint8"),
     ("MEAN", Role::Computes, "uint8"),

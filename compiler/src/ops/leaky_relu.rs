@@ -27,9 +27,15 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
         // and its interpreter (the oracle) gives the double-precision
         // results; they differ where an output lands on a rounding tie
         // (found on int16 layers of TFLM's seanet integration models).
-        let (si, so, alpha) = (f64::from(si), f64::from(so), f64::from(alpha));
-        let (ma, sa) = quantize_multiplier(si * alpha / so);
-        let (mi, shi) = quantize_multiplier(si / so);
+        // LiteRT (the oracle for a uint8 model's set) forms both
+        // multipliers in single precision, then widens them.
+        let (alpha_multiplier, identity_multiplier) = if cx.node.from_uint8 {
+            (f64::from(si * alpha / so), f64::from(si / so))
+        } else {
+            (f64::from(si) * f64::from(alpha) / f64::from(so), f64::from(si) / f64::from(so))
+        };
+        let (ma, sa) = quantize_multiplier(alpha_multiplier);
+        let (mi, shi) = quantize_multiplier(identity_multiplier);
         if !(-31..=30).contains(&sa) || !(-31..=30).contains(&shi) {
             return Err(cx.err("the scales are out of the range TFLite can requantize"));
         }

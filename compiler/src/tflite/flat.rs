@@ -85,6 +85,12 @@ impl core::fmt::Debug for Table<'_> {
 }
 
 impl<'a> Table<'a> {
+    /// The whole file the table sits in (buffers stored after the
+    /// flatbuffer are addressed from its start).
+    pub fn file(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// The table at `loc`; `what` names it in errors.
     pub fn at(buf: &'a [u8], loc: usize, what: &str) -> Result<Table<'a>, Error> {
         let soffset = read_at::<i32>(buf, loc, what)?;

@@ -283,6 +283,26 @@ impl<'a> Buffer<'a> {
     pub fn size(&self) -> Result<u64, Error> {
         self.scalar::<u64>(2, 0, "size")
     }
+    /// The bytes of a buffer stored after the flatbuffer (`offset` > 1,
+    /// from the file's start, as LiteRT reads them; the converter writes
+    /// such files for models over 2 GB or when asked to), `None` for one
+    /// stored inside it. Bytes outside the file are an error.
+    pub fn external(&self) -> Result<Option<&'a [u8]>, Error> {
+        let (offset, size) = (self.offset()?, self.size()?);
+        if offset <= 1 {
+            return Ok(None);
+        }
+        let file = self.0.file();
+        let range = usize::try_from(offset).ok().and_then(|o| Some(o..o.checked_add(usize::try_from(size).ok()?)?));
+        match range.filter(|r| r.end <= file.len()) {
+            Some(r) => Ok(Some(&file[r])),
+            None => Err(Error::model(format!(
+                "{}: {size} bytes at offset {offset} lie outside the {}-byte file",
+                self.label(),
+                file.len()
+            ))),
+        }
+    }
 }
 
 table!(Operator, "operator");

@@ -28,6 +28,7 @@ const OPS: &[&str] = &[
     "TANH",
     "RELU",
     "RELU6",
+    "LEAKY_RELU",
     "HARD_SWISH",
     "L2_NORMALIZATION",
     "MEAN",
