@@ -122,18 +122,8 @@ fn every_byte_mutated_answers_without_panic() {
 /// 9,762 mutations, passes too: too slow for every run.)
 #[test]
 fn compressed_model_mutated_answers_without_panic() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/lut_compressed_int8.tflite");
-    let model = std::fs::read(path).unwrap();
-    assert!(outcome(&model, "the intact compressed model").is_ok());
-    let mut errors = 0;
-    for i in (0..model.len()).step_by(37) {
-        for v in [0x00u8, 0xFF, model[i] ^ 0x80] {
-            let mut m = model.clone();
-            m[i] = v;
-            let tight = (i / 37 + v as usize).is_multiple_of(8);
-            errors += outcome_with(&m, &format!("byte {i} set to {v:#04x}"), tight).is_err() as usize;
-        }
-    }
+    let model = project_model("lut_compressed_int8");
+    let errors = every_step_mutated(&model, 37, true);
     assert!(errors > 100, "too few mutations of the compressed model were rejected: {errors}");
 }
 
@@ -143,17 +133,8 @@ fn compressed_model_mutated_answers_without_panic() {
 /// file or into the tables, and each mutation is answered, never a panic.
 #[test]
 fn buffer_offset_model_mutated_answers_without_panic() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/buffer_offset_float.tflite");
-    let model = std::fs::read(path).unwrap();
-    assert!(outcome(&model, "the intact model").is_ok());
-    let mut errors = 0;
-    for i in (0..model.len()).step_by(3) {
-        for v in [0x00u8, 0xFF, model[i] ^ 0x80] {
-            let mut m = model.clone();
-            m[i] = v;
-            errors += outcome(&m, &format!("byte {i} set to {v:#04x}")).is_err() as usize;
-        }
-    }
+    let model = project_model("buffer_offset_float");
+    let errors = every_step_mutated(&model, 3, false);
     // Past the end of the file by one byte: one clear error.
     let read = tinyaot_compiler::tflite::read(&model).unwrap();
     let buffers = read.buffers().unwrap().unwrap();
@@ -162,4 +143,28 @@ fn buffer_offset_model_mutated_answers_without_panic() {
     let message = outcome(&model[..offset + size - 1], "the file cut inside its last weights").unwrap_err();
     assert!(message.contains("lie outside the"), "{message}");
     assert!(errors > 100, "too few mutations were rejected: {errors}");
+}
+
+/// `tests/models/NAME.tflite`, checked to compile as it is.
+fn project_model(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/models/{name}.tflite"));
+    let model = std::fs::read(path).unwrap();
+    assert!(outcome(&model, &format!("{name} intact")).is_ok());
+    model
+}
+
+/// Every `step`-th byte of `model` set to three hostile values, each
+/// mutation answered (a panic fails the test); with `tight`, the
+/// over-budget search on one mutation in 8. Returns how many were errors.
+fn every_step_mutated(model: &[u8], step: usize, tight: bool) -> usize {
+    let mut errors = 0;
+    for i in (0..model.len()).step_by(step) {
+        for v in [0x00u8, 0xFF, model[i] ^ 0x80] {
+            let mut m = model.to_vec();
+            m[i] = v;
+            let tight = tight && (i / step + v as usize).is_multiple_of(8);
+            errors += outcome_with(&m, &format!("byte {i} set to {v:#04x}"), tight).is_err() as usize;
+        }
+    }
+    errors
 }
