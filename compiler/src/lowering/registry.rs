@@ -207,12 +207,8 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 86, name: "LOGICAL_AND", dtypes: &["bool"], lower: logical::lower_and },
     OpSupport { code: 84, name: "LOGICAL_OR", dtypes: &["bool"], lower: logical::lower_or },
     OpSupport { code: 87, name: "LOGICAL_NOT", dtypes: &["bool"], lower: logical::lower_not },
-    OpSupport {
-        code: 123,
-        name: "SELECT_V2",
-        dtypes: &["int8", "int16", "float32 (bool condition)"],
-        lower: select::lower,
-    },
+    OpSupport { code: 123, name: "SELECT_V2", dtypes: SELECT, lower: select::lower },
+    OpSupport { code: 64, name: "SELECT", dtypes: SELECT, lower: select::lower_v1 },
     OpSupport { code: 140, name: "REDUCE_ALL", dtypes: &["bool"], lower: mean::lower_all },
     OpSupport { code: 12, name: "L2_POOL_2D", dtypes: &["float32"], lower: pool_2d::lower_l2 },
     OpSupport {
@@ -375,10 +371,17 @@ pub const LITERT_ONLY: &[(&str, &[&str])] = &[
     ("FLOOR_MOD", &["int32"]),
     ("FULLY_CONNECTED", &[HYBRID]),
     ("GELU", &["int8", "float32"]),
+    ("SELECT", SELECT),
+    ("SELECT_V2", SELECT_LITERT),
     ("SVDF", &[HYBRID]),
     ("TILE", ANY),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", &[HYBRID]),
 ];
+
+/// SELECT's and SELECT_V2's x, y and output (the condition is bool).
+const SELECT: &[&str] = &["int8", "int16", "float32", "int32", "int64", "uint8", "bool (bool condition)"];
+/// Of those, what only LiteRT runs.
+const SELECT_LITERT: &[&str] = &["int32", "int64", "uint8", "bool (bool condition)"];
 
 /// A dynamic-range layer's dtypes entry.
 const HYBRID: &str = "hybrid (float32, int8 weights)";

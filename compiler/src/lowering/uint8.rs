@@ -83,6 +83,8 @@ const OPS: &[(&str, Role, &str)] = &[
     ("RESIZE_NEAREST_NEIGHBOR", Role::Moves, "uint8"),
     ("SPACE_TO_DEPTH", Role::Moves, "uint8"),
     ("DEPTH_TO_SPACE", Role::Moves, "uint8"),
+    ("SELECT", Role::Moves, "uint8"),
+    ("SELECT_V2", Role::Moves, "uint8"),
 ];
 
 /// The builtin code of QUANTIZE (the flips at the graph's edges).

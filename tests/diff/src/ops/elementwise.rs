@@ -297,6 +297,42 @@ pub(super) fn logical_not(r: &mut Rng) -> (Model, String) {
 /// the graph (a bool tensor inside the arena).
 pub(super) fn select_v2(r: &mut Rng) -> (Model, String) {
     let ty = r.pick(&[Ty::I8, Ty::F32, Ty::I16]);
+    select_v2_of(r, ty)
+}
+
+/// SELECT_V2 of the types only LiteRT runs (int32, int64, uint8, bool),
+/// and SELECT (TF1's `tf.where`, which TFLM does not register) of any type:
+/// the same shapes, a scalar condition, or one value per row of x.
+/// Against LiteRT's reference kernels.
+pub(super) fn select_litert(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::I32, Ty::I64, Ty::U8, Ty::Bool, Ty::I8, Ty::F32, Ty::I16]);
+    let v2 = r.chance(0.4) && matches!(ty, Ty::I32 | Ty::I64 | Ty::U8 | Ty::Bool);
+    let (mut m, label) = if v2 { select_v2_of(r, ty) } else { select_v1(r, ty) };
+    m.litert = true;
+    (m, label)
+}
+
+fn select_v1(r: &mut Rng, ty: Ty) -> (Model, String) {
+    let rank = r.size(1, 4);
+    let shape: Vec<usize> = (0..rank).map(|_| r.size(1, 5)).collect();
+    let sc: Vec<usize> = match r.size(0, 2) {
+        0 => shape.clone(),
+        1 => vec![],
+        _ => vec![shape[0]],
+    };
+    let q = if ty == Ty::U8 && r.chance(0.5) { per_tensor(0.05, r.range(0, 255)) } else { None };
+    let mut b = Builder::default();
+    let condition = b.input("condition", &sc, Ty::Bool, None);
+    let x = b.input("x", &shape, ty, q.clone());
+    let y = b.input("y", &shape, ty, q.clone());
+    let out = b.output("output", &shape, ty, q.clone());
+    b.op(64, &[condition, x, y], &[out], None);
+    let label =
+        format!("SELECT {}{} condition {sc:?} x {shape:?}", ty.name(), if q.is_some() { " quantized" } else { "" });
+    (b.finish_graph(), label)
+}
+
+fn select_v2_of(r: &mut Rng, ty: Ty) -> (Model, String) {
     let rank = r.size(1, 5);
     let full: Vec<usize> = (0..rank).map(|_| r.pick(&[1, 2, 3, 4, 5])).collect();
     let mut side = || -> Vec<usize> {

@@ -117,6 +117,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("LOGICAL_OR", |r| logical(r, 84)),
     ("LOGICAL_NOT", logical_not),
     ("SELECT_V2", select_v2),
+    ("SELECT_LITERT", select_litert),
     ("REDUCE_ALL", reduce_all),
     ("FLOOR_DIV", |r| floor_binary(r, 90)),
     ("FLOOR_MOD", |r| floor_binary(r, 95)),
