@@ -1840,3 +1840,21 @@ fn pair_kernels_match_direct_conv() {
     );
     assert_eq!(&buf[..want.len()], &want[..], "dense pointwise in place");
 }
+
+/// int32 POW is C++'s `std::pow` in double converted back (LiteRT's): the
+/// exact power inside the int32 range, `i32::MIN` outside it, 0 for a
+/// negative exponent (which LiteRT refuses).
+#[test]
+fn pow_i32_is_the_double_power_converted() {
+    use tinyaot::__private::kernels::binary::pow_i32;
+    let bases = [-70_000, -65_536, -50, -9, -3, -2, -1, 0, 1, 2, 3, 9, 46_341, i32::MIN, i32::MAX];
+    let exponents = [0, 1, 2, 3, 5, 16, 30, 31, 32, 63, 1_000_000, i32::MAX];
+    for &b in &bases {
+        for &e in &exponents {
+            let power = (b as f64).powf(e as f64);
+            let want = if (-2_147_483_648.0..2_147_483_648.0).contains(&power) { power as i32 } else { i32::MIN };
+            assert_eq!(pow_i32(b, e), want, "{b} ** {e}");
+        }
+        assert_eq!(pow_i32(b, -1), 0);
+    }
+}

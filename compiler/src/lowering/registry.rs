@@ -239,6 +239,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 77, name: "SHAPE", dtypes: &["any -> int32"], lower: shape::lower },
     OpSupport { code: 90, name: "FLOOR_DIV", dtypes: &["int32", "float32"], lower: binary::lower_floor_div },
     OpSupport { code: 95, name: "FLOOR_MOD", dtypes: &["int32", "float32"], lower: binary::lower_floor_mod },
+    OpSupport { code: 78, name: "POW", dtypes: &["int32", "float32"], lower: binary::lower_pow },
     OpSupport { code: CUSTOM, name: "CUSTOM:SignalWindow", dtypes: &["int16"], lower: signal_window::lower },
     OpSupport {
         code: CUSTOM,
@@ -371,6 +372,7 @@ pub const LITERT_ONLY: &[(&str, &[&str])] = &[
     ("FLOOR_MOD", &["int32"]),
     ("FULLY_CONNECTED", &[HYBRID]),
     ("GELU", &["int8", "float32"]),
+    ("POW", &["int32", "float32"]),
     ("SELECT", SELECT),
     ("SELECT_V2", SELECT_LITERT),
     ("SVDF", &[HYBRID]),

@@ -81,6 +81,13 @@ impl Geometry {
         tinyaot_common::scratch::im2col_in_place(kh, kw, self.pad != [0, 0])
     }
 
+    /// The int8 im2col kernel's patch argument: none where it reads each
+    /// window in place (the plan gave the op no scratch then), else the
+    /// op's scratch.
+    pub fn im2col_patch(&self, cx: &super::emit::Emit<'_>) -> Result<TokenStream, Error> {
+        if self.im2col_in_place() { Ok(quote!(&mut [])) } else { cx.scratch::<i8>() }
+    }
+
     /// The runtime's `Window` literal.
     pub fn window(&self) -> TokenStream {
         let [sh, sw] = self.stride;

@@ -38,6 +38,8 @@ enum Kind {
     FloorDiv,
     /// float32 (`fmod` moved to the divisor's sign) and int32 (LiteRT only).
     FloorMod,
+    /// POW: float32 (`powf`) and int32 (the power in double), LiteRT only.
+    Pow,
 }
 
 impl Kind {
@@ -48,9 +50,13 @@ impl Kind {
             Kind::Sub => Some((arithmetic::SUB_TAG, "SubOptions")),
             Kind::Mul => Some((arithmetic::MUL_TAG, "MulOptions")),
             Kind::Div => Some((arithmetic::DIV_TAG, "DivOptions")),
-            Kind::Maximum | Kind::Minimum | Kind::SquaredDifference | Kind::Prelu | Kind::FloorDiv | Kind::FloorMod => {
-                None
-            }
+            Kind::Maximum
+            | Kind::Minimum
+            | Kind::SquaredDifference
+            | Kind::Prelu
+            | Kind::FloorDiv
+            | Kind::FloorMod
+            | Kind::Pow => None,
         }
     }
 }
@@ -124,6 +130,9 @@ pub fn lower_floor_div(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 pub fn lower_floor_mod(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::FloorMod)
+}
+pub fn lower_pow(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower(cx, Kind::Pow)
 }
 pub fn lower_squared_difference(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower(cx, Kind::SquaredDifference)
@@ -312,6 +321,9 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
             Kind::FloorDiv | Kind::FloorMod => {
                 return Err(cx.unsupported(&format!("dtype {}", a.dtype.name()), "float32 (as TFLM)"));
             }
+            Kind::Pow => {
+                return Err(cx.unsupported(&format!("dtype {}", a.dtype.name()), "float32 and int32 (as LiteRT)"));
+            }
             Kind::Div => {
                 let (s1, z1) = cx.per_tensor(a)?;
                 let (s2, z2) = cx.per_tensor(b)?;
@@ -332,7 +344,8 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         (t @ (DType::I32 | DType::I64), u, o)
             if u == t && o == t && (t == DType::I32 || matches!(kind, Kind::Maximum | Kind::Minimum)) =>
         {
-            let floor = matches!(kind, Kind::FloorDiv | Kind::FloorMod);
+            // The LiteRT-only integer ops: int32 alone.
+            let floor = matches!(kind, Kind::FloorDiv | Kind::FloorMod | Kind::Pow);
             if !matches!(kind, Kind::Add | Kind::Sub | Kind::Mul | Kind::Div | Kind::Maximum | Kind::Minimum) && !floor
             {
                 return Err(cx.unsupported(&format!("dtype {}", t.name()), "int8, int16, float32 (as TFLM)"));
@@ -489,6 +502,8 @@ impl Binary {
                     // at invoke, gives 0.
                     Kind::FloorDiv => quote!(::tinyaot::__private::kernels::binary::floor_div_i32(x, y)),
                     Kind::FloorMod => quote!(::tinyaot::__private::kernels::binary::floor_mod_i32(x, y)),
+                    // LiteRT's: the power in double, back to int32.
+                    Kind::Pow => quote!(::tinyaot::__private::kernels::binary::pow_i32(x, y)),
                     Kind::Maximum => quote!(if x > y { x } else { y }),
                     _ => quote!(if x < y { x } else { y }),
                 };
@@ -518,6 +533,7 @@ impl Binary {
                     Kind::Prelu => quote!(::tinyaot::__private::kernels::binary::prelu_f32),
                     Kind::FloorDiv => quote!(::tinyaot::__private::kernels::binary::floor_div_f32),
                     Kind::FloorMod => quote!(::tinyaot::__private::kernels::binary::floor_mod_f32),
+                    Kind::Pow => quote!(::tinyaot::__private::kernels::binary::pow_f32),
                 };
                 (quote!(f32), f)
             }

@@ -173,7 +173,7 @@ impl Operator for Conv2d {
                     let packed = PackedRows::of(weights, oc, kh * kw * ic, self.int4).emit(cx);
                     let folded = cx.i32s(folded);
                     let (offset, fuse, q) = (q.weight_offset, q.fused(), q.emit_rescale(cx)?);
-                    let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
+                    let patch = geo.im2col_patch(cx)?;
                     return Ok(
                         quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_offset_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, _>(
                         #io, #packed, #folded, #win, #q, #offset, #patch);),
@@ -192,7 +192,7 @@ impl Operator for Conv2d {
                 let layer = Im2colS8 { geo, ic, rows: rows.emit_by_family(cx), fuse: q.fused(), nudge };
                 let folded = cx.i32s(folded);
                 let q = q.emit_rescale(cx)?;
-                let patch = if self.pointwise() { quote!(&mut []) } else { cx.scratch::<i8>()? };
+                let patch = geo.im2col_patch(cx)?;
                 layer.emit(&io, &folded, &q, &patch)
             }
             // Ungrouped constant float filter: transposed for side-by-side sums.

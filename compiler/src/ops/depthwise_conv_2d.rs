@@ -190,7 +190,7 @@ impl Operator for DepthwiseConv2d {
                 let nudge = cx.pair_nudge(crate::layout::depth4(taps), false, q.nudges());
                 let layer = Im2colS8 { geo, ic: 1, rows, fuse: q.fused(), nudge };
                 let q = q.emit_rescale(cx)?;
-                let patch = cx.scratch::<i8>()?;
+                let patch = geo.im2col_patch(cx)?;
                 return Ok(layer.emit(&io, &folded, &q, &patch));
             }
             if kernel == Kernel::WidenedRows {

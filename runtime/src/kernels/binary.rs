@@ -644,6 +644,44 @@ pub fn floor_mod_i32(a: i32, b: i32) -> i32 {
     if r != 0 && ((b < 0) != (r < 0)) { r + b } else { r }
 }
 
+/// float32 POW as LiteRT's reference kernel (`std::pow`; TFLM has none).
+#[inline(always)]
+pub fn pow_f32(a: f32, b: f32) -> f32 {
+    libm::powf(a, b)
+}
+
+/// int32 POW as LiteRT's reference kernel (TFLM has none): C++'s
+/// `std::pow` of the two ints in double, converted back, so a power
+/// outside the int32 range is `i32::MIN` (x86's conversion of an
+/// out-of-range double). Powers inside it are exact (as the double's).
+/// A negative exponent, which LiteRT refuses at invoke, gives 0.
+#[inline(always)]
+pub fn pow_i32(base: i32, exponent: i32) -> i32 {
+    const LIMIT: i64 = 1 << 31;
+    if exponent < 0 {
+        return 0;
+    }
+    let (mut result, mut square, mut e) = (1i64, base as i64, exponent);
+    // Squaring: every factor still to come has a magnitude of at least 1,
+    // so once a needed square passes 2^31 the power does too.
+    while e > 0 {
+        if e & 1 == 1 {
+            result *= square;
+        }
+        e >>= 1;
+        if e > 0 {
+            square *= square;
+            if square.abs() > LIMIT {
+                return i32::MIN;
+            }
+        }
+        if result.abs() > LIMIT {
+            return i32::MIN;
+        }
+    }
+    i32::try_from(result).unwrap_or(i32::MIN)
+}
+
 /// float32 `max` as TFLite's `MaximumOp` (`a > b ? a : b`).
 #[inline(always)]
 pub fn maximum_f32(a: f32, b: f32) -> f32 {

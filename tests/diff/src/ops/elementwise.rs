@@ -410,6 +410,33 @@ pub(super) fn floor_binary(r: &mut Rng, code: i32) -> (Model, String) {
     (m, format!("{} {sa:?} {sb:?} -> {so:?}", ty.name()))
 }
 
+/// POW (LiteRT only), broadcast: float32 (any sign: a negative base to a
+/// fractional power is NaN on both sides; now and then a constant exponent
+/// of 2, 3, 0.5 or -1, as models write `x ** 2`) or int32 (bases -9..9,
+/// exponents 0..12: a power past int32 is `i32::MIN`). Against LiteRT.
+pub(super) fn pow(r: &mut Rng) -> (Model, String) {
+    let (sa, sb, so) = broadcast_shapes(r);
+    let int32 = r.chance(0.4);
+    let ty = if int32 { Ty::I32 } else { Ty::F32 };
+    let mut b = Builder::default();
+    let a = b.input("a", &sa, ty, None);
+    let fixed_exponent = (!int32 && r.chance(0.3)).then(|| r.pick(&[2.0f32, 3.0, 0.5, -1.0]));
+    let e = match fixed_exponent {
+        Some(v) => b.constant("exponent", &sb, Ty::F32, v.to_le_bytes().repeat(sb.iter().product()), None),
+        None => b.input("exponent", &sb, ty, None),
+    };
+    let out = b.output("output", &so, ty, None);
+    let mut m = b.finish(78, &[a, e], &[out], None);
+    if int32 {
+        let bases: Vec<i64> = (0..sa.iter().product::<usize>()).map(|_| r.range(-9, 9)).collect();
+        let exponents: Vec<i64> = (0..sb.iter().product::<usize>()).map(|_| r.range(0, 12)).collect();
+        m.fixed = Some([bases, exponents].concat());
+    }
+    m.litert = true;
+    let exponent = fixed_exponent.map_or(String::new(), |v| format!(" (constant {v})"));
+    (m, format!("{} {sa:?} ** {sb:?}{exponent} -> {so:?}", ty.name()))
+}
+
 /// ADD_N of 2 to 4 inputs (one of them now and then given twice), float32
 /// or int8 (one quantization for every input, as TFLM requires).
 pub(super) fn add_n(r: &mut Rng) -> (Model, String) {

@@ -121,6 +121,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("REDUCE_ALL", reduce_all),
     ("FLOOR_DIV", |r| floor_binary(r, 90)),
     ("FLOOR_MOD", |r| floor_binary(r, 95)),
+    ("POW", pow),
     ("L2_POOL_2D", |r| pool_2d(r, 12, "L2_POOL_2D")),
     ("SHAPE", shape),
     ("GATHER_ND", gather_nd),
