@@ -2,7 +2,8 @@
 //! RSQRT (int8 via TFLM's fixed-point inverse square root, tabulated;
 //! int16 the same per element; float32), NEG, SQRT, EXP, LOG, SIN, COS,
 //! SQUARE, FLOOR, CEIL, ROUND (float32: TFLite's reference functions; exp
-//! and log in double, rounded once; ROUND ties to even).
+//! and log in double, rounded once; ROUND ties to even), SIGN (float32 and
+//! int32, LiteRT only: `(x > 0) - (x < 0)`, so NaN and -0 give 0).
 
 use crate::diag::Error;
 use crate::fixedpoint::{inv_sqrt_multiplier_exp, multiply_by_quantized_multiplier};
@@ -133,4 +134,25 @@ pub fn lower_cos(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 }
 pub fn lower_square(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     float_only(cx, quote!(|x: f32| x * x))
+}
+
+pub fn lower_sign(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    let (input, output) = io(cx)?;
+    let f = match (input.dtype, output.dtype) {
+        (DType::F32, DType::F32) => {
+            return Ok(unary(
+                input,
+                output,
+                Compute::F32(quote!(::tinyaot::__private::kernels::elementwise::sign_f32)),
+            ));
+        }
+        (DType::I32, DType::I32) => quote!(|x: i32| x.signum()),
+        (i, o) => {
+            return Err(cx.unsupported(
+                &format!("input {}, output {}", i.name(), o.name()),
+                "float32 -> float32, int32 -> int32 (as LiteRT)",
+            ));
+        }
+    };
+    Ok(unary(input, output, Compute::Map { from: DType::I32, to: DType::I32, f: Box::new(move |_| f.clone()) }))
 }

@@ -126,6 +126,19 @@ pub fn leaky_relu_f32(x: f32, alpha: f32) -> f32 {
 }
 
 /// SELECT_V2 of same-shaped tensors: `out[i] = if cond[i] { x[i] } else {
+/// float32 SIGN as LiteRT's reference kernel: `(x > 0) - (x < 0)`, so
+/// NaN and -0.0 give +0.0.
+#[inline(always)]
+pub fn sign_f32(x: f32) -> f32 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
 /// y[i] }`, the condition a `bool` stored as one byte (0 or 1).
 #[inline(never)]
 pub fn select<T: Copy, const LEN: usize>(cond: &[u8], x: &[T], y: &[T], out: &mut [T]) {

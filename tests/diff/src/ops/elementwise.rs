@@ -437,6 +437,25 @@ pub(super) fn pow(r: &mut Rng) -> (Model, String) {
     (m, format!("{} {sa:?} ** {sb:?}{exponent} -> {so:?}", ty.name()))
 }
 
+/// SIGN (LiteRT only): float32 (zeros among the values now and then) or
+/// int32 (values around zero and the extremes). Against LiteRT.
+pub(super) fn sign(r: &mut Rng) -> (Model, String) {
+    let shape: Vec<usize> = (0..r.size(1, 4)).map(|_| r.size(1, 6)).collect();
+    let n: usize = shape.iter().product();
+    let int32 = r.chance(0.5);
+    let ty = if int32 { Ty::I32 } else { Ty::F32 };
+    let mut b = Builder::default();
+    let x = b.input("x", &shape, ty, None);
+    let out = b.output("output", &shape, ty, None);
+    let mut m = b.finish(158, &[x], &[out], None);
+    if int32 {
+        let extremes = [i32::MIN as i64, -1, 0, 1, i32::MAX as i64];
+        m.fixed = Some((0..n).map(|_| if r.chance(0.3) { r.pick(&extremes) } else { r.range(-5, 5) }).collect());
+    }
+    m.litert = true;
+    (m, format!("{} {shape:?}", ty.name()))
+}
+
 /// ADD_N of 2 to 4 inputs (one of them now and then given twice), float32
 /// or int8 (one quantization for every input, as TFLM requires).
 pub(super) fn add_n(r: &mut Rng) -> (Model, String) {

@@ -122,6 +122,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("FLOOR_DIV", |r| floor_binary(r, 90)),
     ("FLOOR_MOD", |r| floor_binary(r, 95)),
     ("POW", pow),
+    ("SIGN", sign),
     ("L2_POOL_2D", |r| pool_2d(r, 12, "L2_POOL_2D")),
     ("SHAPE", shape),
     ("GATHER_ND", gather_nd),
