@@ -211,6 +211,7 @@ pub const SUPPORTED: &[OpSupport] = &[
     OpSupport { code: 123, name: "SELECT_V2", dtypes: SELECT, lower: select::lower },
     OpSupport { code: 64, name: "SELECT", dtypes: SELECT, lower: select::lower_v1 },
     OpSupport { code: 140, name: "REDUCE_ALL", dtypes: &["bool"], lower: mean::lower_all },
+    OpSupport { code: 81, name: "REDUCE_PROD", dtypes: &["int32", "int64", "float32"], lower: mean::lower_prod },
     OpSupport { code: 12, name: "L2_POOL_2D", dtypes: &["float32"], lower: pool_2d::lower_l2 },
     OpSupport {
         code: 126,
@@ -374,6 +375,7 @@ pub const LITERT_ONLY: &[(&str, &[&str])] = &[
     ("FULLY_CONNECTED", &[HYBRID]),
     ("GELU", &["int8", "float32"]),
     ("POW", &["int32", "float32"]),
+    ("REDUCE_PROD", &["int32", "int64", "float32"]),
     ("SIGN", &["int32", "float32"]),
     ("SELECT", SELECT),
     ("SELECT_V2", SELECT_LITERT),

@@ -1,8 +1,10 @@
 //! MEAN, SUM, REDUCE_MAX and REDUCE_MIN over any constant set of axes
 //! (negative axes allowed), keep_dims or not: int8 (and int16 for MEAN and
 //! SUM: TFLite's integer mean with the 1/count folded into the multiplier;
-//! the sum rescaled once; max and min on raw values) and float32; and
-//! REDUCE_ALL of bool (the minimum of bytes that are 0 or 1).
+//! the sum rescaled once; max and min on raw values) and float32;
+//! REDUCE_ALL of bool (the minimum of bytes that are 0 or 1); REDUCE_PROD
+//! of float32, int32 and int64 as LiteRT's reference kernel (TFLM has none:
+//! each block's product in the input's order, integers wrapping).
 
 use crate::diag::Error;
 use crate::graph::DType;
@@ -28,6 +30,8 @@ enum Arith {
     Float,
     /// REDUCE_MAX or REDUCE_MIN (`Kind` says which): the element type.
     Extreme(&'static str),
+    /// REDUCE_PROD: the element type.
+    Product(&'static str),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +42,8 @@ enum Kind {
     Min,
     /// REDUCE_ALL.
     All,
+    /// REDUCE_PROD.
+    Prod,
 }
 
 #[derive(Debug)]
@@ -83,6 +89,10 @@ pub fn lower_min(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
 
 pub fn lower_all(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
     lower_kind(cx, Kind::All)
+}
+
+pub fn lower_prod(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
+    lower_kind(cx, Kind::Prod)
 }
 
 fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
@@ -136,6 +146,15 @@ fn lower_kind(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error>
     }
     let arith = match (input.dtype, output.dtype, kind) {
         (DType::Bool, DType::Bool, Kind::All) => Arith::Extreme("u8"),
+        (i @ (DType::F32 | DType::I32 | DType::I64), o, Kind::Prod) if i == o => {
+            Arith::Product(i.rust().unwrap_or("f32"))
+        }
+        (i, o, Kind::Prod) => {
+            return Err(cx.unsupported(
+                &format!("input {}, output {}", i.name(), o.name()),
+                "float32, int32 or int64, the output of the input's type (as LiteRT)",
+            ));
+        }
         (i, o, Kind::All) => {
             return Err(cx.unsupported(&format!("input {}, output {}", i.name(), o.name()), "bool -> bool"));
         }
@@ -202,6 +221,13 @@ impl Operator for Mean {
                 // A float sum is the mean kernel dividing by exactly 1.
                 let count = f32_lit(if self.kind == Kind::Sum { 1.0 } else { self.count as f32 });
                 quote!(::tinyaot::__private::kernels::reduce::mean_f32::<#inl, #outl>(#input, #r, #count, #output);)
+            }
+            Arith::Product(ty) => {
+                let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());
+                let times =
+                    if ty == "f32" { quote!(|p: f32, x: f32| p * x) } else { quote!(|p: #t, x: #t| p.wrapping_mul(x)) };
+                let one = if ty == "f32" { quote!(1.0) } else { quote!(1) };
+                quote!(::tinyaot::__private::kernels::reduce::reduce_fold::<#t, #inl, #outl>(#input, #r, #one, #output, #times);)
             }
             Arith::Extreme(ty) => {
                 let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());

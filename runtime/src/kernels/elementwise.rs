@@ -125,7 +125,6 @@ pub fn leaky_relu_f32(x: f32, alpha: f32) -> f32 {
     if x > 0.0 { x } else { x * alpha }
 }
 
-/// SELECT_V2 of same-shaped tensors: `out[i] = if cond[i] { x[i] } else {
 /// float32 SIGN as LiteRT's reference kernel: `(x > 0) - (x < 0)`, so
 /// NaN and -0.0 give +0.0.
 #[inline(always)]
@@ -139,6 +138,7 @@ pub fn sign_f32(x: f32) -> f32 {
     }
 }
 
+/// SELECT_V2 of same-shaped tensors: `out[i] = if cond[i] { x[i] } else {
 /// y[i] }`, the condition a `bool` stored as one byte (0 or 1).
 #[inline(never)]
 pub fn select<T: Copy, const LEN: usize>(cond: &[u8], x: &[T], y: &[T], out: &mut [T]) {

@@ -92,6 +92,25 @@ fn reduce_by<T: Copy, const IN: usize, const OUT: usize>(
     });
 }
 
+/// Each reduced block folded by `f` from `init`, in the input's order
+/// (REDUCE_PROD, as LiteRT's reference `ReduceGeneric` visits it).
+#[inline(never)]
+pub fn reduce_fold<T: Copy, const IN: usize, const OUT: usize>(
+    input: &[T],
+    r: &Reduction,
+    init: T,
+    output: &mut [T],
+    f: impl Fn(T, T) -> T,
+) {
+    let input = &input[..IN];
+    let output = &mut output[..OUT];
+    r.outer.for_each(|o, base, _| {
+        let mut acc = init;
+        r.inner.for_each(|_, off, _| acc = f(acc, input[base + off]));
+        output[o] = acc;
+    });
+}
+
 /// REDUCE_MAX: the largest value of each reduced block (`lowest` is the
 /// type's minimum, TFLite's initial value).
 #[inline(never)]

@@ -123,6 +123,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("FLOOR_MOD", |r| floor_binary(r, 95)),
     ("POW", pow),
     ("SIGN", sign),
+    ("REDUCE_PROD", reduce_prod),
     ("L2_POOL_2D", |r| pool_2d(r, 12, "L2_POOL_2D")),
     ("SHAPE", shape),
     ("GATHER_ND", gather_nd),

@@ -1,4 +1,4 @@
-//! Reductions: MEAN, SUM, REDUCE_MAX/MIN/ALL, ARG_MAX/MIN, CUMSUM.
+//! Reductions: MEAN, SUM, REDUCE_MAX/MIN/ALL/PROD, ARG_MAX/MIN, CUMSUM.
 
 use super::*;
 
@@ -43,6 +43,30 @@ pub(super) fn reduce(r: &mut Rng, code: i32, name: &str) -> (Model, String) {
         m.def.subgraphs[0].tensors[out].quant = q;
     }
     (m, format!("{name}: {label}"))
+}
+
+/// REDUCE_PROD (LiteRT only) of float32, int32 or int64 over axes drawn as
+/// MEAN's; integers small enough that most products fit, some that wrap.
+/// Against LiteRT.
+pub(super) fn reduce_prod(r: &mut Rng) -> (Model, String) {
+    let ty = r.pick(&[Ty::F32, Ty::I32, Ty::I64]);
+    let (mut m, label) = mean(r);
+    let def = &mut m.def;
+    def.opcodes = vec![(81, None)];
+    let (input, output) = (def.subgraphs[0].inputs[0] as usize, def.subgraphs[0].outputs[0] as usize);
+    for t in [input, output] {
+        def.subgraphs[0].tensors[t].dtype = ty.code();
+        def.subgraphs[0].tensors[t].quant = None;
+    }
+    let n = m.inputs[0].1;
+    m.inputs[0].0 = ty;
+    m.outputs[0].0 = ty;
+    if ty != Ty::F32 {
+        m.fixed = Some((0..n).map(|_| if r.chance(0.1) { r.range(-70_000, 70_000) } else { r.range(-4, 4) }).collect());
+    }
+    m.litert = true;
+    let label = label.split_once(' ').map_or(label.clone(), |(_, rest)| rest.to_string());
+    (m, format!("{} {label}", ty.name()))
 }
 
 pub(super) fn arg_min_max(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String) {
