@@ -227,7 +227,7 @@ impl Operator for Mean {
                 let times =
                     if ty == "f32" { quote!(|p: f32, x: f32| p * x) } else { quote!(|p: #t, x: #t| p.wrapping_mul(x)) };
                 let one = if ty == "f32" { quote!(1.0) } else { quote!(1) };
-                quote!(::tinyaot::__private::kernels::reduce::reduce_fold::<#t, #inl, #outl>(#input, #r, #one, #output, #times);)
+                quote!(::tinyaot::__private::kernels::reduce::reduce_prod::<#t, #inl, #outl>(#input, #r, #one, #output, #times);)
             }
             Arith::Extreme(ty) => {
                 let t = proc_macro2::Ident::new(ty, proc_macro2::Span::call_site());

@@ -68,33 +68,9 @@ pub fn mean_f32<const IN: usize, const OUT: usize>(input: &[f32], r: &Reduction,
     });
 }
 
-/// The value of each reduced block that `better` prefers to all others,
-/// starting from `init`.
+/// Each reduced block folded by `f` from `init`, in the input's order (as
+/// LiteRT's reference `ReduceGeneric` visits it).
 #[inline(always)]
-fn reduce_by<T: Copy, const IN: usize, const OUT: usize>(
-    input: &[T],
-    r: &Reduction,
-    init: T,
-    output: &mut [T],
-    better: impl Fn(T, T) -> bool,
-) {
-    let input = &input[..IN];
-    let output = &mut output[..OUT];
-    r.outer.for_each(|o, base, _| {
-        let mut m = init;
-        r.inner.for_each(|_, off, _| {
-            let v = input[base + off];
-            if better(v, m) {
-                m = v;
-            }
-        });
-        output[o] = m;
-    });
-}
-
-/// Each reduced block folded by `f` from `init`, in the input's order
-/// (REDUCE_PROD, as LiteRT's reference `ReduceGeneric` visits it).
-#[inline(never)]
 pub fn reduce_fold<T: Copy, const IN: usize, const OUT: usize>(
     input: &[T],
     r: &Reduction,
@@ -111,6 +87,19 @@ pub fn reduce_fold<T: Copy, const IN: usize, const OUT: usize>(
     });
 }
 
+/// REDUCE_PROD (LiteRT's; TFLM has none): each reduced block's product by
+/// `times` from `one`, in the input's order.
+#[inline(never)]
+pub fn reduce_prod<T: Copy, const IN: usize, const OUT: usize>(
+    input: &[T],
+    r: &Reduction,
+    one: T,
+    output: &mut [T],
+    times: impl Fn(T, T) -> T,
+) {
+    reduce_fold::<T, IN, OUT>(input, r, one, output, times)
+}
+
 /// REDUCE_MAX: the largest value of each reduced block (`lowest` is the
 /// type's minimum, TFLite's initial value).
 #[inline(never)]
@@ -120,7 +109,7 @@ pub fn reduce_max<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     lowest: T,
     output: &mut [T],
 ) {
-    reduce_by::<T, IN, OUT>(input, r, lowest, output, |v, m| v > m)
+    reduce_fold::<T, IN, OUT>(input, r, lowest, output, |m, v| if v > m { v } else { m })
 }
 
 /// REDUCE_MIN: the smallest value of each reduced block (`highest` is the
@@ -132,7 +121,7 @@ pub fn reduce_min<T: Copy + PartialOrd, const IN: usize, const OUT: usize>(
     highest: T,
     output: &mut [T],
 ) {
-    reduce_by::<T, IN, OUT>(input, r, highest, output, |v, m| v < m)
+    reduce_fold::<T, IN, OUT>(input, r, highest, output, |m, v| if v < m { v } else { m })
 }
 
 /// ARG_MAX / ARG_MIN over one axis: `outer` blocks of `axis` values with
