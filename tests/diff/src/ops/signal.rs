@@ -395,23 +395,47 @@ pub(super) fn signal_overlap_add(r: &mut Rng) -> (Model, String) {
 pub(super) fn detection_postprocess(r: &mut Rng) -> (Model, String) {
     let classes = r.size(1, 6);
     let columns = classes + usize::from(r.chance(0.5));
-    let regular = r.chance(0.5);
+    // Now and then uint8 inputs (LiteRT's legacy SSD heads; TFLM takes
+    // float32 only, neither takes int8), with regular NMS: quantized
+    // encodings give identical boxes, whose IoU can round past 1.0, so
+    // fast NMS would keep fewer than its rows and LiteRT leaves the rest
+    // unwritten (its outputs are not zeroed).
+    let quantized = r.chance(0.4).then_some(Ty::U8);
+    let regular = quantized.is_some() || r.chance(0.5);
     let max_detections = r.size(1, 10);
     let boxes = if regular { r.size(1, 40) } else { r.size(max_detections, 40) };
     let stride = r.pick(&[4, 4, 5]);
     // TFLM's fast NMS writes past its outputs with more than one class per
     // detection (its row index counts classes): one, as SSD heads have.
-    let per_anchor = if regular { r.size(1, 3) } else { 1 };
+    // LiteRT sizes the regular NMS's outputs for `max_classes_per_detection`
+    // rows per detection (TFLM for one), so the uint8 cases take one.
+    let per_anchor = if regular && quantized.is_none() { r.size(1, 3) } else { 1 };
     let per_class = r.size(1, 10);
     let rows = if regular { max_detections } else { max_detections * per_anchor.min(classes) };
     let mut b = Builder::default();
-    let encodings = b.input("box_encodings", &[1, boxes, stride], Ty::F32, None);
-    let scores = b.input("class_predictions", &[1, boxes, columns], Ty::F32, None);
-    let anchors: Vec<u8> = (0..boxes)
-        .flat_map(|_| [r.unit(), r.unit(), 0.05 + 0.4 * r.unit(), 0.05 + 0.4 * r.unit()])
-        .flat_map(|v| (v as f32).to_le_bytes())
-        .collect();
-    let anchors = b.constant("anchors", &[boxes, 4], Ty::F32, anchors, None);
+    let (ty, lo) = match quantized {
+        Some(Ty::U8) => (Ty::U8, 0),
+        Some(_) => (Ty::I8, -128),
+        None => (Ty::F32, 0),
+    };
+    let quant = |r: &mut Rng, scale: f64| {
+        quantized.and_then(|_| per_tensor(r.log_uniform(scale / 4.0, scale * 4.0), r.zero_point(lo, lo + 255)))
+    };
+    let encodings = b.input("box_encodings", &[1, boxes, stride], ty, quant(r, 0.05));
+    let scores = b.input("class_predictions", &[1, boxes, columns], ty, quant(r, 0.02));
+    let anchor_values: Vec<f64> =
+        (0..boxes).flat_map(|_| [r.unit(), r.unit(), 0.05 + 0.4 * r.unit(), 0.05 + 0.4 * r.unit()]).collect();
+    let anchors = match quantized {
+        // Anchors in [0, 1) on 1/255 steps from the type's lowest value.
+        Some(_) => {
+            let bytes = anchor_values.iter().map(|&v| ((v * 255.0).round() as i64 + lo) as u8).collect();
+            b.constant("anchors", &[boxes, 4], ty, bytes, per_tensor(1.0 / 255.0, lo))
+        }
+        None => {
+            let bytes = anchor_values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect();
+            b.constant("anchors", &[boxes, 4], Ty::F32, bytes, None)
+        }
+    };
     let out_boxes = b.output("detection_boxes", &[1, rows, 4], Ty::F32, None);
     let out_classes = b.output("detection_classes", &[1, rows], Ty::F32, None);
     let out_scores = b.output("detection_scores", &[1, rows], Ty::F32, None);
@@ -441,8 +465,11 @@ pub(super) fn detection_postprocess(r: &mut Rng) -> (Model, String) {
         flexbuffer_map(&options),
     );
     let label = format!(
-        "{} NMS, {boxes} anchors, {classes} classes ({columns} columns), {max_detections} detections, threshold {score_threshold:.2}, IoU {iou:.2}",
-        if regular { "regular" } else { "fast" }
+        "{} NMS, {boxes} anchors, {classes} classes ({columns} columns), {max_detections} detections, threshold {score_threshold:.2}, IoU {iou:.2}{}",
+        if regular { "regular" } else { "fast" },
+        quantized.map_or(String::new(), |t| format!(", {} inputs", t.name()))
     );
-    (b.finish_graph(), label)
+    let mut m = b.finish_graph();
+    m.litert = quantized.is_some();
+    (m, label)
 }
