@@ -1874,3 +1874,77 @@ fn pow_i32_is_the_double_power_converted() {
         assert_eq!(pow_i32(b, -1), 0);
     }
 }
+
+/// The plain family's two-pixel kernel (`conv2d_two_s8`: both pixels'
+/// rows copied, each weight byte read once for both) gives the one-pixel
+/// kernel's bytes: padded windows with strides, an odd pixel count, output
+/// channels past the blocks of 4, a pointwise layer whose input depth is
+/// not a multiple of 4, and in place with the output one pixel before the
+/// input (the planner's slack: the second pixel's output covers the
+/// first's input).
+#[test]
+fn two_pixel_conv_matches_one_pixel_conv() {
+    use tinyaot::__private::kernels::conv::{conv2d_im2col_s8, conv2d_two_s8, pack_rows};
+    use tinyaot::__private::kernels::layout::depth4;
+    let bytes = |n: usize, a: usize, b: usize| -> Vec<i8> { (0..n).map(|i| ((i * a + b) % 256) as u8 as i8).collect() };
+    macro_rules! check {
+        ($ih:literal, $iw:literal, $ic:literal, $oh:literal, $ow:literal, $oc:literal, $kh:literal, $kw:literal,
+         $win:expr, $in_place:expr) => {{
+            const D4: usize = depth4($kh * $kw * $ic);
+            let win: Window = $win;
+            let input = bytes($ih * $iw * $ic, 73, 11);
+            let filter = bytes($oc * $kh * $kw * $ic, 29, 5);
+            let mut packed = vec![0i8; $oc * D4];
+            pack_rows(&filter, $oc, $kh * $kw * $ic, &mut packed);
+            let bias: Vec<i32> = (0..$oc as i32).map(|c| c * 311 - 1500).collect();
+            let down: Vec<[i32; 4]> = (0..$oc as i32)
+                .map(|c| down_scale_of(1_100_000_000 + c * 13_000_000, -7 - c % 3, -3).unwrap())
+                .collect();
+            let r = Rescale {
+                input_offset: 19,
+                output_offset: -3,
+                scales: Scales::Down(&down),
+                act_min: -128,
+                act_max: 127,
+            };
+            let mut want = vec![0i8; $oh * $ow * $oc];
+            let mut patch = [0i8; D4];
+            conv2d_im2col_s8::<1, $ih, $iw, $ic, $oh, $ow, $oc, $kh, $kw, D4, true, _>(
+                sep(&input, &mut want),
+                &packed[..],
+                &bias,
+                &win,
+                &r,
+                &mut patch,
+            );
+            let mut got = vec![0i8; $oh * $ow * $oc];
+            conv2d_two_s8::<1, $ih, $iw, $ic, $oh, $ow, $oc, $kh, $kw, D4, _>(
+                sep(&input, &mut got),
+                &packed,
+                &bias,
+                &win,
+                &r,
+            );
+            assert_eq!(got, want, "{}x{} window over {}x{}x{}, {} channels", $kh, $kw, $ih, $iw, $ic, $oc);
+            if $in_place {
+                let mut buf = vec![0i8; $ic + $ih * $iw * $ic];
+                buf[$ic..].copy_from_slice(&input);
+                conv2d_two_s8::<1, $ih, $iw, $ic, $oh, $ow, $oc, $kh, $kw, D4, _>(
+                    InPlace { buf: &mut buf, input: $ic, output: 0 },
+                    &packed,
+                    &bias,
+                    &win,
+                    &r,
+                );
+                assert_eq!(&buf[..$oh * $ow * $oc], &want[..], "in place");
+            }
+        }};
+    }
+    let padded = Window { pad_top: 1, pad_left: 1, stride_h: 2, stride_w: 1, ..UNIT };
+    check!(5, 4, 3, 3, 4, 6, 3, 3, padded, false);
+    check!(5, 5, 2, 5, 5, 9, 3, 3, Window { pad_top: 1, pad_left: 1, ..UNIT }, false);
+    check!(6, 5, 1, 3, 2, 8, 4, 3, Window { stride_h: 2, stride_w: 2, ..UNIT }, false);
+    check!(3, 3, 5, 3, 3, 7, 1, 1, UNIT, false);
+    check!(3, 3, 8, 3, 3, 8, 1, 1, UNIT, true);
+    check!(4, 5, 12, 4, 5, 5, 1, 1, UNIT, true);
+}

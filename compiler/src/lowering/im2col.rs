@@ -24,6 +24,9 @@ pub enum Run {
         /// Rows in the pair-row layout.
         lanes: bool,
     },
+    /// `conv2d_two_s8`: two pixels at a time over plain byte rows, the
+    /// requantization fused (the byte-pairs family).
+    Two,
     /// `conv2d_im2col_s8`: one pixel at a time, over any layout.
     Pixels,
 }
@@ -74,6 +77,10 @@ impl Im2colS8<'_> {
                 let pairs = self.fuse && fused_pairs(d4, pointwise, ic) || long_rows;
                 if pairs { Run::Pairs { lanes: false } } else { Run::Pixels }
             }
+            // Each weight byte loaded once for two pixels, where the
+            // sums requantize from registers and the two rows fit the
+            // stack buffers (the pair kernels' bound).
+            (Family::BytePairs, FamilyRows::Bytes(_)) if self.fuse && d4 <= PAIR_MAX_DEPTH && oc >= 4 => Run::Two,
             _ => Run::Pixels,
         }
     }
@@ -94,6 +101,8 @@ impl Im2colS8<'_> {
                     let pixels = n * oh * ow;
                     quote!(#kernel::conv2d_pointwise_pairs_s8::<#pixels, #ic, #oc, #nudge, _>(#io, #slice, #bias, #q);)
                 }
+                (Run::Two, Some(slice)) => quote!(#kernel::conv2d_two_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, _>(
+                    #io, #slice, #bias, #win, #q);),
                 (Run::Pairs { lanes }, Some(slice)) => quote!(#kernel::conv2d_pairs_s8::<#n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, #d4, #fuse, #lanes, #nudge, _>(
                     #io, #slice, #bias, #win, #q, #patch);),
                 _ => {

@@ -18,19 +18,23 @@ pub enum Family {
     /// Cores with the DSP extension (Cortex-M4, M7, M33) and x86-64: the
     /// pixel-pair dot products over 16-bit lanes.
     Pairs,
-    /// Every other target (Cortex-M0/M3, RISC-V, ...): the portable loops.
+    /// Thumb-2 cores without the DSP extension (Cortex-M3): pixel pairs
+    /// over plain byte rows, each weight byte loaded once for both
+    /// (`conv2d_two_s8`).
+    BytePairs,
+    /// Every other target (Cortex-M0/M0+, RISC-V, ...): the portable loops.
     Plain,
 }
 
 impl Family {
     /// Every family, in the order `by_family!` takes their blocks.
-    pub const ALL: [Family; 3] = [Family::Vector, Family::Pairs, Family::Plain];
+    pub const ALL: [Family; 4] = [Family::Vector, Family::Pairs, Family::BytePairs, Family::Plain];
 }
 
 /// The call each family makes.
 #[derive(Clone, Debug)]
 pub struct ByFamily {
-    calls: [TokenStream; 3],
+    calls: [TokenStream; 4],
 }
 
 impl ByFamily {
@@ -42,11 +46,11 @@ impl ByFamily {
     /// The statements: one call where every family makes the same one,
     /// else the selection among them.
     pub fn emit(&self) -> TokenStream {
-        let [vector, pairs, plain] = &self.calls;
+        let [vector, pairs, byte_pairs, plain] = &self.calls;
         let same = vector.to_string();
-        if pairs.to_string() == same && plain.to_string() == same {
+        if [pairs, byte_pairs, plain].iter().all(|call| call.to_string() == same) {
             return vector.clone();
         }
-        quote!(::tinyaot::__private::by_family!({ #vector }, { #pairs }, { #plain });)
+        quote!(::tinyaot::__private::by_family!({ #vector }, { #pairs }, { #byte_pairs }, { #plain });)
     }
 }

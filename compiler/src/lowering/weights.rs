@@ -143,7 +143,7 @@ impl PackedRows {
             Some(v) => FamilyRows::Vector(cast(cx.alternative_bytes(v))),
             None => plain.clone(),
         };
-        RowsByFamily([vector, pairs, plain])
+        RowsByFamily([vector, pairs, plain.clone(), plain])
     }
 
     /// The layouts of the scalar kernels: pair rows, widened or plain bytes,
@@ -233,7 +233,7 @@ impl FamilyRows {
 
 /// [`FamilyRows`] of each target family.
 #[derive(Clone, Debug)]
-pub struct RowsByFamily([FamilyRows; 3]);
+pub struct RowsByFamily([FamilyRows; 4]);
 
 impl std::ops::Index<crate::lowering::targets::Family> for RowsByFamily {
     type Output = FamilyRows;

@@ -10,7 +10,7 @@
 //! `DOT_PAIRS`, `F32_WINDOW_LOOPS`, `REQUANTIZE_LOOP`) and the kernel's `if` on it folds away elsewhere.
 //!
 //! - `armv7m`: Cortex-M3 and up (Thumb-2): requantization loops; the int8
-//!   dot loop where there is no DSP extension.
+//!   dot loops (one input, two inputs) where there is no DSP extension.
 //! - `armv6m`: Cortex-M0/M0+ (Thumb-1): the int8 dot loop; `portable`'s
 //!   16-bit-halves requantization.
 //! - `dsp`: Cortex-M4/M7/M33 (the DSP extension): the int8 inner loops.
@@ -33,7 +33,7 @@ mod armv7m;
 pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_down, rescale_down};
 
 #[cfg(all(target_arch = "arm", target_feature = "thumb2", not(target_feature = "dsp")))]
-pub(crate) use armv7m::dot_groups;
+pub(crate) use armv7m::{dot_groups, dot_two_groups};
 
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
 mod armv6m;
@@ -168,17 +168,19 @@ macro_rules! __tinyaot_helium_or {
     };
 }
 /// One kernel call per target family, the user's build keeping its own
-/// (`__private::by_family!({ vector }, { pairs }, { plain })`: three
-/// blocks of statements): Helium's vector kernels; the pixel-pair dot
-/// products (cores with the DSP extension, x86-64); the plain loops. The
-/// compiler emits it where the families run an op with different
-/// functions (`compiler/src/lowering/targets.rs`), each call one function
-/// that takes one path, so no kernel decides again.
+/// (`__private::by_family!({ vector }, { pairs }, { byte_pairs }, { plain
+/// })`: four blocks of statements): Helium's vector kernels; the
+/// pixel-pair dot products over 16-bit lanes (cores with the DSP
+/// extension, x86-64); the pixel pairs over byte rows (Thumb-2 without the
+/// DSP extension: Cortex-M3); the plain loops. The compiler emits it where
+/// the families run an op with different functions
+/// (`compiler/src/lowering/targets.rs`), each call one function that takes
+/// one path, so no kernel decides again.
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_by_family {
-    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($byte_pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
         $($vector)*
     };
 }
@@ -186,19 +188,28 @@ macro_rules! __tinyaot_by_family {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_by_family {
-    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($byte_pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
         $($pairs)*
+    };
+}
+#[cfg(all(target_arch = "arm", target_feature = "thumb2", not(target_feature = "dsp")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tinyaot_by_family {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($byte_pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+        $($byte_pairs)*
     };
 }
 #[cfg(not(any(
     all(target_arch = "arm", target_feature = "dsp", feature = "helium"),
     all(target_feature = "dsp", not(feature = "helium")),
-    target_arch = "x86_64"
+    target_arch = "x86_64",
+    all(target_arch = "arm", target_feature = "thumb2", not(target_feature = "dsp"))
 )))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tinyaot_by_family {
-    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
+    ({ $($vector:tt)* }, { $($pairs:tt)* }, { $($byte_pairs:tt)* }, { $($plain:tt)* } $(,)?) => {
         $($plain)*
     };
 }

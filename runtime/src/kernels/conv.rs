@@ -513,6 +513,72 @@ pub fn conv2d_pointwise_pairs_s8<
     run(io, PIXELS, OC, rows, (bias, scales));
 }
 
+/// [`conv2d_im2col_s8`] two output pixels at a time over plain byte rows
+/// (`layout::pack_rows`), on the targets without pixel-pair lanes (the
+/// plain family; the compiler calls it there, for fused
+/// requantization): each pixel's row of `D4` values (its input pixel for a
+/// 1x1 window without padding, else its window, gathered as the patch
+/// is) copied into a buffer of its own on the stack, then one pass over
+/// the weight rows gives both pixels' outputs ([`super::dot::dots_two_down`]).
+/// Both rows are copies, so neither pixel's output can cover input still
+/// to be read, in place too. An odd last pixel alone. Same bits as
+/// [`conv2d_im2col_s8`].
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn conv2d_two_s8<
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    const D4: usize,
+    IO: Io<i8>,
+>(
+    mut io: IO,
+    packed: &[i8],
+    bias: &[i32],
+    win: &Window,
+    q: &Rescale<'_>,
+) {
+    let Some(scales) = fused_or_bug(q) else { unreachable!() };
+    // Opaque, as in `conv2d_im2col_s8`.
+    let bias = &core::hint::black_box(bias)[..OC];
+    let pad = (-q.input_offset) as i8;
+    let padded = win.pad_top != 0 || win.pad_left != 0;
+    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
+    assert!(D4 == super::layout::depth4(KH * KW * IC), "D4 must be depth4(KH * KW * IC)");
+    // The two pixels' rows, zero past `KH * KW * IC` (never written there).
+    let mut rows = [[0i8; D4]; 2];
+    let mut held: Option<usize> = None;
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let pixel = px.first_tap::<IH, IW, IC>();
+        let row = &mut rows[held.is_some() as usize];
+        if pointwise {
+            row[..IC].copy_from_slice(io.run(pixel, IC));
+        } else {
+            let Pixel { b, y0, x0, ys, xs, .. } = px;
+            fill_patch::<IH, IW, IC, KH, KW>(&io, pixel, (b, y0, x0), (ys, xs), win, pad, row);
+        }
+        let index = px.index;
+        match held.take() {
+            None => held = Some(index),
+            Some(first) => {
+                // Consecutive pixels: their outputs are one run.
+                let (out_a, out_b) = io.out_run(first * OC, (index + 1 - first) * OC).split_at_mut(OC);
+                let out_b = &mut out_b[(index - first - 1) * OC..];
+                super::dot::dots_two_down::<D4>(&rows[0], &rows[1], packed, bias, scales, out_a, out_b);
+            }
+        }
+    });
+    if let Some(last) = held {
+        super::dot::dots_down::<D4>(&rows[0], packed, bias, scales, io.out_run(last * OC, OC));
+    }
+}
+
 /// The im2col kernels' patch: whether the window reads one input pixel in
 /// place (a 1x1 window without padding: no patch, as
 /// `scratch::conv_im2col` sized what the compiler gave), and the patch,

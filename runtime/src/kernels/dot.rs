@@ -116,6 +116,44 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
     dot_blocks::<DEPTH>(x, packed, bias, out.len(), |c, a| arch::requantize_block(a, &scales[c..], &mut out[c..]));
 }
 
+/// [`dots_down`] for two inputs at once (two output pixels of a
+/// convolution, `D4` values each: patches or pixels zero-padded to whole
+/// groups of 4): each block of 4 rows' weights loaded once for both
+/// (`arch::dot_two_groups`), both blocks of sums requantized from
+/// registers into `out_a` and `out_b`; the last 2 or 1 rows one input at
+/// a time. For the targets whose pixels take no pair-row layout (the
+/// plain family: Cortex-M3, RISC-V; the Cortex-M0's `dot_two_groups` is
+/// two one-input loops).
+#[inline(never)]
+pub fn dots_two_down<const D4: usize>(
+    xa: &[i8],
+    xb: &[i8],
+    packed: &[i8],
+    bias: &[i32],
+    scales: &[DownScale],
+    out_a: &mut [i8],
+    out_b: &mut [i8],
+) {
+    // Opaque, as in `dots_pair`: one copy of the loop for every count.
+    let channels = core::hint::black_box(out_a.len());
+    let (out_a, out_b) = (&mut out_a[..channels], &mut out_b[..channels]);
+    let (xa, xb, bias, scales) = (&xa[..D4], &xb[..D4], &bias[..channels], &scales[..channels]);
+    let whole = channels / 4 * 4;
+    let blocks = packed[..whole * D4].chunks_exact(4 * D4).zip(bias.chunks_exact(4));
+    for (k, (block, b)) in blocks.enumerate() {
+        let b = [b[0], b[1], b[2], b[3]];
+        let (sa, sb) = arch::dot_two_groups::<4>(xa, xb, block, b, b);
+        arch::requantize_block(&sa, &scales[4 * k..], &mut out_a[4 * k..]);
+        arch::requantize_block(&sb, &scales[4 * k..], &mut out_b[4 * k..]);
+    }
+    if whole < channels {
+        // One pixel at a time, through the one-pixel instance (flash).
+        let (packed, bias, scales) = (&packed[whole * D4..], &bias[whole..], &scales[whole..]);
+        dots_down::<D4>(xa, packed, bias, scales, &mut out_a[whole..]);
+        dots_down::<D4>(xb, packed, bias, scales, &mut out_b[whole..]);
+    }
+}
+
 /// [`dots_down`] for FULLY_CONNECTED, an instance of its own: where every
 /// call of a convolution's instance passes the same channel count, the
 /// optimizer specializes the instance on it (one more caller with another

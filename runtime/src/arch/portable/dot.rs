@@ -20,6 +20,23 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], mut acc: [i32; 
     acc
 }
 
+/// [`dot_groups`] of two inputs against the same block: `(acc_a,
+/// acc_b)` after `acc_a[r] += row_r . xa` and `acc_b[r] += row_r . xb`,
+/// wrapping. Here one input after the other: on RV32 the compiler's
+/// two-input loop ran 15% more instructions than two one-input loops
+/// (ARMv7-M without DSP has an assembly loop that reads each weight once
+/// for both).
+#[inline(always)]
+pub(crate) fn dot_two_groups<const R: usize>(
+    xa: &[i8],
+    xb: &[i8],
+    block: &[i8],
+    acc_a: [i32; R],
+    acc_b: [i32; R],
+) -> ([i32; R], [i32; R]) {
+    (crate::arch::dot_groups(xa, block, acc_a), crate::arch::dot_groups(xb, block, acc_b))
+}
+
 /// Whether the dot products widen their input to 16-bit pairs once per
 /// call ([`widen_input`], [`dot_quads_widened_input`]) when there are
 /// many rows: where that saves the per-block widening (`SXTB16`).
