@@ -514,8 +514,8 @@ pub fn conv2d_pointwise_pairs_s8<
 }
 
 /// [`conv2d_im2col_s8`] two output pixels at a time over plain byte rows
-/// (`layout::pack_rows`), on the targets without pixel-pair lanes (the
-/// plain family; the compiler calls it there, for fused
+/// (`layout::pack_rows`), on Thumb-2 cores without the DSP extension (the
+/// byte-pairs family; the compiler calls it there, for fused
 /// requantization): each pixel's row of `D4` values (its input pixel for a
 /// 1x1 window without padding, else its window, gathered as the patch
 /// is) copied into a buffer of its own on the stack, then one pass over
@@ -548,9 +548,7 @@ pub fn conv2d_two_s8<
     // Opaque, as in `conv2d_im2col_s8`.
     let bias = &core::hint::black_box(bias)[..OC];
     let pad = (-q.input_offset) as i8;
-    let padded = win.pad_top != 0 || win.pad_left != 0;
-    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
-    assert!(D4 == super::layout::depth4(KH * KW * IC), "D4 must be depth4(KH * KW * IC)");
+    let pointwise = reads_in_place::<IC, KH, KW, D4>(win);
     // The two pixels' rows, zero past `KH * KW * IC` (never written there).
     let mut rows = [[0i8; D4]; 2];
     let mut held: Option<usize> = None;
@@ -591,14 +589,21 @@ fn im2col_patch<'p, const IC: usize, const KH: usize, const KW: usize, const D4:
     win: &Window,
     patch: &'p mut [i8],
 ) -> (bool, &'p mut [i8]) {
-    let depth = KH * KW * IC;
-    assert!(D4 == super::layout::depth4(depth), "D4 must be depth4(KH * KW * IC)");
+    let pointwise = reads_in_place::<IC, KH, KW, D4>(win);
     let padded = win.pad_top != 0 || win.pad_left != 0;
-    let pointwise = tinyaot_common::scratch::im2col_in_place(KH, KW, padded);
     let patch = &mut patch[..tinyaot_common::scratch::conv_im2col(KH, KW, IC, padded)];
-    let used = depth.min(patch.len());
+    let used = (KH * KW * IC).min(patch.len());
     patch[used..].fill(0);
     (pointwise, patch)
+}
+
+/// Whether an im2col kernel reads each window in place (a 1x1 window
+/// without top or left padding: `scratch::im2col_in_place`); checks that
+/// `D4`, the caller's padded depth, is `depth4(KH * KW * IC)`.
+#[inline(always)]
+fn reads_in_place<const IC: usize, const KH: usize, const KW: usize, const D4: usize>(win: &Window) -> bool {
+    assert!(D4 == super::layout::depth4(KH * KW * IC), "D4 must be depth4(KH * KW * IC)");
+    tinyaot_common::scratch::im2col_in_place(KH, KW, win.pad_top != 0 || win.pad_left != 0)
 }
 
 /// [`conv2d_im2col_s8`] for a filter with a zero point (a uint8 model's,

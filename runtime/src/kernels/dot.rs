@@ -121,9 +121,9 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
 /// groups of 4): each block of 4 rows' weights loaded once for both
 /// (`arch::dot_two_groups`), both blocks of sums requantized from
 /// registers into `out_a` and `out_b`; the last 2 or 1 rows one input at
-/// a time. For the targets whose pixels take no pair-row layout (the
-/// plain family: Cortex-M3, RISC-V; the Cortex-M0's `dot_two_groups` is
-/// two one-input loops).
+/// a time. For the byte-pairs family (Cortex-M3: `arch::dot_two_groups`
+/// in assembly; elsewhere it is two one-input loops, and the compiler does
+/// not call this).
 #[inline(never)]
 pub fn dots_two_down<const D4: usize>(
     xa: &[i8],
