@@ -94,43 +94,40 @@ pub(crate) fn dot_groups<const R: usize>(x: &[i8], block: &[i8], acc: [i32; R]) 
     out
 }
 
-/// `portable::dot_two_groups` for cores without the DSP extension
+/// `portable::dot_two_quads` for cores without the DSP extension
 /// (Cortex-M3): a block of 4 rows against two inputs as one assembly
-/// loop. Per input value both pixels' bytes (`LDRSB`, post-incremented),
-/// then per row one `LDRSB` of the weight and two `MLA`, one per pixel:
-/// 14 instructions per 8 MACs where [`dot_groups`] takes 19 (each weight
-/// loaded once for both). The 8 sums live in r4-r11 (r6 and r7, which
-/// `asm!` cannot name, saved and restored by the block), the loop ends
-/// when the first input's pointer reaches its end (kept on the stack).
-/// Other block heights take the portable loop.
+/// loop. The 8 sums start at the rows' biases (loaded by the block) and
+/// live in r4-r11 (r6 and r7, which `asm!` cannot name, saved and
+/// restored by the block); per input value both pixels' bytes (`LDRSB`,
+/// post-incremented), then per row one `LDRSB` of the weight and two
+/// `MLA`, one per pixel: 14 instructions per 8 MACs where [`dot_groups`]
+/// takes 19 (each weight loaded once for both). The loop ends when the
+/// first input's pointer reaches its end (kept on the stack, beside the
+/// sums' address).
 #[cfg(not(target_feature = "dsp"))]
 #[inline(always)]
-pub(crate) fn dot_two_groups<const R: usize>(
-    xa: &[i8],
-    xb: &[i8],
-    block: &[i8],
-    acc_a: [i32; R],
-    acc_b: [i32; R],
-) -> ([i32; R], [i32; R]) {
+pub(crate) fn dot_two_quads(xa: &[i8], xb: &[i8], block: &[i8], bias: &[i32]) -> [i32; 8] {
     let groups = xa.len() / 4;
-    if R != 4 || groups == 0 || xb.len() / 4 != groups {
-        return super::portable::dot_two_groups(xa, xb, block, acc_a, acc_b);
+    if groups == 0 || xb.len() / 4 != groups {
+        return super::portable::dot_two_quads(xa, xb, block, bias);
     }
-    let (xa, xb, block) = (&xa[..4 * groups], &xb[..4 * groups], &block[..16 * groups]);
-    let mut sums = [0i32; 8];
-    sums[..R].copy_from_slice(&acc_a);
-    sums[4..4 + R].copy_from_slice(&acc_b);
-    // SAFETY: reads the `4 * groups` bytes of `xa` and `xb` and the
-    // `16 * groups` of `block` (sliced above), the pointers stepping once
-    // per value (inputs) and once per group (weights) until `xa`'s reaches
-    // its end (`groups >= 1`); reads and writes the 8 sums of `sums`. r6
-    // and r7 are pushed first and popped last, and the stack is balanced;
-    // registers otherwise (ARMv7-M base).
+    let (xa, xb, block, bias) = (&xa[..4 * groups], &xb[..4 * groups], &block[..16 * groups], &bias[..4]);
+    let mut sums = core::mem::MaybeUninit::<[i32; 8]>::uninit();
+    // SAFETY: reads the 4 biases of `bias`, the `4 * groups` bytes of `xa`
+    // and `xb` and the `16 * groups` of `block` (sliced above), the
+    // pointers stepping once per value (inputs) and once per group
+    // (weights) until `xa`'s reaches its end (`groups >= 1`); writes the 8
+    // sums of `sums`. r6 and r7 are pushed first and popped last, and the
+    // stack is balanced; registers otherwise (ARMv7-M base).
     unsafe {
         core::arch::asm!(
             "push {{r6, r7}}",
-            "push {{r3, r12}}",
-            "ldm r3, {{r4-r11}}",
+            "push {{r12, lr}}",
+            "ldm r3, {{r4-r7}}",
+            "mov r8, r4",
+            "mov r9, r5",
+            "mov r10, r6",
+            "mov r11, r7",
             "2:",
             ".irp j, 0, 1, 2, 3",
             "ldrsb r3, [r0], #1",
@@ -141,30 +138,28 @@ pub(crate) fn dot_two_groups<const R: usize>(
             "ldrsb lr, [r2, #(12 + \\j)]", "mla r7, lr, r3, r7", "mla r11, lr, r12, r11",
             ".endr",
             "add r2, r2, #16",
-            "ldr lr, [sp, #4]",
+            "ldr lr, [sp]",
             "cmp r0, lr",
             "bne 2b",
             "pop {{r3, r12}}",
-            "stm r3, {{r4-r11}}",
+            "stm r12, {{r4-r11}}",
             "pop {{r6, r7}}",
             inout("r0") xa.as_ptr() => _,
             inout("r1") xb.as_ptr() => _,
             inout("r2") block.as_ptr() => _,
-            inout("r3") sums.as_mut_ptr() => _,
+            inout("r3") bias.as_ptr() => _,
             inout("r12") xa.as_ptr_range().end => _,
+            inout("lr") sums.as_mut_ptr() => _,
             out("r4") _,
             out("r5") _,
             out("r8") _,
             out("r9") _,
             out("r10") _,
             out("r11") _,
-            out("lr") _,
         );
+        // SAFETY: the block wrote all 8.
+        sums.assume_init()
     }
-    let (mut a, mut b) = (acc_a, acc_b);
-    a.copy_from_slice(&sums[..R]);
-    b.copy_from_slice(&sums[4..4 + R]);
-    (a, b)
 }
 
 /// `portable::REQUANTIZE_LOOP`.

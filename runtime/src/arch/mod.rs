@@ -33,7 +33,7 @@ mod armv7m;
 pub(crate) use armv7m::{REQUANTIZE_LOOP, requantize_block, requantize_pixels_down, rescale_down};
 
 #[cfg(all(target_arch = "arm", target_feature = "thumb2", not(target_feature = "dsp")))]
-pub(crate) use armv7m::{dot_groups, dot_two_groups};
+pub(crate) use armv7m::{dot_groups, dot_two_quads};
 
 #[cfg(all(target_arch = "arm", not(target_feature = "thumb2")))]
 mod armv6m;

@@ -119,9 +119,9 @@ pub fn dots_down<const DEPTH: usize>(x: &[i8], packed: &[i8], bias: &[i32], scal
 /// [`dots_down`] for two inputs at once (two output pixels of a
 /// convolution, `D4` values each: patches or pixels zero-padded to whole
 /// groups of 4): each block of 4 rows' weights loaded once for both
-/// (`arch::dot_two_groups`), both blocks of sums requantized from
-/// registers into `out_a` and `out_b`; the last 2 or 1 rows one input at
-/// a time. For the byte-pairs family (Cortex-M3: `arch::dot_two_groups`
+/// (`arch::dot_two_quads`), both blocks of sums requantized as soon as
+/// they are done, into `out_a` and `out_b`; the last 2 or 1 rows one input
+/// at a time. For the byte-pairs family (Cortex-M3: `arch::dot_two_quads`
 /// in assembly; elsewhere it is two one-input loops, and the compiler does
 /// not call this).
 #[inline(never)]
@@ -141,10 +141,9 @@ pub fn dots_two_down<const D4: usize>(
     let whole = channels / 4 * 4;
     let blocks = packed[..whole * D4].chunks_exact(4 * D4).zip(bias.chunks_exact(4));
     for (k, (block, b)) in blocks.enumerate() {
-        let b = [b[0], b[1], b[2], b[3]];
-        let (sa, sb) = arch::dot_two_groups::<4>(xa, xb, block, b, b);
-        arch::requantize_block(&sa, &scales[4 * k..], &mut out_a[4 * k..]);
-        arch::requantize_block(&sb, &scales[4 * k..], &mut out_b[4 * k..]);
+        let sums = arch::dot_two_quads(xa, xb, block, b);
+        arch::requantize_block(&sums[..4], &scales[4 * k..], &mut out_a[4 * k..]);
+        arch::requantize_block(&sums[4..], &scales[4 * k..], &mut out_b[4 * k..]);
     }
     if whole < channels {
         // One pixel at a time, through the one-pixel instance (flash).
