@@ -460,6 +460,14 @@ pub fn pack_rows_widened(filter: &[i8], channels: usize, depth: usize, out: &mut
     }
 }
 
+/// Values per 32-bit partial sum of the 16x8 dot products: each product
+/// is at most 2^7 * 2^15 = 2^22 in magnitude, so 504 of them (a whole
+/// number of Helium's 8-lane runs) stay below 2^31 and the run's sum is
+/// exact; it is then added into the op's accumulator. Sums in 64 bits are
+/// TFLite's bits that way; int32 accumulators wrap as TFLite's do (the
+/// runs' wrapped sums add up to the same value modulo 2^32).
+pub const RUN16: usize = 504;
+
 #[cfg(test)]
 mod tests {
     extern crate std;

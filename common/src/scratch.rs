@@ -20,6 +20,13 @@ pub const fn conv_im2col(kh: usize, kw: usize, ic: usize, padded: bool) -> usize
     if im2col_in_place(kh, kw, padded) { 0 } else { depth4(kh.saturating_mul(kw).saturating_mul(ic)) }
 }
 
+/// Bytes of the 16x8 im2col convolution's patch (`conv2d_im2col_16x8`):
+/// one window of `kh * kw * ic` int16 values; none where the window is
+/// read in place ([`im2col_in_place`]).
+pub const fn conv_im2col_16x8(kh: usize, kw: usize, ic: usize, padded: bool) -> usize {
+    if im2col_in_place(kh, kw, padded) { 0 } else { kh.saturating_mul(kw).saturating_mul(ic).saturating_mul(2) }
+}
+
 /// Bytes of the widened-rows depthwise kernel's ring: for each of the
 /// `channels`, the last `kh` input rows, `row_width` 16-bit values each
 /// (`layout::depthwise_row_width`).

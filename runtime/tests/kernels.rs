@@ -1948,3 +1948,118 @@ fn two_pixel_conv_matches_one_pixel_conv() {
     check!(3, 3, 8, 3, 3, 8, 1, 1, UNIT, true);
     check!(4, 5, 12, 4, 5, 5, 1, 1, UNIT, true);
 }
+
+#[test]
+fn conv_16x8_matches_the_reference_loop() {
+    use tinyaot::__private::kernels::conv::conv2d_im2col_16x8;
+    use tinyaot::__private::kernels::int16::Requant16;
+    const OC: usize = 7;
+    let mut next = xorshift(0x1234_5678);
+    // Extremes half the time: 64-bit sums past the int32 range.
+    let input: Vec<i16> = (0..5 * 6 * 3).map(|i| if i % 2 == 0 { i16::MIN } else { next() as i16 }).collect();
+    let filter: Vec<i8> = (0..OC * 3 * 2 * 3).map(|i| if i % 3 == 0 { -128 } else { next() as i8 }).collect();
+    let bias: Vec<i64> = (0..OC as i64).map(|c| (c - 3) << 33).collect();
+    let (multiplier, shift) = (vec![1_518_500_250; OC], vec![-20, -21, -22, -19, -20, -25, -18]);
+    let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -32768, act_max: 32767 };
+    // Padded, strided and dilated windows: every tap case of the gather.
+    for win in [
+        Window { stride_h: 1, stride_w: 1, dilation_h: 1, dilation_w: 1, pad_top: 1, pad_left: 1 },
+        Window { stride_h: 2, stride_w: 1, dilation_h: 1, dilation_w: 2, pad_top: 0, pad_left: 1 },
+        Window { stride_h: 1, stride_w: 2, dilation_h: 2, dilation_w: 1, pad_top: 1, pad_left: 0 },
+    ] {
+        let (oh, ow) = (5, 6);
+        let mut want = vec![0i16; oh * ow * OC];
+        conv2d::<i64, _, 1, 5, 6, 3, 5, 6, OC, 3, 2, 3, _>(
+            sep(&input, &mut want),
+            &filter[..],
+            Some(&bias[..]),
+            &win,
+            &q,
+        );
+        let mut got = vec![0i16; oh * ow * OC];
+        let mut patch = vec![0i16; 18];
+        conv2d_im2col_16x8::<i64, 1, 5, 6, 3, 5, 6, OC, 3, 2, _>(
+            sep(&input, &mut got),
+            &filter,
+            Some(&bias),
+            &win,
+            &q,
+            &mut patch,
+        );
+        assert_eq!(got, want, "{win:?}");
+        // Saturated outputs and others, several values.
+        let inside = want.iter().filter(|&&v| v != i16::MIN && v != i16::MAX).count();
+        assert!(inside > 10 && inside < want.len(), "{want:?}");
+    }
+}
+
+#[test]
+fn fully_connected_16x8_sums_long_rows_exactly() {
+    use tinyaot::__private::kernels::fully_connected::fully_connected_16x8;
+    use tinyaot::__private::kernels::int16::Requant16;
+    // Rows of 1100 values (past two 32-bit runs), the worst products
+    // (2^22 each: the run sums are near 2^31) in some rows.
+    const D: usize = 1100;
+    const O: usize = 6;
+    let mut next = xorshift(0x9e37_79b9);
+    let input: Vec<i16> = (0..2 * D).map(|i| if i < D { i16::MIN } else { next() as i16 }).collect();
+    let weights: Vec<i8> = (0..O * D).map(|i| if i < 2 * D { -128 } else { next() as i8 }).collect();
+    let (multiplier, shift) = (vec![1_300_000_000; O], vec![-30, -31, -28, -27, -30, -29]);
+    let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -32768, act_max: 32767 };
+    let bias64: Vec<i64> = vec![-5, 7, 1 << 40, 0, 3, -(1 << 35)];
+    let mut want = vec![0i16; 2 * O];
+    fully_connected::<i64, _, 2, D, O>(&input, &weights, Some(&bias64), &q, &mut want);
+    let mut got = vec![0i16; 2 * O];
+    fully_connected_16x8::<i64, 2, D, O>(&input, &weights, Some(&bias64), &q, &mut got);
+    assert_eq!(got, want);
+    // int32 sums wrap as TFLite's do.
+    let bias32: Vec<i32> = vec![-5, 7, 1 << 30, 0, 3, -(1 << 29)];
+    fully_connected::<i32, _, 2, D, O>(&input, &weights, Some(&bias32), &q, &mut want);
+    fully_connected_16x8::<i32, 2, D, O>(&input, &weights, Some(&bias32), &q, &mut got);
+    assert_eq!(got, want);
+    fully_connected::<i64, _, 2, D, 5>(&input, &weights, None, &q, &mut want);
+    fully_connected_16x8::<i64, 2, D, 5>(&input, &weights, None, &q, &mut got);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn depthwise_16x8_matches_the_reference_loop() {
+    use tinyaot::__private::kernels::depthwise::depthwise_16x8;
+    use tinyaot::__private::kernels::int16::Requant16;
+    let mut next = xorshift(0x5151_7777);
+    // 40 channels (a block of 32 and a partial one), multipliers 1 and 2.
+    let input: Vec<i16> = (0..4 * 5 * 40).map(|i| if i % 5 == 0 { i16::MIN } else { next() as i16 }).collect();
+    let filter: Vec<i8> = (0..3 * 3 * 80).map(|i| if i % 4 == 0 { -128 } else { next() as i8 }).collect();
+    let bias: Vec<i64> = (0..80).map(|c| (c as i64 - 40) << 26).collect();
+    let multiplier: Vec<i32> = (0..80).map(|c| 1_100_000_000 + c * 7_000_000).collect();
+    let shift: Vec<i32> = (0..80).map(|c| -12 - (c % 5)).collect();
+    let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -20000, act_max: 32767 };
+    let win = Window { stride_h: 1, stride_w: 2, dilation_h: 2, dilation_w: 1, pad_top: 2, pad_left: 1 };
+    let mut want = vec![0i16; 4 * 3 * 40];
+    let mut got = vec![0i16; 4 * 3 * 40];
+    depthwise::<i64, _, 1, 4, 5, 40, 4, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter[..], Some(&bias[..]), &win, &q);
+    depthwise_16x8::<i64, 1, 4, 5, 40, 4, 3, 1, 3, 3, _>(sep(&input, &mut got), &filter[..], Some(&bias[..]), &win, &q);
+    assert_eq!(got, want);
+    let inside = want.iter().filter(|&&v| v != -20000 && v != i16::MAX).count();
+    assert!(inside > 20 && inside < want.len(), "{want:?}");
+    let (mut want, mut got) = (vec![0i16; 4 * 3 * 80], vec![0i16; 4 * 3 * 80]);
+    depthwise::<i64, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(sep(&input, &mut want), &filter[..], None, &win, &q);
+    depthwise_16x8::<i64, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(sep(&input, &mut got), &filter[..], None, &win, &q);
+    assert_eq!(got, want);
+    let bias32: Vec<i32> = (0..80).map(|c| (c - 40) << 20).collect();
+    depthwise::<i32, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(
+        sep(&input, &mut want),
+        &filter[..],
+        Some(&bias32[..]),
+        &win,
+        &q,
+    );
+    depthwise_16x8::<i32, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(
+        sep(&input, &mut got),
+        &filter[..],
+        Some(&bias32[..]),
+        &win,
+        &q,
+    );
+    assert_eq!(got, want);
+}

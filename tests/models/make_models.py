@@ -294,6 +294,31 @@ def ds_cnn_kws(s):
     return tf.keras.Model(i, L.Softmax()(x))
 
 
+def ds_cnn_16x8(s):
+    """MLPerf Tiny's keyword-spotting DS-CNN layer by layer (49x10 MFCCs, a
+    10x4 stride-2 convolution to 64 channels, four depthwise-separable
+    blocks of 64, average pool, 12 classes; its batch norms folded away),
+    untrained, converted 16x8 only: the benchmark of the int16 kernels.
+    Weights scaled by their fan-in, so the activations and the 12 classes'
+    probabilities stay spread out (not one saturated class)."""
+    seed = s['kernel_initializer'].seed
+
+    def init(fan_in, k):
+        return tf.keras.initializers.RandomNormal(stddev=(1.0 / fan_in) ** 0.5, seed=seed + k)
+    b = s['bias_initializer']
+    x = i = L.Input((49, 10, 1), batch_size=1)
+    x = L.Conv2D(64, (10, 4), strides=2, padding='same', activation='relu', kernel_initializer=init(40, 0),
+                 bias_initializer=b)(x)
+    for k in range(4):
+        x = L.DepthwiseConv2D(3, padding='same', activation='relu', depthwise_initializer=init(9, 2 * k + 1),
+                              bias_initializer=b)(x)
+        x = L.Conv2D(64, 1, activation='relu', kernel_initializer=init(64, 2 * k + 2), bias_initializer=b)(x)
+    x = L.AveragePooling2D((25, 5))(x)
+    x = L.Flatten()(x)
+    x = L.Dense(12, kernel_initializer=init(64, 9), bias_initializer=b)(x)
+    return tf.keras.Model(i, L.Softmax()(x))
+
+
 def hybrid(s):
     """The converter's dynamic-range quantization (no representative
     dataset): CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with int8
@@ -435,7 +460,7 @@ def recurrent_sequences(s):
 
 
 MODELS = [fc_chain, fc_keep_dims, conv_options, conv_grouped, depthwise, pooling, mean, add_broadcast, resnet_block, ds_cnn_kws, branches, activations, binary_ops, movement, reductions, float_math, space_gather, float_binary, prelu_elu, quant_ops, int8_math, transpose_conv, resize_bilinear, add_sub_large, pool_wide, depthwise_rows, depthwise_shapes, masks, attention, recurrent,
-          depthwise_tails]
+          depthwise_tails, ds_cnn_16x8]
 
 
 def set_softmax_beta(data, beta):
@@ -1089,6 +1114,8 @@ def main():
         if build in (conv_options, conv_grouped, depthwise, fc_keep_dims, add_broadcast, pooling, mean, quant_ops,
                      transpose_conv, attention):
             variants.append(('int16', '16x8'))  # int16 activations, int8 weights
+        if build is ds_cnn_16x8:
+            variants = [('int16', '16x8')]
         if build is resnet_block:
             variants.append(('int8_float_io', 'float_io'))  # QUANTIZE in, DEQUANTIZE out
         if build is quant_ops:

@@ -44,6 +44,15 @@ pub fn conv_im2col(outputs: u64, depth: u64, pixels: u64, pointwise: bool, fused
     (outputs * per_output + pixels * depth * per_value) * 82 / 100
 }
 
+/// CONV_2D 16x8 over gathered windows (`conv2d_im2col_16x8`): per MAC the
+/// dot products' inner loop (a word of weights, two `SXTB16` and two
+/// `SMLAD` per 4 MACs of a row), per output the 64-bit requantization, per
+/// pixel the gather (none for a 1x1 layer read in place).
+pub fn conv_16x8(outputs: u64, depth: u64, pixels: u64, pointwise: bool) -> u64 {
+    let per_value = if pointwise { 0 } else { 3 };
+    outputs * (depth * 3 / 2 + 40) + pixels * depth * per_value
+}
+
 /// DEPTHWISE_CONV_2D, the direct kernels: the 4-channel groups of
 /// multiplier 1 (`depthwise_m1_s8`, `SMLAD` over 16-bit lanes) or the
 /// generic loop (other multipliers, dilation, partial groups). Calibration:

@@ -158,8 +158,9 @@ impl Operator for Conv2d {
             Some(values) if self.int4 => Ok(crate::lowering::weights::int4_filter(cx, values)),
             _ => cx.read(self.filter),
         };
-        // The folded kernels carry the bias inside their own table.
-        let bias = if cx.kernel() == Kernel::Im2col { quote!(None) } else { cx.read_opt(self.bias)? };
+        // The folded int8 kernels carry the bias inside their own table.
+        let folded = cx.kernel() == Kernel::Im2col && matches!(self.arith, Arith::Int8(_));
+        let bias = if folded { quote!(None) } else { cx.read_opt(self.bias)? };
         let win = geo.window();
         Ok(match &self.arith {
             Arith::Int8(q) if cx.kernel() == Kernel::Im2col => {
@@ -195,6 +196,14 @@ impl Operator for Conv2d {
                 let patch = geo.im2col_patch(cx)?;
                 layer.emit(&io, &folded, &q, &patch)
             }
+            // 16x8 over the filter as the model stores it.
+            Arith::Int16(w) if cx.kernel() == Kernel::Im2col => {
+                let (acc, q) = w.emit(cx);
+                let filter = cx.read(self.filter)?;
+                let patch = if geo.im2col_in_place() { quote!(&mut []) } else { cx.scratch::<i16>()? };
+                quote!(::tinyaot::__private::kernels::conv::conv2d_im2col_16x8::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #oc, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q, #patch);)
+            }
             // Ungrouped constant float filter: transposed for side-by-side sums.
             Arith::Float(lo, hi) if kc == ic && cx.tensor_data(self.filter).is_some() => {
                 let data = cx.tensor_data(self.filter).unwrap_or_default();
@@ -226,8 +235,9 @@ impl Operator for Conv2d {
     }
 
     /// int8 without groups: the im2col kernel, with a patch of
-    /// `KH * KW * IC` bytes (none for a 1x1 window). Costs in estimated M4
-    /// cycles (`lowering::cost`).
+    /// `KH * KW * IC` bytes (none for a 1x1 window); 16x8 without groups and
+    /// int4: its im2col kernel, with a patch of as many int16 values. Costs in
+    /// estimated M4 cycles (`lowering::cost`).
     fn variants(&self) -> Vec<Variant> {
         let [n, _, _, ic] = self.geo.input;
         let [_, oh, ow, oc] = self.geo.output;
@@ -244,6 +254,12 @@ impl Operator for Conv2d {
             let [pad_top, pad_left] = self.geo.pad;
             let scratch = tinyaot_common::scratch::conv_im2col(kh, kw, ic, pad_top != 0 || pad_left != 0);
             v.push(Variant { kernel: Kernel::Im2col, scratch, cost: im2col });
+        }
+        if matches!(self.arith, Arith::Int16(_)) && !self.int4 && self.filter_depth == ic {
+            let [pad_top, pad_left] = self.geo.pad;
+            let scratch = tinyaot_common::scratch::conv_im2col_16x8(kh, kw, ic, pad_top != 0 || pad_left != 0);
+            let cost = cost::conv_16x8(outputs, taps * ic as u64, pixels, self.pointwise());
+            v.push(Variant { kernel: Kernel::Im2col, scratch, cost });
         }
         v
     }

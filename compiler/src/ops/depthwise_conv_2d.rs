@@ -249,6 +249,11 @@ impl Operator for DepthwiseConv2d {
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_f32::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #lo, #hi);)
             }
+            Arith::Int16(w) if kh * kw <= tinyaot_common::layout::RUN16 => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_16x8::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q);)
+            }
             arith => {
                 let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit_arithmetic(cx));
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise::<#acc, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(

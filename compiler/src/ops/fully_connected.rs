@@ -216,6 +216,13 @@ impl Operator for FullyConnected {
                     act_max: #act_max,
                 }, #output);));
         }
+        if let Arith::Int16(w) = &self.arith {
+            let (acc, q) = w.emit(cx);
+            return Ok(
+                quote!(::tinyaot::__private::kernels::fully_connected::fully_connected_16x8::<#acc, #b, #d, #o>(
+                #input, #weights, #bias, #q, #output);),
+            );
+        }
         // int8 weights with a zero point: the arithmetic that offsets them.
         let (acc, q) = self.arith.emit_arithmetic(cx, |(q, weight_offset), cx| match (q.emit(cx), weight_offset) {
             (q, 0) => q,

@@ -890,3 +890,85 @@ pub(crate) fn dot_vector_window_blocks_down(
         );
     }
 }
+
+/// `portable::dot16_rows`: per run of 8 values one load of the input
+/// (`VLDRH`) and per row one load of 8 weight bytes widened to 16-bit lanes
+/// (`VLDRB.S16`) and one `VMLADAVA.S16`, in a tail-predicated loop (the
+/// last run's lanes past the row load and add nothing). Fewer than 4 rows
+/// take the one-row loop each.
+#[inline(always)]
+pub(crate) fn dot16_rows<const R: usize>(x: &[i16], rows: &[i8], stride: usize) -> [i32; R] {
+    let n = x.len();
+    assert!(R >= 1 && (R - 1) * stride + n <= rows.len());
+    let mut out = [0i32; R];
+    if R == 4 {
+        let [mut a0, mut a1, mut a2, mut a3] = [0i32; 4];
+        let w = rows.as_ptr();
+        // SAFETY: the loop reads the `n` halfwords of `x` and, for each of
+        // the 4 rows, the `n` bytes from `k * stride` (inside `rows` by the
+        // assert); the predicate stops every load at `n`. q0-q4 are declared
+        // clobbered; no stack. The widening loads take low base registers
+        // and `VMLADAVA` even accumulator registers, hence the explicit ones.
+        unsafe {
+            core::arch::asm!(
+                "wlstp.16 lr, {n}, 3f",
+                "2:",
+                "vldrh.u16 q4, [r5], #16",
+                "vldrb.s16 q0, [r0], #8",
+                "vmladava.s16 r4, q0, q4",
+                "vldrb.s16 q1, [r1], #8",
+                "vmladava.s16 r8, q1, q4",
+                "vldrb.s16 q2, [r2], #8",
+                "vmladava.s16 r10, q2, q4",
+                "vldrb.s16 q3, [r3], #8",
+                "vmladava.s16 r12, q3, q4",
+                "letp lr, 2b",
+                "3:",
+                n = in(reg) n,
+                inout("r5") x.as_ptr() => _,
+                inout("r0") w => _,
+                inout("r1") w.wrapping_add(stride) => _,
+                inout("r2") w.wrapping_add(2 * stride) => _,
+                inout("r3") w.wrapping_add(3 * stride) => _,
+                out("lr") _,
+                inout("r4") a0,
+                inout("r8") a1,
+                inout("r10") a2,
+                inout("r12") a3,
+                out("q0") _,
+                out("q1") _,
+                out("q2") _,
+                out("q3") _,
+                out("q4") _,
+                options(nostack, readonly),
+            );
+        }
+        out.copy_from_slice(&[a0, a1, a2, a3][..R]);
+        return out;
+    }
+    for (k, sum) in out.iter_mut().enumerate() {
+        let mut a = 0i32;
+        // SAFETY: as above, for the one row from `k * stride`.
+        unsafe {
+            core::arch::asm!(
+                "wlstp.16 lr, {n}, 3f",
+                "2:",
+                "vldrh.u16 q4, [r1], #16",
+                "vldrb.s16 q0, [r2], #8",
+                "vmladava.s16 r0, q0, q4",
+                "letp lr, 2b",
+                "3:",
+                n = in(reg) n,
+                inout("r1") x.as_ptr() => _,
+                inout("r2") rows.as_ptr().wrapping_add(k * stride) => _,
+                out("lr") _,
+                inout("r0") a,
+                out("q0") _,
+                out("q4") _,
+                options(nostack, readonly),
+            );
+        }
+        *sum = a;
+    }
+    out
+}

@@ -56,7 +56,7 @@ mod dsp;
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 pub(crate) use dsp::dot_groups;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", not(feature = "helium")))]
-pub(crate) use dsp::{DOT_PAIRS, WIDEN_INPUT};
+pub(crate) use dsp::{DOT_PAIRS, WIDEN_INPUT, dot16_rows};
 #[cfg(all(target_arch = "arm", target_feature = "dsp"))]
 pub(crate) use dsp::{
     LANES16, add_byte_lanes, depthwise_rows_fused, dot_groups_widened, dot_int4_rows, dot_lane_quads,
@@ -70,7 +70,8 @@ mod helium;
 #[cfg(all(target_arch = "arm", target_feature = "dsp", feature = "helium"))]
 pub(crate) use helium::{
     BYTE_VECTORS, DOT_PAIRS, VECTOR_LANES, WIDEN_INPUT, add_sub_s8, add_widened_s8, depthwise_vector_groups,
-    dot_vector_blocks_down, dot_vector_rows, dot_vector_window_blocks_down, max_s8, mul_s8, requantize_vector4,
+    dot_vector_blocks_down, dot_vector_rows, dot_vector_window_blocks_down, dot16_rows, max_s8, mul_s8,
+    requantize_vector4,
 };
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]

@@ -154,6 +154,92 @@ pub fn conv2d<
     });
 }
 
+/// 16x8 convolution (int16 activations, int8 filter, no zero points), ungrouped:
+/// per output pixel its window gathered into `patch` (zero outside the
+/// input; a 1x1 window without top or left padding is read in place),
+/// then one pass over the filter's rows as the model stores them (OHWI: a
+/// row of `KH * KW * IC` bytes per output channel), four rows per input
+/// load (`int16::dots16_down`: 32-bit runs of products added into the
+/// accumulator `A`, so TFLite's int64 or int32 sums exactly). Same bits as
+/// [`conv2d`] with [`super::int16::Requant16`].
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn conv2d_im2col_16x8<
+    A: super::int16::Acc16,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const OC: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<i16>,
+>(
+    mut io: IO,
+    filter: &[i8],
+    bias: Option<&[A]>,
+    win: &Window,
+    q: &super::int16::Requant16<'_>,
+    patch: &mut [i16],
+) {
+    let depth = const { KH * KW * IC };
+    let filter = &filter[..OC * depth];
+    let in_place = tinyaot_common::scratch::im2col_in_place(KH, KW, win.pad_top != 0 || win.pad_left != 0);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|px| {
+        let pixel = px.first_tap::<IH, IW, IC>();
+        let out = px.index * OC..(px.index + 1) * OC;
+        if in_place {
+            let (x, out) = io.split(pixel..pixel + IC, out);
+            super::int16::dots16_down(x, filter, depth, bias, q, out);
+        } else {
+            let patch = &mut patch[..depth];
+            gather_window::<_, IH, IW, IC, KH, KW>(&io, &px, win, patch);
+            super::int16::dots16_down(patch, filter, depth, bias, q, io.out_run(out.start, OC));
+        }
+    });
+}
+
+/// The `KH * KW * IC` values of one output pixel's window into `patch`, in
+/// the filter's order, zero where the window reaches outside the input:
+/// whole window rows as one copy where they are inside.
+#[inline(always)]
+fn gather_window<
+    T: Copy + Default,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const KH: usize,
+    const KW: usize,
+>(
+    io: &impl Io<T>,
+    px: &Pixel,
+    win: &Window,
+    patch: &mut [T],
+) {
+    for (ky, dst) in patch.chunks_exact_mut(KW * IC).enumerate() {
+        if !px.ys.contains(&ky) {
+            dst.fill(T::default());
+            continue;
+        }
+        let iy = (px.y0 + (ky * win.dilation_h) as isize) as usize;
+        let row = (px.b * IH + iy) * IW;
+        if win.dilation_w == 1 && px.xs.len() == KW {
+            dst.copy_from_slice(io.run((row + px.x0 as usize) * IC, KW * IC));
+            continue;
+        }
+        for (kx, tap) in dst.chunks_exact_mut(IC).enumerate() {
+            if px.xs.contains(&kx) {
+                let ix = (px.x0 + (kx * win.dilation_w) as isize) as usize;
+                tap.copy_from_slice(io.run((row + ix) * IC, IC));
+            } else {
+                tap.fill(T::default());
+            }
+        }
+    }
+}
+
 /// float32 convolution over a filter transposed at compile time
 /// (`layout::pack_f32_oc`): every output sums its products in TFLite's order
 /// (row, column, input channel, then the bias), but 8 (or 4) outputs run

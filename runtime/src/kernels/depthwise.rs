@@ -79,6 +79,64 @@ pub fn depthwise<
     });
 }
 
+/// 16x8 depthwise convolution (int16 activations, int8 filter, no zero
+/// points): [`depthwise`]'s block loop with 32-bit sums for TFLite's int64
+/// accumulator too (a window of at most `int16::RUN16` taps cannot
+/// overflow them; the compiler calls this only for such windows), each
+/// sum then added into the accumulator `A` with the bias. Same bits as
+/// [`depthwise`] with [`super::int16::Requant16`].
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_16x8<
+    A: super::int16::Acc16,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const IC: usize,
+    const OH: usize,
+    const OW: usize,
+    const M: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<i16>,
+>(
+    mut io: IO,
+    filter: impl Filter<i8>,
+    bias: Option<&[A]>,
+    win: &Window,
+    q: &super::int16::Requant16<'_>,
+) {
+    const { assert!(KH * KW <= super::int16::RUN16) };
+    let oc_total = IC * M;
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
+        for c0 in (0..oc_total).step_by(BLOCK) {
+            let len = BLOCK.min(oc_total - c0);
+            let mut acc = [0i32; BLOCK];
+            for ky in ys.clone() {
+                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
+                for kx in xs.clone() {
+                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
+                    let in_base = ((b * IH + iy) * IW + ix) * IC;
+                    let taps = filter.run((ky * KW + kx) * oc_total + c0, len);
+                    if M == 1 {
+                        for ((a, f), &x) in acc[..len].iter_mut().zip(taps).zip(io.run(in_base + c0, len)) {
+                            *a = a.wrapping_add(f as i32 * x as i32);
+                        }
+                    } else {
+                        for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
+                            *a = a.wrapping_add(f as i32 * io.get(in_base + (c0 + k) / M) as i32);
+                        }
+                    }
+                }
+            }
+            for (k, &a) in acc[..len].iter().enumerate() {
+                let c = c0 + k;
+                io.put(index * oc_total + c, Arithmetic::output(q, A::ZERO.add_sum(a), bias, c));
+            }
+        }
+    });
+}
+
 /// int8 depthwise convolution with depth multiplier 1, the fast path.
 /// `packed` is the filter repacked at compile time
 /// (`layout::pack_depthwise`: groups of 4 channels, per tap two words of

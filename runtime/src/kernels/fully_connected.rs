@@ -27,6 +27,23 @@ pub fn fully_connected<Acc: Copy, Q: Arithmetic<Acc>, const B: usize, const D: u
     }
 }
 
+/// 16x8 fully connected (int16 inputs, int8 weights, no zero points):
+/// [`fully_connected`]'s bits, each row of inputs against four weight rows
+/// per input load (`int16::dots16_down`).
+#[inline(never)]
+pub fn fully_connected_16x8<A: super::int16::Acc16, const B: usize, const D: usize, const O: usize>(
+    input: &[i16],
+    weights: &[i8],
+    bias: Option<&[A]>,
+    q: &super::int16::Requant16<'_>,
+    output: &mut [i16],
+) {
+    let weights = &weights[..O * D];
+    for (row, out) in input[..B * D].chunks_exact(D).zip(output[..B * O].chunks_exact_mut(O)) {
+        super::int16::dots16_down(row, weights, D, bias, q, out);
+    }
+}
+
 /// The int8 arithmetic of a fully connected layer whose weights have a zero
 /// point (TFLite allows one per tensor there): `(w + weight_offset) * (x +
 /// input_offset)`.

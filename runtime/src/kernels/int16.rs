@@ -14,6 +14,8 @@ pub trait Acc16: Copy {
     fn mac(self, w: i8, x: i16) -> Self;
     /// `self + bias`.
     fn add(self, bias: Self) -> Self;
+    /// `self + sum`: a run's 32-bit sum of products (`RUN16`).
+    fn add_sum(self, sum: i32) -> Self;
     /// Rescaled to the output's int32 value.
     fn requant(self, multiplier: i32, shift: i32) -> i32;
 }
@@ -27,6 +29,10 @@ impl Acc16 for i64 {
     #[inline(always)]
     fn add(self, bias: i64) -> i64 {
         self.wrapping_add(bias)
+    }
+    #[inline(always)]
+    fn add_sum(self, sum: i32) -> i64 {
+        self.wrapping_add(sum as i64)
     }
     #[inline(always)]
     fn requant(self, multiplier: i32, shift: i32) -> i32 {
@@ -43,6 +49,10 @@ impl Acc16 for i32 {
     #[inline(always)]
     fn add(self, bias: i32) -> i32 {
         self.wrapping_add(bias)
+    }
+    #[inline(always)]
+    fn add_sum(self, sum: i32) -> i32 {
+        self.wrapping_add(sum)
     }
     #[inline(always)]
     fn requant(self, multiplier: i32, shift: i32) -> i32 {
@@ -106,5 +116,59 @@ impl<A: Acc16> Arithmetic<A> for Requant16<'_> {
             None => acc,
         };
         self.apply(acc, channel)
+    }
+}
+
+pub use super::layout::RUN16;
+
+/// The outputs of one 16x8 dot-product layer for input `x`: output `r` is
+/// the requantized sum of `x` against weight row `r` (the `x.len()` bytes
+/// from `r * stride` of `rows`) and its bias, for every `r < out.len()`;
+/// blocks of 4 rows share each input load (`arch::dot16_rows`), the last
+/// 1 to 3 rows one block.
+#[inline(always)]
+pub(crate) fn dots16_down<A: Acc16>(
+    x: &[i16],
+    rows: &[i8],
+    stride: usize,
+    bias: Option<&[A]>,
+    q: &Requant16<'_>,
+    out: &mut [i16],
+) {
+    let n = out.len();
+    for first in (0..n / 4).map(|b| 4 * b) {
+        rows_down::<A, 4>(x, rows, stride, bias, q, out, first);
+    }
+    let first = n / 4 * 4;
+    match n % 4 {
+        1 => rows_down::<A, 1>(x, rows, stride, bias, q, out, first),
+        2 => rows_down::<A, 2>(x, rows, stride, bias, q, out, first),
+        3 => rows_down::<A, 3>(x, rows, stride, bias, q, out, first),
+        _ => {}
+    }
+}
+
+/// Outputs `first .. first + R` of [`dots16_down`]: their sums run by run
+/// (`RUN16` values each), then the bias and the requantization.
+#[inline(always)]
+fn rows_down<A: Acc16, const R: usize>(
+    x: &[i16],
+    rows: &[i8],
+    stride: usize,
+    bias: Option<&[A]>,
+    q: &Requant16<'_>,
+    out: &mut [i16],
+    first: usize,
+) {
+    let mut acc = [A::ZERO; R];
+    for start in (0..x.len()).step_by(RUN16) {
+        let run = &x[start..x.len().min(start + RUN16)];
+        let sums = crate::arch::dot16_rows::<R>(run, &rows[first * stride + start..], stride);
+        for (a, s) in acc.iter_mut().zip(sums) {
+            *a = a.add_sum(s);
+        }
+    }
+    for (k, a) in acc.into_iter().enumerate() {
+        out[first + k] = Arithmetic::output(q, a, bias, first + k);
     }
 }

@@ -4,6 +4,9 @@
 
 mod depthwise;
 mod dot;
+// Helium has its own (`arch::helium`).
+#[cfg(not(feature = "helium"))]
+mod dot_16x8;
 mod dot_int4;
 mod dot_widened;
 mod pair_lanes;
@@ -16,6 +19,8 @@ pub(crate) use dot::{DOT_PAIRS, WIDEN_INPUT};
 pub(crate) use dot::{
     dot_pair_blocks_down, dot_pair_rows, dot_quads_widened_input, widen_input, widen_input_sum, widen_pair_lane,
 };
+#[cfg(not(feature = "helium"))]
+pub(crate) use dot_16x8::dot16_rows;
 pub(crate) use dot_int4::dot_int4_rows;
 pub(crate) use dot_widened::dot_groups_widened;
 pub(crate) use pair_lanes::{dot_lane_quads, lane_blocks_down as dot_pair_lane_blocks_down};

@@ -4,13 +4,14 @@
 //! (integer sums wrap, as the instructions do; the kernels' sums never reach
 //! the limits; float sums keep TFLite's order). One file per kernel
 //! family, as `dsp/` (the 16-bit lane instructions here): `depthwise`,
-//! `dot` (byte rows, the widened input, pixel pairs), `dot_int4`,
+//! `dot` (byte rows, the widened input, pixel pairs), `dot_16x8`, `dot_int4`,
 //! `dot_widened`, `pair_lanes`, `dot_vector` (Helium's layout),
 //! `elementwise`, `requant`, `float`.
 #![allow(dead_code)] // a target family replaces some of these (`arch/mod.rs`)
 
 mod depthwise;
 mod dot;
+mod dot_16x8;
 mod dot_int4;
 mod dot_vector;
 mod dot_widened;
@@ -22,8 +23,8 @@ mod requant;
 // A target family replaces some of these: on some targets all of a file's.
 #[allow(unused_imports)]
 pub(crate) use self::{
-    depthwise::*, dot::*, dot_int4::*, dot_vector::*, dot_widened::*, elementwise::*, float::*, pair_lanes::*,
-    requant::*,
+    depthwise::*, dot::*, dot_16x8::*, dot_int4::*, dot_vector::*, dot_widened::*, elementwise::*, float::*,
+    pair_lanes::*, requant::*,
 };
 
 /// Whether the 16-bit lane instructions below are single instructions
