@@ -59,11 +59,20 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
 
 /// Rescale a 64-bit accumulator (16x8 kernels): TFLite's
 /// `MultiplyByQuantizedMultiplier(int64_t, int32_t, int)`, which rounds the
-/// multiplier to 16 bits first.
+/// multiplier to 16 bits first ([`reduce_multiplier_i64`], then
+/// [`rescale_reduced_i64`]).
 #[inline(always)]
 pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
+    let (reduced, total_shift) = reduce_multiplier_i64(multiplier, shift);
+    rescale_reduced_i64(x, reduced, total_shift)
+}
+
+/// The constants of TFLite's 64-bit rescale, which depend on the
+/// multiplier and shift only (so the compiler folds them): the multiplier
+/// rounded to 16 bits (at most `0x7FFF`) and the total right shift
+/// `15 - shift`, clamped to `1..=62` (valid shifts give 8..=46).
+pub const fn reduce_multiplier_i64(multiplier: i32, shift: i32) -> (i32, i32) {
     let reduced = if multiplier < 0x7FFF_0000 { (multiplier + (1 << 15)) >> 16 } else { 0x7FFF };
-    // Valid shifts give total_shift in 8..=46; clamp anything else.
     let total_shift = 15 - shift;
     let total_shift = if total_shift < 1 {
         1
@@ -72,8 +81,19 @@ pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift
     } else {
         total_shift
     };
-    let x = x.wrapping_mul(reduced as i64).wrapping_add(1i64 << (total_shift - 1));
-    (x >> total_shift) as i32
+    (reduced, total_shift)
+}
+
+/// TFLite's 64-bit rescale with its constants reduced
+/// ([`reduce_multiplier_i64`]): `(x * reduced + 2^(total_shift - 1)) >>
+/// total_shift`, truncated to 32 bits. A sum that fits in 32 bits takes a
+/// 32 x 32 -> 64-bit product (`SMULL`), the same value.
+#[inline(always)]
+pub const fn rescale_reduced_i64(x: i64, reduced: i32, total_shift: i32) -> i32 {
+    let product =
+        if x == x as i32 as i64 { (x as i32 as i64) * reduced as i64 } else { x.wrapping_mul(reduced as i64) };
+    let x = product.wrapping_add(1i64 << ((total_shift - 1) & 63));
+    (x >> (total_shift & 63)) as i32
 }
 
 /// TFLite: `MultiplyByQuantizedMultiplierGreaterThanOne` (shift >= 0).

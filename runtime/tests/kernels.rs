@@ -1949,6 +1949,13 @@ fn two_pixel_conv_matches_one_pixel_conv() {
     check!(4, 5, 12, 4, 5, 5, 1, 1, UNIT, true);
 }
 
+/// A 16x8 op's constants as the compiler emits them for int64 sums
+/// (TFLite's 64-bit rescale's, folded).
+fn folded64(multiplier: &[i32], shift: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    use tinyaot::__private::fixedpoint::reduce_multiplier_i64;
+    multiplier.iter().zip(shift).map(|(&m, &s)| reduce_multiplier_i64(m, s)).unzip()
+}
+
 #[test]
 fn conv_16x8_matches_the_reference_loop() {
     use tinyaot::__private::kernels::conv::conv2d_im2col_16x8;
@@ -1959,7 +1966,7 @@ fn conv_16x8_matches_the_reference_loop() {
     let input: Vec<i16> = (0..5 * 6 * 3).map(|i| if i % 2 == 0 { i16::MIN } else { next() as i16 }).collect();
     let filter: Vec<i8> = (0..OC * 3 * 2 * 3).map(|i| if i % 3 == 0 { -128 } else { next() as i8 }).collect();
     let bias: Vec<i64> = (0..OC as i64).map(|c| (c - 3) << 33).collect();
-    let (multiplier, shift) = (vec![1_518_500_250; OC], vec![-20, -21, -22, -19, -20, -25, -18]);
+    let (multiplier, shift) = folded64(&[1_518_500_250; OC], &[-20, -21, -22, -19, -20, -25, -18]);
     let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -32768, act_max: 32767 };
     // Padded, strided and dilated windows: every tap case of the gather.
     for win in [
@@ -2004,8 +2011,10 @@ fn fully_connected_16x8_sums_long_rows_exactly() {
     let mut next = xorshift(0x9e37_79b9);
     let input: Vec<i16> = (0..2 * D).map(|i| if i < D { i16::MIN } else { next() as i16 }).collect();
     let weights: Vec<i8> = (0..O * D).map(|i| if i < 2 * D { -128 } else { next() as i8 }).collect();
-    let (multiplier, shift) = (vec![1_300_000_000; O], vec![-30, -31, -28, -27, -30, -29]);
-    let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -32768, act_max: 32767 };
+    let (multiplier, shift) = ([1_300_000_000; O], [-30, -31, -28, -27, -30, -29]);
+    let (reduced, total_shift) = folded64(&multiplier, &shift);
+    let q = Requant16 { multiplier: &reduced, shift: &total_shift, act_min: -32768, act_max: 32767 };
+    let q32 = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -32768, act_max: 32767 };
     let bias64: Vec<i64> = vec![-5, 7, 1 << 40, 0, 3, -(1 << 35)];
     let mut want = vec![0i16; 2 * O];
     fully_connected::<i64, _, 2, D, O>(&input, &weights, Some(&bias64), &q, &mut want);
@@ -2014,8 +2023,8 @@ fn fully_connected_16x8_sums_long_rows_exactly() {
     assert_eq!(got, want);
     // int32 sums wrap as TFLite's do.
     let bias32: Vec<i32> = vec![-5, 7, 1 << 30, 0, 3, -(1 << 29)];
-    fully_connected::<i32, _, 2, D, O>(&input, &weights, Some(&bias32), &q, &mut want);
-    fully_connected_16x8::<i32, 2, D, O>(&input, &weights, Some(&bias32), &q, &mut got);
+    fully_connected::<i32, _, 2, D, O>(&input, &weights, Some(&bias32), &q32, &mut want);
+    fully_connected_16x8::<i32, 2, D, O>(&input, &weights, Some(&bias32), &q32, &mut got);
     assert_eq!(got, want);
     fully_connected::<i64, _, 2, D, 5>(&input, &weights, None, &q, &mut want);
     fully_connected_16x8::<i64, 2, D, 5>(&input, &weights, None, &q, &mut got);
@@ -2023,9 +2032,9 @@ fn fully_connected_16x8_sums_long_rows_exactly() {
 }
 
 #[test]
-fn depthwise_16x8_matches_the_reference_loop() {
-    use tinyaot::__private::kernels::depthwise::depthwise_16x8;
+fn depthwise_16x8_sums_match_the_reference_loop() {
     use tinyaot::__private::kernels::int16::Requant16;
+    use tinyaot::__private::kernels::int16::Sums16;
     let mut next = xorshift(0x5151_7777);
     // 40 channels (a block of 32 and a partial one), multipliers 1 and 2.
     let input: Vec<i16> = (0..4 * 5 * 40).map(|i| if i % 5 == 0 { i16::MIN } else { next() as i16 }).collect();
@@ -2033,18 +2042,32 @@ fn depthwise_16x8_matches_the_reference_loop() {
     let bias: Vec<i64> = (0..80).map(|c| (c as i64 - 40) << 26).collect();
     let multiplier: Vec<i32> = (0..80).map(|c| 1_100_000_000 + c * 7_000_000).collect();
     let shift: Vec<i32> = (0..80).map(|c| -12 - (c % 5)).collect();
-    let q = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -20000, act_max: 32767 };
+    let (reduced, total_shift) = folded64(&multiplier, &shift);
+    let q = Requant16 { multiplier: &reduced, shift: &total_shift, act_min: -20000, act_max: 32767 };
+    let q32 = Requant16 { multiplier: &multiplier, shift: &shift, act_min: -20000, act_max: 32767 };
     let win = Window { stride_h: 1, stride_w: 2, dilation_h: 2, dilation_w: 1, pad_top: 2, pad_left: 1 };
     let mut want = vec![0i16; 4 * 3 * 40];
     let mut got = vec![0i16; 4 * 3 * 40];
     depthwise::<i64, _, 1, 4, 5, 40, 4, 3, 1, 3, 3, _>(sep(&input, &mut want), &filter[..], Some(&bias[..]), &win, &q);
-    depthwise_16x8::<i64, 1, 4, 5, 40, 4, 3, 1, 3, 3, _>(sep(&input, &mut got), &filter[..], Some(&bias[..]), &win, &q);
+    depthwise::<i32, _, 1, 4, 5, 40, 4, 3, 1, 3, 3, _>(
+        sep(&input, &mut got),
+        &filter[..],
+        None,
+        &win,
+        &Sums16::<i64> { q: &q, bias: Some(&bias[..]) },
+    );
     assert_eq!(got, want);
     let inside = want.iter().filter(|&&v| v != -20000 && v != i16::MAX).count();
     assert!(inside > 20 && inside < want.len(), "{want:?}");
     let (mut want, mut got) = (vec![0i16; 4 * 3 * 80], vec![0i16; 4 * 3 * 80]);
     depthwise::<i64, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(sep(&input, &mut want), &filter[..], None, &win, &q);
-    depthwise_16x8::<i64, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(sep(&input, &mut got), &filter[..], None, &win, &q);
+    depthwise::<i32, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(
+        sep(&input, &mut got),
+        &filter[..],
+        None,
+        &win,
+        &Sums16::<i64> { q: &q, bias: None },
+    );
     assert_eq!(got, want);
     let bias32: Vec<i32> = (0..80).map(|c| (c - 40) << 20).collect();
     depthwise::<i32, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(
@@ -2052,14 +2075,42 @@ fn depthwise_16x8_matches_the_reference_loop() {
         &filter[..],
         Some(&bias32[..]),
         &win,
-        &q,
+        &q32,
     );
-    depthwise_16x8::<i32, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(
-        sep(&input, &mut got),
-        &filter[..],
-        Some(&bias32[..]),
-        &win,
-        &q,
-    );
+    let sums = Sums16::<i32> { q: &q32, bias: Some(&bias32[..]) };
+    depthwise::<i32, _, 1, 4, 5, 40, 4, 3, 2, 3, 3, _>(sep(&input, &mut got), &filter[..], None, &win, &sums);
     assert_eq!(got, want);
+}
+
+#[test]
+fn depthwise_m1_16x8_groups_match_the_reference_loop() {
+    use tinyaot::__private::kernels::depthwise::depthwise_m1_16x8;
+    use tinyaot::__private::kernels::int16::Requant16;
+    // 20 channels: two groups of 8 and a partial one; padded, strided and
+    // dilated windows, taps outside the image.
+    let mut next = xorshift(0x0bad_cafe);
+    let input: Vec<i16> = (0..5 * 6 * 20).map(|i| if i % 7 == 0 { i16::MAX } else { next() as i16 }).collect();
+    let filter: Vec<i8> = (0..3 * 3 * 20).map(|_| next() as i8).collect();
+    let bias: Vec<i64> = (0..20).map(|c| (c as i64 - 10) << 28).collect();
+    let multiplier: Vec<i32> = (0..20).map(|c| 1_200_000_000 + c * 9_000_000).collect();
+    let shift: Vec<i32> = (0..20).map(|c| -14 - (c % 3)).collect();
+    let (reduced, total_shift) = folded64(&multiplier, &shift);
+    let q = Requant16 { multiplier: &reduced, shift: &total_shift, act_min: -32768, act_max: 30000 };
+    for win in [
+        Window { stride_h: 1, stride_w: 1, dilation_h: 1, dilation_w: 1, pad_top: 1, pad_left: 1 },
+        Window { stride_h: 2, stride_w: 1, dilation_h: 2, dilation_w: 2, pad_top: 2, pad_left: 0 },
+    ] {
+        let (mut want, mut got) = (vec![0i16; 5 * 6 * 20], vec![0i16; 5 * 6 * 20]);
+        depthwise::<i64, _, 1, 5, 6, 20, 5, 6, 1, 3, 3, _>(
+            sep(&input, &mut want),
+            &filter[..],
+            Some(&bias[..]),
+            &win,
+            &q,
+        );
+        depthwise_m1_16x8::<i64, 1, 5, 6, 20, 5, 6, 3, 3, _>(sep(&input, &mut got), &filter, Some(&bias), &win, &q);
+        assert_eq!(got, want, "{win:?}");
+        let inside = want.iter().filter(|&&v| v != i16::MIN && v != 30000).count();
+        assert!(inside > 20 && inside < want.len(), "{want:?}");
+    }
 }

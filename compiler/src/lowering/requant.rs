@@ -432,9 +432,16 @@ impl Requant16 {
     }
 
     /// `(accumulator type, &Requant16 { .. })` tokens.
+    /// With int64 sums the constants of TFLite's 64-bit rescale, folded
+    /// (the runtime's `Requant16` says so).
     pub fn emit(&self, cx: &mut Emit<'_>) -> (TokenStream, TokenStream) {
-        let m = cx.i32s(&self.multiplier);
-        let s = cx.i32s(&self.shift);
+        let (m, s): (Vec<i32>, Vec<i32>) = if self.acc64 {
+            let reduce = |(&m, &s)| tinyaot_common::fixedpoint::reduce_multiplier_i64(m, s);
+            self.multiplier.iter().zip(&self.shift).map(reduce).unzip()
+        } else {
+            (self.multiplier.clone(), self.shift.clone())
+        };
+        let (m, s) = (cx.i32s(&m), cx.i32s(&s));
         let (lo, hi) = (self.act_min, self.act_max);
         let acc = if self.acc64 { quote::quote!(i64) } else { quote::quote!(i32) };
         (

@@ -249,10 +249,18 @@ impl Operator for DepthwiseConv2d {
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_f32::<#n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #lo, #hi);)
             }
+            // 32-bit sums where the window cannot overflow them: groups of
+            // 8 channels for multiplier 1 and a filter read as it is, else
+            // the block loop.
+            Arith::Int16(w) if m == 1 && !self.int4 && kh * kw <= tinyaot_common::layout::RUN16 => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_16x8::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q);)
+            }
             Arith::Int16(w) if kh * kw <= tinyaot_common::layout::RUN16 => {
                 let (acc, q) = w.emit(cx);
-                quote!(::tinyaot::__private::kernels::depthwise::depthwise_16x8::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
-                    #io, #filter, #bias, #win, #q);)
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise::<i32, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, None, #win, &::tinyaot::__private::kernels::int16::Sums16::<#acc> { q: #q, bias: #bias });)
             }
             arith => {
                 let (acc, q) = arith.emit_arithmetic(cx, |q, cx| q.emit_arithmetic(cx));

@@ -972,3 +972,65 @@ pub(crate) fn dot16_rows<const R: usize>(x: &[i16], rows: &[i8], stride: usize) 
     }
     out
 }
+
+/// `portable::depthwise16_group` for a whole group of 8 channels: the sums
+/// in two vectors across all taps, per tap the 8 inputs and 8 weights
+/// widened to 32-bit lanes by their loads (`VLDRH.S32`, `VLDRB.S32`), two
+/// `VMUL` and two `VADD`; the tap's input row from the table `rows` (its
+/// pointers, in order). A last partial group takes the plain loop.
+#[inline(always)]
+pub(crate) fn depthwise16_group<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i16; C]; KW]; KH],
+    filter: &[i8],
+    g: usize,
+) -> [i32; 8] {
+    if g + 8 > C {
+        return super::portable::depthwise16_group(rows, filter, g);
+    }
+    let filter = &filter[..KH * KW * C];
+    let mut sums = [0i32; 8];
+    // SAFETY: the loop reads the `KH * KW` pointers of `rows` and, per tap,
+    // 8 halfwords of that row from channel `g` (`g + 8 <= C`: inside the
+    // row) and 8 bytes of the filter from `t * C + g` (inside `filter`, its
+    // length checked above); it writes the 32 bytes of `sums`. q0-q5 are
+    // declared clobbered; no stack. The widening loads take low base
+    // registers, hence the explicit ones.
+    unsafe {
+        core::arch::asm!(
+            "vmov.i32 q4, #0",
+            "vmov.i32 q5, #0",
+            "dls lr, {taps}",
+            "2:",
+            "ldr r1, [{tab}], #4",
+            "add r1, r1, {goff}",
+            "vldrh.s32 q0, [r1]",
+            "vldrb.s32 q2, [r2]",
+            "vldrh.s32 q1, [r1, #8]",
+            "vmul.i32 q0, q0, q2",
+            "vldrb.s32 q3, [r2, #4]",
+            "vadd.i32 q4, q4, q0",
+            "vmul.i32 q1, q1, q3",
+            "add r2, r2, {c}",
+            "vadd.i32 q5, q5, q1",
+            "le lr, 2b",
+            "vstrw.32 q4, [r3]",
+            "vstrw.32 q5, [r3, #16]",
+            taps = in(reg) KH * KW,
+            tab = inout(reg) rows.as_ptr() => _,
+            goff = in(reg) 2 * g,
+            c = in(reg) C,
+            out("r1") _,
+            inout("r2") filter.as_ptr().wrapping_add(g) => _,
+            in("r3") sums.as_mut_ptr(),
+            out("lr") _,
+            out("q0") _,
+            out("q1") _,
+            out("q2") _,
+            out("q3") _,
+            out("q4") _,
+            out("q5") _,
+            options(nostack),
+        );
+    }
+    sums
+}

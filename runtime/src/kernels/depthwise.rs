@@ -13,7 +13,8 @@ const BLOCK: usize = 32;
 /// across each window (32-bit sums), so the inner loop walks contiguous
 /// channels of the input and filter; each channel still sums its taps in
 /// TFLite's order. `filter`: the model's values, or its int4 nibbles
-/// (`dot_int4::Int4Filter`).
+/// (`dot_int4::Int4Filter`). 16x8 layers take the block loop too, over
+/// [`super::int16::Sums16`] (32-bit sums added into the int64 accumulator).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn depthwise<
@@ -66,8 +67,14 @@ pub fn depthwise<
                     let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
                     let in_base = ((b * IH + iy) * IW + ix) * IC;
                     let taps = filter.run((ky * KW + kx) * oc_total + c0, len);
-                    for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
-                        *a = q.mac(*a, f, io.get(in_base + (c0 + k) / M));
+                    if M == 1 {
+                        for ((a, f), &x) in acc[..len].iter_mut().zip(taps).zip(io.run(in_base + c0, len)) {
+                            *a = q.mac(*a, f, x);
+                        }
+                    } else {
+                        for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
+                            *a = q.mac(*a, f, io.get(in_base + (c0 + k) / M));
+                        }
                     }
                 }
             }
@@ -75,64 +82,6 @@ pub fn depthwise<
                 io.put(out_base + c0 + k, q.output(a, bias, c0 + k));
             }
             c0 += len;
-        }
-    });
-}
-
-/// 16x8 depthwise convolution (int16 activations, int8 filter, no zero
-/// points): [`depthwise`]'s block loop with 32-bit sums for TFLite's int64
-/// accumulator too (a window of at most `int16::RUN16` taps cannot
-/// overflow them; the compiler calls this only for such windows), each
-/// sum then added into the accumulator `A` with the bias. Same bits as
-/// [`depthwise`] with [`super::int16::Requant16`].
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-pub fn depthwise_16x8<
-    A: super::int16::Acc16,
-    const N: usize,
-    const IH: usize,
-    const IW: usize,
-    const IC: usize,
-    const OH: usize,
-    const OW: usize,
-    const M: usize,
-    const KH: usize,
-    const KW: usize,
-    IO: Io<i16>,
->(
-    mut io: IO,
-    filter: impl Filter<i8>,
-    bias: Option<&[A]>,
-    win: &Window,
-    q: &super::int16::Requant16<'_>,
-) {
-    const { assert!(KH * KW <= super::int16::RUN16) };
-    let oc_total = IC * M;
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|Pixel { b, y0, x0, ys, xs, index, .. }| {
-        for c0 in (0..oc_total).step_by(BLOCK) {
-            let len = BLOCK.min(oc_total - c0);
-            let mut acc = [0i32; BLOCK];
-            for ky in ys.clone() {
-                let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
-                for kx in xs.clone() {
-                    let ix = (x0 + (kx * win.dilation_w) as isize) as usize;
-                    let in_base = ((b * IH + iy) * IW + ix) * IC;
-                    let taps = filter.run((ky * KW + kx) * oc_total + c0, len);
-                    if M == 1 {
-                        for ((a, f), &x) in acc[..len].iter_mut().zip(taps).zip(io.run(in_base + c0, len)) {
-                            *a = a.wrapping_add(f as i32 * x as i32);
-                        }
-                    } else {
-                        for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
-                            *a = a.wrapping_add(f as i32 * io.get(in_base + (c0 + k) / M) as i32);
-                        }
-                    }
-                }
-            }
-            for (k, &a) in acc[..len].iter().enumerate() {
-                let c = c0 + k;
-                io.put(index * oc_total + c, Arithmetic::output(q, A::ZERO.add_sum(a), bias, c));
-            }
         }
     });
 }
@@ -229,7 +178,7 @@ pub fn depthwise_m1_s8<
             // soon as they are done (a pixel's output never covers input
             // it reads, in place too).
             let (input, out) = io.split(span, index * C..(index + 1) * C);
-            let rows = tap_table::<C, KW, KH>(input, &zp_row, (&ys, &xs), steps);
+            let rows = tap_table::<_, C, KW, KH>(input, &zp_row, (&ys, &xs), steps);
             let groups = whole.chunks_exact(group).zip(bias[..full].chunks_exact(4));
             for (g, ((weights, b4), out)) in groups.zip(out[..full].chunks_exact_mut(4)).enumerate() {
                 let sums = taps4(&rows, 4 * g, weights, b4);
@@ -246,7 +195,7 @@ pub fn depthwise_m1_s8<
         for c_chunk in (0..C).step_by(super::dot::CHUNK) {
             let n = (C - c_chunk).min(super::dot::CHUNK);
             {
-                let rows = tap_table::<C, KW, KH>(io.run(span.start, span.len()), &zp_row, (&ys, &xs), steps);
+                let rows = tap_table::<_, C, KW, KH>(io.run(span.start, span.len()), &zp_row, (&ys, &xs), steps);
                 let (g0, groups) = (c_chunk / 4, n.div_ceil(4).min((full - c_chunk.min(full)) / 4));
                 let sums = acc_buf[at..at + 4 * groups].chunks_exact_mut(4);
                 let chunk = whole[g0 * group..(g0 + groups) * group].chunks_exact(group);
@@ -509,8 +458,53 @@ pub fn depthwise_vector_s8<
         let span = tap_span::<IH, IW, C>(&pixel, win);
         // A pixel's output never covers input it reads (in place too).
         let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
-        let rows = tap_table::<C, KW, KH>(input, &zp_row, (&pixel.ys, &pixel.xs), steps);
+        let rows = tap_table::<_, C, KW, KH>(input, &zp_row, (&pixel.ys, &pixel.xs), steps);
         arch::depthwise_vector_groups::<C, KW, KH>(&rows, stream, output_offset, out);
+    });
+}
+
+/// 16x8 depthwise convolution with depth multiplier 1 (int16 activations,
+/// int8 filter, no zero points), for windows of at most `int16::RUN16`
+/// taps: per pixel a table of its taps' input pixels (a row of zeros for
+/// taps outside the image: they add nothing), then per group of 8
+/// channels their 32-bit sums over all taps (`arch::depthwise16_group`:
+/// vectors on Helium), each added into the accumulator `A` with the bias
+/// and requantized. Same bits as [`depthwise`] with
+/// [`super::int16::Requant16`].
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_m1_16x8<
+    A: super::int16::Acc16,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<i16>,
+>(
+    mut io: IO,
+    filter: &[i8],
+    bias: Option<&[A]>,
+    win: &Window,
+    q: &super::int16::Requant16<'_>,
+) {
+    const { assert!(KH * KW <= super::int16::RUN16) };
+    let zero_row = [0i16; C];
+    let steps = (win.dilation_h * IW * C, win.dilation_w * C);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
+        let span = tap_span::<IH, IW, C>(&pixel, win);
+        // A pixel's output never covers input it reads (in place too).
+        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
+        let rows = tap_table::<_, C, KW, KH>(input, &zero_row, (&pixel.ys, &pixel.xs), steps);
+        for g in (0..C).step_by(8) {
+            let sums = arch::depthwise16_group::<C, KW, KH>(&rows, filter, g);
+            for (k, (o, s)) in out[g..].iter_mut().zip(sums).enumerate() {
+                *o = Arithmetic::output(q, A::ZERO.add_sum(s), bias, g + k);
+            }
+        }
     });
 }
 
@@ -518,12 +512,12 @@ pub fn depthwise_vector_s8<
 /// columns `xs` from `input` (which starts at the first of them, `steps`
 /// apart), the others the row of zero points.
 #[inline(always)]
-fn tap_table<'a, const C: usize, const KW: usize, const KH: usize>(
-    input: &'a [i8],
-    zp_row: &'a [i8; C],
+fn tap_table<'a, T, const C: usize, const KW: usize, const KH: usize>(
+    input: &'a [T],
+    zp_row: &'a [T; C],
     (ys, xs): (&core::ops::Range<usize>, &core::ops::Range<usize>),
     (row_step, tap_step): (usize, usize),
-) -> [[&'a [i8; C]; KW]; KH] {
+) -> [[&'a [T; C]; KW]; KH] {
     let mut rows = [[zp_row; KW]; KH];
     if ys.len() == KH && xs.len() == KW {
         // A window inside the image: fixed steps, constant trip counts.

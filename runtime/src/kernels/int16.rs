@@ -4,7 +4,7 @@
 //! bias), each as TFLite's reference does.
 
 use super::{Arithmetic, clamp_i32};
-use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
+use crate::fixedpoint::{multiply_by_quantized_multiplier, rescale_reduced_i64};
 
 /// The accumulator of a 16x8 kernel: int64 (int64 bias) or int32.
 pub trait Acc16: Copy {
@@ -16,7 +16,8 @@ pub trait Acc16: Copy {
     fn add(self, bias: Self) -> Self;
     /// `self + sum`: a run's 32-bit sum of products (`RUN16`).
     fn add_sum(self, sum: i32) -> Self;
-    /// Rescaled to the output's int32 value.
+    /// Rescaled to the output's int32 value by [`Requant16`]'s constants
+    /// for this accumulator.
     fn requant(self, multiplier: i32, shift: i32) -> i32;
 }
 
@@ -35,8 +36,8 @@ impl Acc16 for i64 {
         self.wrapping_add(sum as i64)
     }
     #[inline(always)]
-    fn requant(self, multiplier: i32, shift: i32) -> i32 {
-        multiply_by_quantized_multiplier_i64(self, multiplier, shift)
+    fn requant(self, reduced: i32, total_shift: i32) -> i32 {
+        rescale_reduced_i64(self, reduced, total_shift)
     }
 }
 
@@ -60,12 +61,17 @@ impl Acc16 for i32 {
     }
 }
 
-/// Per-channel requantization of a 16x8 op (no zero points).
+/// Per-channel requantization of a 16x8 op (no zero points). With int64
+/// sums the compiler folds TFLite's 64-bit rescale's constants
+/// (`fixedpoint::reduce_multiplier_i64`): `multiplier` holds the
+/// multipliers rounded to 16 bits and `shift` the total right shifts; with
+/// int32 sums they are the Q0.31 significands and exponents.
 #[derive(Clone, Copy, Debug)]
 pub struct Requant16<'a> {
-    /// Q0.31 significands, one per output channel.
+    /// Q0.31 significands (int32 sums) or reduced multipliers (int64), one
+    /// per output channel.
     pub multiplier: &'a [i32],
-    /// Exponents.
+    /// Exponents (int32 sums) or total right shifts (int64).
     pub shift: &'a [i32],
     /// Fused activation range.
     pub act_min: i32,
@@ -120,6 +126,34 @@ impl<A: Acc16> Arithmetic<A> for Requant16<'_> {
 }
 
 pub use super::layout::RUN16;
+
+/// The 16x8 arithmetic over 32-bit sums, for windows of at most [`RUN16`]
+/// taps (whose sums cannot overflow): the kernels' 32-bit block loops sum
+/// the raw products, and each sum goes into the accumulator `A` (TFLite's
+/// int64, or its int32) with `bias` at the output. Same bits as
+/// [`Requant16`] over `A`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sums16<'a, A> {
+    /// The requantization.
+    pub q: &'a Requant16<'a>,
+    /// The bias, in the accumulator's type.
+    pub bias: Option<&'a [A]>,
+}
+
+impl<A: Acc16> Arithmetic<i32> for Sums16<'_, A> {
+    type Input = i16;
+    type Weight = i8;
+    type Output = i16;
+    const ZERO: i32 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i32, weight: i8, input: i16) -> i32 {
+        acc.wrapping_add(weight as i32 * input as i32)
+    }
+    #[inline(always)]
+    fn output(&self, acc: i32, _: Option<&[i32]>, channel: usize) -> i16 {
+        Arithmetic::output(self.q, A::ZERO.add_sum(acc), self.bias, channel)
+    }
+}
 
 /// The outputs of one 16x8 dot-product layer for input `x`: output `r` is
 /// the requantized sum of `x` against weight row `r` (the `x.len()` bytes

@@ -5,7 +5,7 @@
 
 use super::int16::Requant16;
 use super::{Io, Requant, clamp_f32, clamp_i32};
-use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
+use crate::fixedpoint::{multiply_by_quantized_multiplier, rescale_reduced_i64};
 use core::ops::Range;
 
 /// Stride and leading padding (TFLite derives the padding from the output).
@@ -102,7 +102,8 @@ impl Arith for Int16<'_> {
     #[inline(always)]
     fn finish(&self, acc: i64, c: usize) -> i16 {
         let acc = acc.wrapping_add(self.bias.map_or(0, |b| b[c]));
-        let v = multiply_by_quantized_multiplier_i64(acc, self.q.multiplier[c], self.q.shift[c]);
+        // The 64-bit rescale's constants, folded (`Requant16`).
+        let v = rescale_reduced_i64(acc, self.q.multiplier[c], self.q.shift[c]);
         clamp_i32(v, self.q.act_min, self.q.act_max) as i16
     }
 }

@@ -12,3 +12,24 @@ pub(crate) fn dot16_rows<const R: usize>(x: &[i16], rows: &[i8], stride: usize) 
         row.iter().zip(x).fold(0i32, |acc, (&w, &v)| acc.wrapping_add(w as i32 * v as i32))
     })
 }
+
+/// A 16x8 depthwise window's sums for channels `g..g + 8` (fewer where
+/// `C` ends first; the lanes past it stay 0): every tap's row in `rows`
+/// (one per tap, in the filter's order) against the filter's values
+/// (`KH * KW` rows of `C`), 32-bit sums (the compiler calls this for
+/// windows whose sums cannot overflow).
+#[inline(always)]
+pub(crate) fn depthwise16_group<const C: usize, const KW: usize, const KH: usize>(
+    rows: &[[&[i16; C]; KW]; KH],
+    filter: &[i8],
+    g: usize,
+) -> [i32; 8] {
+    let n = 8.min(C - g);
+    let mut acc = [0i32; 8];
+    for (row, w) in rows.iter().flatten().zip(filter[..KH * KW * C].chunks_exact(C)) {
+        for ((a, &x), &w) in acc[..n].iter_mut().zip(&row[g..g + n]).zip(&w[g..g + n]) {
+            *a = a.wrapping_add(w as i32 * x as i32);
+        }
+    }
+    acc
+}
