@@ -453,13 +453,8 @@ pub fn depthwise_vector_s8<
     let group_words = super::layout::DEPTHWISE_VECTOR_HEADER + 2 * KH * KW;
     let stream = &stream[..C.div_ceil(super::layout::DEPTHWISE_VECTOR_GROUP) * group_words];
     let zp_row = [(-input_offset) as i8; C];
-    let steps = (win.dilation_h * IW * C, win.dilation_w * C);
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
-        let span = tap_span::<IH, IW, C>(&pixel, win);
-        // A pixel's output never covers input it reads (in place too).
-        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
-        let rows = tap_table::<_, C, KW, KH>(input, &zp_row, (&pixel.ys, &pixel.xs), steps);
-        arch::depthwise_vector_groups::<C, KW, KH>(&rows, stream, output_offset, out);
+    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, _>(&mut io, win, &zp_row, |rows, out| {
+        arch::depthwise_vector_groups::<C, KW, KH>(rows, stream, output_offset, out);
     });
 }
 
@@ -493,18 +488,45 @@ pub fn depthwise_m1_16x8<
 ) {
     const { assert!(KH * KW <= super::int16::RUN16) };
     let zero_row = [0i16; C];
-    let steps = (win.dilation_h * IW * C, win.dilation_w * C);
-    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
-        let span = tap_span::<IH, IW, C>(&pixel, win);
-        // A pixel's output never covers input it reads (in place too).
-        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
-        let rows = tap_table::<_, C, KW, KH>(input, &zero_row, (&pixel.ys, &pixel.xs), steps);
+    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, _>(&mut io, win, &zero_row, |rows, out| {
         for g in (0..C).step_by(8) {
-            let sums = arch::depthwise16_group::<C, KW, KH>(&rows, filter, g);
+            let sums = arch::depthwise16_group::<C, KW, KH>(rows, filter, g);
             for (k, (o, s)) in out[g..].iter_mut().zip(sums).enumerate() {
                 *o = Arithmetic::output(q, A::ZERO.add_sum(s), bias, g + k);
             }
         }
+    });
+}
+
+/// Calls `f` for every output pixel of a depthwise layer of multiplier 1
+/// with its taps' input pixels ([`tap_table`]: `outside` for taps outside
+/// the image) and its `C` outputs (a pixel's output never covers input it
+/// reads, in place too).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn for_each_tap_table<
+    T: Copy,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<T>,
+>(
+    io: &mut IO,
+    win: &Window,
+    outside: &[T; C],
+    mut f: impl FnMut(&[[&[T; C]; KW]; KH], &mut [T]),
+) {
+    let steps = (win.dilation_h * IW * C, win.dilation_w * C);
+    win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
+        let span = tap_span::<IH, IW, C>(&pixel, win);
+        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
+        let rows = tap_table::<_, C, KW, KH>(input, outside, (&pixel.ys, &pixel.xs), steps);
+        f(&rows, out);
     });
 }
 
