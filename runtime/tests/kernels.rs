@@ -105,6 +105,106 @@ fn depthwise_multiplier_interleaves_channels() {
     assert_eq!(out, [1, 10, 127, -2]);
 }
 
+/// Depth multipliers below, at and past the kernel's block of 32 output
+/// channels (whole input channels per block, or one channel's outputs
+/// split across blocks): every output the plain sum over its window's
+/// taps inside the image, padded and strided windows included.
+#[test]
+fn depthwise_multipliers_match_a_plain_sum() {
+    const IH: usize = 5;
+    const IW: usize = 4;
+    const IC: usize = 3;
+    let win = Window { stride_h: 2, stride_w: 1, pad_top: 1, pad_left: 1, ..UNIT };
+    let all = F32Range { min: f32::MIN, max: f32::MAX };
+    let input: Vec<f32> = (0..IH * IW * IC).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+    macro_rules! check {
+        ($m:literal) => {{
+            const OC: usize = IC * $m;
+            let filter: Vec<f32> = (0..9 * OC).map(|i| ((i * 5) % 13) as f32 - 6.0).collect();
+            let mut out = vec![0.0f32; 3 * 4 * OC];
+            depthwise::<f32, _, 1, IH, IW, IC, 3, 4, $m, 3, 3, _>(
+                sep(&input, &mut out),
+                filter.as_slice(),
+                None,
+                &win,
+                &all,
+            );
+            for (oy, ox, oc) in (0..3).flat_map(|y| (0..4).flat_map(move |x| (0..OC).map(move |c| (y, x, c)))) {
+                let mut want = 0.0f32;
+                for (ky, kx) in (0..3).flat_map(|ky| (0..3).map(move |kx| (ky, kx))) {
+                    let (iy, ix) = ((oy * 2 + ky) as isize - 1, (ox + kx) as isize - 1);
+                    if (0..IH as isize).contains(&iy) && (0..IW as isize).contains(&ix) {
+                        let x = input[(iy as usize * IW + ix as usize) * IC + oc / $m];
+                        want += x * filter[(ky * 3 + kx) * OC + oc];
+                    }
+                }
+                assert_eq!(out[(oy * 4 + ox) * OC + oc], want, "M {} at {oy} {ox} {oc}", $m);
+            }
+        }};
+    }
+    check!(2);
+    check!(3);
+    check!(8);
+    check!(32);
+    check!(33);
+    check!(40);
+}
+
+/// The int8 multiplier kernel (`depthwise_multiplier`: each tap's input
+/// read once for its M outputs, taps outside the image at the zero point)
+/// gives the block loop's bytes: an input zero point, per-channel scales,
+/// a bias, padded strided windows, multipliers from 2 past the block.
+#[test]
+fn depthwise_multiplier_s8_matches_the_block_loop() {
+    use tinyaot::__private::kernels::depthwise::depthwise_multiplier;
+    const IH: usize = 6;
+    const IW: usize = 5;
+    const IC: usize = 3;
+    let win = Window { stride_h: 2, stride_w: 1, pad_top: 1, pad_left: 1, ..UNIT };
+    let mut next = xorshift(0x3c6e_f372_fe94_f82bu64);
+    let input: Vec<i8> = (0..IH * IW * IC).map(|_| next() as i8).collect();
+    macro_rules! check {
+        ($m:literal) => {{
+            const OC: usize = IC * $m;
+            let filter: Vec<i8> = (0..9 * OC).map(|_| next() as i8).collect();
+            let bias: Vec<i32> = (0..OC).map(|_| (next() % 20_001) as i32 - 10_000).collect();
+            let multiplier: Vec<i32> = (0..OC).map(|_| (1 << 30) + (next() as i32 & 0x3fff_ffff)).collect();
+            let shift: Vec<i32> = (0..OC).map(|_| -((next() % 10) as i32)).collect();
+            let q = Requant {
+                input_offset: 7,
+                output_offset: -3,
+                multiplier: &multiplier,
+                shift: &shift,
+                act_min: -128,
+                act_max: 127,
+            };
+            let mut want = vec![0i8; 3 * 5 * OC];
+            depthwise::<i32, _, 1, IH, IW, IC, 3, 5, $m, 3, 3, _>(
+                sep(&input, &mut want),
+                filter.as_slice(),
+                Some(&bias),
+                &win,
+                &q,
+            );
+            let mut out = vec![0i8; 3 * 5 * OC];
+            depthwise_multiplier::<_, _, 1, IH, IW, IC, 3, 5, $m, 3, 3, _>(
+                sep(&input, &mut out),
+                &filter,
+                Some(&bias),
+                &win,
+                &q,
+                -7,
+            );
+            assert_eq!(out, want, "M {}", $m);
+            assert!(want.iter().any(|&v| v != want[0]), "M {}: outputs of one value test nothing", $m);
+        }};
+    }
+    check!(2);
+    check!(3);
+    check!(8);
+    check!(33);
+}
+
 #[test]
 fn fully_connected_rows() {
     let input = [1i8, 2, 3, 4];
@@ -1505,11 +1605,11 @@ fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
 /// gives `AddQuant`'s outputs for every pair of inputs, over random
 /// constants of the forms TFLite makes (one input halved, the other's
 /// multiplier below 1/2 or both halved, output shifts to the form's
-/// limit, zero points and clamps across the range), and `lanes_s8`
+/// limit, zero points and clamps across the range), and `binary_lanes`
 /// gives them through either path.
 #[test]
 fn add_lanes_equal_the_scalar_add() {
-    use tinyaot::__private::kernels::binary::{AddLanes, lanes_s8};
+    use tinyaot::__private::kernels::binary::{AddLanes, binary_lanes};
     let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     let (cases, stride) = if cfg!(miri) { (4, 97) } else { (400, 1) };
     for i in 0..cases {
@@ -1572,10 +1672,10 @@ fn add_lanes_equal_the_scalar_add() {
     let lanes = AddLanes::of(&q, false);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    lanes_s8::<37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i8>(x, y));
+    binary_lanes::<_, 37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    lanes_s8::<37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+    binary_lanes::<_, 37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
         q.add::<i8>(x, y)
     });
     assert_eq!(buf[..], want[..]);
@@ -1584,12 +1684,12 @@ fn add_lanes_equal_the_scalar_add() {
 /// The vector-lanes form of int8 MUL (`MulLanes`, Helium's loop) gives
 /// `MulQuant`'s outputs for every pair of inputs, over random constants
 /// (multipliers in TFLite's range, shifts from the form's right limit to
-/// left shifts, zero points and clamps across the range), and `lanes_s8`
+/// left shifts, zero points and clamps across the range), and `binary_lanes`
 /// gives them through either path.
 #[test]
 fn mul_lanes_equal_the_scalar_mul() {
     use tinyaot::__private::kernels::Strided6;
-    use tinyaot::__private::kernels::binary::{MulLanes, MulQuant, lanes_s8};
+    use tinyaot::__private::kernels::binary::{MulLanes, MulQuant, binary_lanes};
     let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let (cases, stride) = if cfg!(miri) { (4, 97) } else { (400, 1) };
     for i in 0..cases {
@@ -1631,10 +1731,10 @@ fn mul_lanes_equal_the_scalar_mul() {
     let lanes = MulLanes::of(&q);
     assert!(lanes.is_some());
     let mut out = [0i8; 37];
-    lanes_s8::<37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.mul::<i8>(x, y));
+    binary_lanes::<_, 37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.mul::<i8>(x, y));
     assert_eq!(out[..], want[..]);
     let mut buf = b;
-    lanes_s8::<37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+    binary_lanes::<_, 37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
         q.mul::<i8>(x, y)
     });
     assert_eq!(buf[..], want[..]);
@@ -1642,8 +1742,112 @@ fn mul_lanes_equal_the_scalar_mul() {
     let walk = Strided6 { dims: [1, 1, 1, 1, 3, 12], a: [0, 0, 0, 0, 12, 1], b: [0, 0, 0, 0, 0, 1] };
     let want: Vec<i8> = (0..36).map(|k| q.mul::<i8>(b[k % 12], a[k])).collect();
     let mut out = [0i8; 36];
-    lanes_s8::<36, _, _, _>(sep(&a[..36], &mut out), &b[..12], Some(&walk), false, lanes, |x, y| q.mul::<i8>(x, y));
+    binary_lanes::<_, 36, _, _, _>(sep(&a[..36], &mut out), &b[..12], Some(&walk), false, lanes, |x, y| {
+        q.mul::<i8>(x, y)
+    });
     assert_eq!(out[..], want[..]);
+}
+
+/// The vector-lanes form of int16 ADD, SUB and MUL (`AddLanes::of_s16`,
+/// `MulLanes::of_s16`: Helium's loops over 16-bit loads and stores) gives
+/// `AddQuant`'s and `MulQuant`'s outputs, over random constants of the
+/// forms TFLite makes for int16 (zero points 0, the 15-bit headroom, one
+/// input halved) and inputs drawn over the whole range with its extremes;
+/// `binary_lanes` gives them through either path.
+#[test]
+fn int16_lanes_equal_the_scalar_ops() {
+    use tinyaot::__private::kernels::binary::{AddLanes, MulLanes, MulQuant, binary_lanes};
+    let mut next = xorshift(0x6a09_e667_f3bc_c909u64);
+    let (cases, draws) = if cfg!(miri) { (3, 40) } else { (300, 3000) };
+    let edges = [i16::MIN, i16::MIN + 1, -1, 0, 1, i16::MAX - 1, i16::MAX];
+    for i in 0..cases {
+        let r = next();
+        let multiplier = |bits: u64| (1 << 30) + (bits as i32 & 0x3fff_ffff);
+        let (mut m1, mut s1) = (multiplier(r), -1 - ((r >> 32) % 12) as i32);
+        let (mut m2, mut s2) = (1 << 30, 0);
+        if i % 5 == 0 {
+            (m1, s1) = (1 << 30, 0);
+        }
+        if i % 2 == 1 {
+            (m1, s1, m2, s2) = (m2, s2, m1, s1);
+        }
+        let lo = if i % 3 == 0 { 0 } else { -32768 };
+        let hi = if i % 7 == 0 { 20000 } else { 32767 };
+        let add = AddQuant {
+            input1_offset: 0,
+            input2_offset: 0,
+            output_offset: 0,
+            left_shift: 15,
+            input1_multiplier: m1,
+            input1_shift: s1,
+            input2_multiplier: m2,
+            input2_shift: s2,
+            output_multiplier: multiplier(next()),
+            output_shift: -1 - (next() % 23) as i32,
+            act_min: lo,
+            act_max: hi,
+        };
+        let mul = MulQuant {
+            input1_offset: 0,
+            input2_offset: 0,
+            output_offset: 0,
+            multiplier: multiplier(next()),
+            shift: if i % 5 == 0 { (next() % 2) as i32 } else { -((next() % 24) as i32) },
+            act_min: lo,
+            act_max: hi,
+        };
+        let Some(m) = MulLanes::of_s16(&mul) else { panic!("case {i}: no lanes form for {mul:?}") };
+        let pairs = (0..draws).map(|_| (next() as i16, next() as i16));
+        let corners = edges.iter().flat_map(|&x| edges.iter().map(move |&y| (x, y)));
+        for (x, y) in pairs.chain(corners) {
+            for sub in [false, true] {
+                let Some(a) = AddLanes::of_s16(&add, sub) else { panic!("case {i}: no lanes form for {add:?}") };
+                let want = if sub { add.sub::<i16>(x, y) } else { add.add::<i16>(x, y) };
+                assert_eq!(a.apply(x, y), want, "case {i} sub {sub}: {x} {y} {add:?}");
+            }
+            assert_eq!(m.apply(x, y), mul.mul::<i16>(x, y), "case {i}: {x} {y} {mul:?}");
+        }
+    }
+    // Where a lane could saturate (a nonzero output zero point beside the
+    // largest high products) there is no lanes form: the scalar path.
+    let q = MulQuant {
+        input1_offset: 0,
+        input2_offset: 0,
+        output_offset: 5,
+        multiplier: i32::MAX,
+        shift: 1,
+        act_min: -32768,
+        act_max: 32767,
+    };
+    assert_eq!(MulLanes::of_s16(&q), None);
+    // Through the kernel, in place and apart.
+    let q = AddQuant {
+        input1_offset: 0,
+        input2_offset: 0,
+        output_offset: 0,
+        left_shift: 15,
+        input1_multiplier: 1 << 30,
+        input1_shift: 0,
+        input2_multiplier: 1_500_000_000,
+        input2_shift: -2,
+        output_multiplier: 1_800_000_000,
+        output_shift: -15,
+        act_min: -32768,
+        act_max: 32767,
+    };
+    let a: [i16; 37] = core::array::from_fn(|k| (k as i32 * 1771 - 32768) as i16);
+    let b: [i16; 37] = core::array::from_fn(|k| (32767 - k as i32 * 1500) as i16);
+    let want: Vec<i16> = a.iter().zip(&b).map(|(&x, &y)| q.add::<i16>(x, y)).collect();
+    let lanes = AddLanes::of_s16(&q, false);
+    assert!(lanes.is_some());
+    let mut out = [0i16; 37];
+    binary_lanes::<_, 37, _, _, _>(sep(&a, &mut out), &b, None, true, lanes, |x, y| q.add::<i16>(x, y));
+    assert_eq!(out[..], want[..]);
+    let mut buf = b;
+    binary_lanes::<_, 37, _, _, _>(InPlace { buf: &mut buf, input: 0, output: 0 }, &a, None, false, lanes, |x, y| {
+        q.add::<i16>(x, y)
+    });
+    assert_eq!(buf[..], want[..]);
 }
 
 /// The vector depthwise kernel (Helium's, here its portable twin: groups

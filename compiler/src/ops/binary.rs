@@ -184,7 +184,7 @@ fn add_quant(p: &[i32; 12]) -> TokenStream {
     })
 }
 
-/// Broadcasting int8 ADD, SUB and MUL take the vector loops (on targets
+/// Broadcasting int8 and int16 ADD, SUB and MUL take the vector loops (on targets
 /// with lanes) where their contiguous runs are at least this long (a
 /// loop's setup per run).
 const LANE_RUN_MIN: usize = 8;
@@ -539,18 +539,20 @@ impl Binary {
             }
         };
         let walk = self.broadcast.map(|(d, sa, sb)| if io_first { (d, sa, sb) } else { (d, sb, sa) });
-        // int8 ADD, SUB and MUL: a vector loop where the target has lanes
-        // and the constants their form (`AddLanes::of`, `MulLanes::of`,
-        // evaluated as constants), else the scalar closure; same-shaped
-        // operands, or broadcast in runs of at least `LANE_RUN_MIN`.
-        let lanes = match (&self.arith, self.kind, self.int16) {
-            (Arith::AddSub(p), Kind::Add | Kind::Sub, false) => {
+        // int8 and int16 ADD, SUB and MUL: a vector loop where the target
+        // has lanes and the constants their form (`AddLanes::of`,
+        // `MulLanes::of` or their `_s16` twins, evaluated as constants),
+        // else the scalar closure; same-shaped operands, or broadcast in
+        // runs of at least `LANE_RUN_MIN`.
+        let of = if self.int16 { quote!(of_s16) } else { quote!(of) };
+        let lanes = match (&self.arith, self.kind) {
+            (Arith::AddSub(p), Kind::Add | Kind::Sub) => {
                 let (q, sub) = (add_quant(p), self.kind == Kind::Sub);
-                Some(quote!(AddLanes::of(&#q, #sub)))
+                Some(quote!(AddLanes::#of(&#q, #sub)))
             }
-            (Arith::Mul(p), _, false) => {
+            (Arith::Mul(p), _) => {
                 let q = mul_quant(p);
-                Some(quote!(MulLanes::of(&#q)))
+                Some(quote!(MulLanes::#of(&#q)))
             }
             _ => None,
         };
@@ -562,9 +564,9 @@ impl Binary {
         };
         if let (Some(of), Some(runs)) = (lanes, runs) {
             let binary = quote!(::tinyaot::__private::kernels::binary);
-            return Ok(
-                quote!(#binary::lanes_s8::<#len, _, _, _>(#io, #other, #runs, #io_first, const { #binary::#of }, #f);),
-            );
+            return Ok(quote!(
+                #binary::binary_lanes::<#ty, #len, _, _, _>(#io, #other, #runs, #io_first, const { #binary::#of }, #f);
+            ));
         }
         Ok(binary_call((&ty, &ty), len, io, other, walk, io_first, f))
     }

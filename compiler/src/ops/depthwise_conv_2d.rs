@@ -257,6 +257,22 @@ impl Operator for DepthwiseConv2d {
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise_m1_16x8::<#acc, #n, #ih, #iw, #ic, #oh, #ow, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q);)
             }
+            // Integer multipliers above 1: each tap's input value read
+            // once for its M outputs (taps outside the image at the zero
+            // point, whose offset value adds nothing).
+            Arith::Int8(q) if m > 1 && !self.int4 => {
+                let zero_point = proc_macro2::Literal::i8_suffixed(-q.input_offset as i8);
+                // The fast kernels' scales (their short requantization
+                // forms) where the filter has no zero point of its own.
+                let q = if q.weight_offset == 0 { q.emit_rescale(cx)? } else { q.emit_arithmetic(cx) };
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_multiplier::<_, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, #bias, #win, #q, #zero_point);)
+            }
+            Arith::Int16(w) if m > 1 && !self.int4 && kh * kw <= tinyaot_common::layout::RUN16 => {
+                let (acc, q) = w.emit(cx);
+                quote!(::tinyaot::__private::kernels::depthwise::depthwise_multiplier::<_, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
+                    #io, #filter, None, #win, &::tinyaot::__private::kernels::int16::Sums16::<#acc> { q: #q, bias: #bias }, 0i16);)
+            }
             Arith::Int16(w) if kh * kw <= tinyaot_common::layout::RUN16 => {
                 let (acc, q) = w.emit(cx);
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise::<i32, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(

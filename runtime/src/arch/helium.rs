@@ -10,6 +10,8 @@
 //! (`-C target-cpu=cortex-m55` or `cortex-m85`, which also lets the
 //! assembler take these instructions).
 
+use crate::kernels::Narrow;
+
 /// The multiply-accumulates of one run of 16 values of a block of 4 rows
 /// against the input run in vector register `$x` (assembly text).
 macro_rules! block_run {
@@ -116,15 +118,15 @@ pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
     }
 }
 
-/// The loop of [`add_sub_s8`] (assembly text): per 4 elements the
-/// operands' loads (the rescaled one from r0, the halved one from r1, widened
+/// The loop of [`add_sub_lanes`] (assembly text): per 4 elements the
+/// operands' loads (`$w` `b` for int8, `h` for int16, `$step` bytes) (the rescaled one from r0, the halved one from r1, widened
 /// to 32-bit lanes), `$rescale` (the rescaled operand's rounding multiply
 /// and shift into q2, or nothing), `$combine` (their sum or difference
 /// into q0), the output's rounding multiply and shift with its zero point,
 /// the clamp, and a narrowing store through r2; tail-predicated (`WLSTP`/`LETP`: the
 /// last run's lanes past `n` neither load nor store).
 macro_rules! add_lanes_text {
-    ($rescale:expr, $combine:literal) => {
+    ($w:literal, $step:literal, $rescale:expr, $combine:literal) => {
         concat!(
             "vldrw.u32 q3, [{c}]\n",
             "vldrw.u32 q4, [{c}, #16]\n",
@@ -137,9 +139,17 @@ macro_rules! add_lanes_text {
             "ldr {c}, [{c}, #104]\n",
             "wlstp.32 lr, {n}, 3f\n",
             "2:\n",
-            "vldrb.s32 q0, [r0], #4\n",
+            "vldr",
+            $w,
+            ".s32 q0, [r0], #",
+            $step,
+            "\n",
             "vmlas.i32 q0, q3, {offa}\n",
-            "vldrb.s32 q1, [r1], #4\n",
+            "vldr",
+            $w,
+            ".s32 q1, [r1], #",
+            $step,
+            "\n",
             $rescale,
             "vmlas.i32 q1, q4, {offb}\n",
             $combine,
@@ -151,7 +161,11 @@ macro_rules! add_lanes_text {
             "vrshl.s32 q1, {c}\n",
             "vmax.s32 q1, q1, q6\n",
             "vmin.s32 q1, q1, q7\n",
-            "vstrb.32 q1, [r2], #4\n",
+            "vstr",
+            $w,
+            ".32 q1, [r2], #",
+            $step,
+            "\n",
             "letp lr, 2b\n",
             "3:\n",
         )
@@ -296,8 +310,9 @@ pub(crate) fn depthwise_vector_groups<const C: usize, const KW: usize, const KH:
 /// `portable::VECTOR_LANES`: four 32-bit lanes per instruction.
 pub(crate) const VECTOR_LANES: bool = true;
 
-/// `portable::add_sub_s8` as one vector loop (16 instructions per 4
-/// elements, against about 12 per element in scalar code): each operand
+/// `portable::add_sub_lanes` as one vector loop (16 instructions per 4
+/// elements, against about 12 per element in scalar int8 code and more
+/// in int16's 64-bit rescales): each operand
 /// `x * 2^shift + (offset << shift)` in one `VMLAS`, the rescaled one's
 /// `AddLanes::rescale` (sign, `VQRDMLAH`, `VRSHL`), the sum or difference,
 /// the output's rescale with its zero point folded into the accumulated
@@ -306,12 +321,12 @@ pub(crate) const VECTOR_LANES: bool = true;
 /// `VMAX`/`VMIN` for the clamp and a narrowing store.
 ///
 /// # Safety
-/// As `portable::add_sub_s8`.
+/// As `portable::add_sub_lanes`.
 #[inline(always)]
-pub(crate) unsafe fn add_sub_s8(
-    first: *const i8,
-    second: *const i8,
-    out: *mut i8,
+pub(crate) unsafe fn add_sub_lanes<T: Narrow>(
+    first: *const T,
+    second: *const T,
+    out: *mut T,
     n: usize,
     l: &crate::kernels::binary::AddLanes,
 ) {
@@ -335,14 +350,18 @@ pub(crate) unsafe fn add_sub_s8(
     let [pa, pb] = if a == 0 { [first, second] } else { [second, first] };
     macro_rules! run {
         ($rescale:expr, $combine:literal) => {
-            // SAFETY: the loop reads `n` values behind `pa` and `pb` and
+            if T::BYTES == 1 { run!("b", "4", $rescale, $combine) } else { run!("h", "8", $rescale, $combine) }
+        };
+        ($w:literal, $step:literal, $rescale:expr, $combine:literal) => {
+            // SAFETY: the loop reads `n` values (of `T`'s width, the
+            // loads' and store's) behind `pa` and `pb` and
             // writes `n` behind `out` (the caller's runs; the predicate
             // stops each at `n`), each run of 4 read before it is
             // written; `c` is the 27 words read at setup; q0-q7 are
             // declared clobbered; no stack.
             unsafe {
                 core::arch::asm!(
-                    add_lanes_text!($rescale, $combine),
+                    add_lanes_text!($w, $step, $rescale, $combine),
                     c = inout(reg) c.as_ptr() => _,
                     n = in(reg) n,
                     // The widening loads and the narrowing store take
@@ -379,14 +398,14 @@ pub(crate) unsafe fn add_sub_s8(
     }
 }
 
-/// The loop of [`mul_s8`] (assembly text): per 4 elements both operands'
-/// loads widened to 32-bit lanes (r0, r1), their offsets, the product and
+/// The loop of [`mul_lanes`] (assembly text): per 4 elements both operands'
+/// loads (`$w`, `$step` as [`add_lanes_text`]) widened to 32-bit lanes (r0, r1), their offsets, the product and
 /// its left shift, `$sign` (the product's sign into q1 for a right shift,
 /// zero without one), the zero point's term, the rounding doubling high
 /// multiply-accumulate and the rounding right shift, the clamp and a
 /// narrowing store through r2; tail-predicated as [`add_lanes_text`].
 macro_rules! mul_lanes_text {
-    ($sign:literal) => {
+    ($w:literal, $step:literal, $sign:literal) => {
         concat!(
             "vldrw.u32 q5, [{c}]\n",
             "vldrw.u32 q6, [{c}, #16]\n",
@@ -397,9 +416,17 @@ macro_rules! mul_lanes_text {
             "ldr {c}, [{c}, #68]\n",
             "wlstp.32 lr, {n}, 3f\n",
             "2:\n",
-            "vldrb.s32 q0, [r0], #4\n",
+            "vldr",
+            $w,
+            ".s32 q0, [r0], #",
+            $step,
+            "\n",
             "vadd.i32 q0, q0, {o1}\n",
-            "vldrb.s32 q1, [r1], #4\n",
+            "vldr",
+            $w,
+            ".s32 q1, [r1], #",
+            $step,
+            "\n",
             "vadd.i32 q1, q1, {o2}\n",
             "vmul.i32 q0, q0, q1\n",
             "vshl.s32 q0, {left}\n",
@@ -409,26 +436,30 @@ macro_rules! mul_lanes_text {
             "vrshl.s32 q1, {c}\n",
             "vmax.s32 q1, q1, q5\n",
             "vmin.s32 q1, q1, q6\n",
-            "vstrb.32 q1, [r2], #4\n",
+            "vstr",
+            $w,
+            ".32 q1, [r2], #",
+            $step,
+            "\n",
             "letp lr, 2b\n",
             "3:\n",
         )
     };
 }
 
-/// `portable::mul_s8` as one vector loop (13 instructions per 4
+/// `portable::mul_lanes` as one vector loop (13 instructions per 4
 /// elements): the offset operands' product (`VMUL`), its left shift,
-/// then `MulLanes::apply`'s rounding as [`add_sub_s8`]'s output (the
+/// then `MulLanes::apply`'s rounding as [`add_sub_lanes`]'s output (the
 /// sign by `VMULH` by ones, the zero point's term, `VQRDMLAH`, `VRSHL`),
 /// `VMAX`/`VMIN` and a narrowing store.
 ///
 /// # Safety
-/// As `portable::mul_s8`.
+/// As `portable::mul_lanes`.
 #[inline(always)]
-pub(crate) unsafe fn mul_s8(
-    first: *const i8,
-    second: *const i8,
-    out: *mut i8,
+pub(crate) unsafe fn mul_lanes<T: Narrow>(
+    first: *const T,
+    second: *const T,
+    out: *mut T,
     n: usize,
     l: &crate::kernels::binary::MulLanes,
 ) {
@@ -439,14 +470,17 @@ pub(crate) unsafe fn mul_s8(
     }
     macro_rules! run {
         ($sign:literal) => {
-            // SAFETY: the loop reads `n` values behind `first` and
+            if T::BYTES == 1 { run!("b", "4", $sign) } else { run!("h", "8", $sign) }
+        };
+        ($w:literal, $step:literal, $sign:literal) => {
+            // SAFETY: the loop reads `n` values (of `T`'s width) behind `first` and
             // `second` and writes `n` behind `out` (the caller's runs; the
             // predicate stops each at `n`), each run of 4 read before it
             // is written; `c` is the 18 words read at setup; q0, q1 and
             // q5-q7 are declared clobbered; no stack.
             unsafe {
                 core::arch::asm!(
-                    mul_lanes_text!($sign),
+                    mul_lanes_text!($w, $step, $sign),
                     c = inout(reg) c.as_ptr() => _,
                     n = in(reg) n,
                     // The widening loads and the narrowing store take

@@ -270,60 +270,84 @@ pub fn binary<T: Copy, O: Copy, const LEN: usize, IO: Io<T, O>, F: Fn(T, T) -> O
 /// Elements per run of [`binary`] (`arch::ELEMENTWISE_RUN`).
 const BINARY_RUN: usize = crate::arch::ELEMENTWISE_RUN;
 
-/// Whether an output zero point and activation range are int8's, as the
-/// lanes forms' narrowing stores need.
-const fn int8_output(offset: i32, lo: i32, hi: i32) -> bool {
-    offset >= -128 && offset <= 127 && lo >= -128 && hi <= 127 && lo <= hi
+/// Whether an output zero point and activation range lie inside `[min,
+/// max]` (the output type's), as the lanes forms' narrowing stores need,
+/// and the last rescale cannot saturate a lane: `VQRDMLAH` adds the high
+/// product (at most `high` in magnitude) to the sign and the folded zero
+/// point term (`offset << right`) with saturation, where TFLite's int32
+/// arithmetic would wrap; with their sum inside int32 the two agree.
+const fn lane_output(offset: i32, lo: i32, hi: i32, (min, max): (i32, i32), right: i32, high: i64) -> bool {
+    let term = (offset as i64) << right;
+    let term = if term < 0 { -term } else { term };
+    offset >= min && offset <= max && lo >= min && hi <= max && lo <= hi && high + term < i32::MAX as i64
 }
 
-/// A lane's clamp to the activation's range (`VMAX`, `VMIN`), as int8.
+/// The largest magnitude of `x + offset` for `x` in `[min, max]`.
+const fn offset_bound((min, max): (i32, i32), offset: i32) -> i64 {
+    let (a, b) = ((min as i64 + offset as i64).abs(), (max as i64 + offset as i64).abs());
+    if a > b { a } else { b }
+}
+
+/// The magnitude bound of `VQRDMULH(v, multiplier)` for `|v| <= v`
+/// (`v` capped at 2^31: a wrapped lane can be anything).
+const fn high_bound(v: i64, multiplier: i32) -> i64 {
+    let v = if v > 1 << 31 { 1 << 31 } else { v };
+    ((v * multiplier as i64) >> 31) + 1
+}
+
+/// The int8 and int16 ranges, as [`lane_output`] takes them.
+const INT8: (i32, i32) = (-128, 127);
+const INT16: (i32, i32) = (-32768, 32767);
+
+/// A lane's clamp to the activation's range (`VMAX`, `VMIN`), narrowed
+/// to the output type (the range is inside it).
 #[inline(always)]
-const fn clamp_lane(v: i32, lo: i32, hi: i32) -> i8 {
+fn clamp_lane<T: Narrow>(v: i32, lo: i32, hi: i32) -> T {
     let v = if v < lo { lo } else { v };
-    (if v > hi { hi } else { v }) as i8
+    T::narrow(if v > hi { hi } else { v })
 }
 
-/// An int8 binary op in the form of 32-bit vector lanes ([`AddLanes`],
-/// [`MulLanes`]), whose loop the target runs.
-pub trait Lanes: Copy {
+/// An int8 or int16 binary op in the form of 32-bit vector lanes
+/// ([`AddLanes`], [`MulLanes`]), whose loop the target runs.
+pub trait Lanes<T>: Copy {
     /// `n` outputs of the values behind `first` and `second` into `out`
-    /// (`arch::add_sub_s8`, `arch::mul_s8`).
+    /// (`arch::add_sub_lanes`, `arch::mul_lanes`).
     ///
     /// # Safety
     /// `first` and `second` point to `n` readable values and `out` to `n`
     /// writable ones; an output may overlap an input only at or before the
     /// input's own element.
-    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize);
+    unsafe fn run(&self, first: *const T, second: *const T, out: *mut T, n: usize);
 }
 
-impl Lanes for AddLanes {
+impl<T: Narrow> Lanes<T> for AddLanes {
     #[inline(always)]
-    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize) {
-        // SAFETY: the caller's runs, as `arch::add_sub_s8` asks.
-        unsafe { crate::arch::add_sub_s8(first, second, out, n, self) }
+    unsafe fn run(&self, first: *const T, second: *const T, out: *mut T, n: usize) {
+        // SAFETY: the caller's runs, as `arch::add_sub_lanes` asks.
+        unsafe { crate::arch::add_sub_lanes(first, second, out, n, self) }
     }
 }
 
-impl Lanes for MulLanes {
+impl<T: Narrow> Lanes<T> for MulLanes {
     #[inline(always)]
-    unsafe fn run(&self, first: *const i8, second: *const i8, out: *mut i8, n: usize) {
-        // SAFETY: the caller's runs, as `arch::mul_s8` asks.
-        unsafe { crate::arch::mul_s8(first, second, out, n, self) }
+    unsafe fn run(&self, first: *const T, second: *const T, out: *mut T, n: usize) {
+        // SAFETY: the caller's runs, as `arch::mul_lanes` asks.
+        unsafe { crate::arch::mul_lanes(first, second, out, n, self) }
     }
 }
 
-/// int8 ADD, SUB or MUL of two same-shaped tensors (`walk` `None`), or
+/// int8 or int16 ADD, SUB or MUL of two same-shaped tensors (`walk` `None`), or
 /// broadcast along `walk` whose last dimension is a run contiguous in both
 /// operands (and the whole walk contiguous in `io`'s): where the target
 /// has vector lanes (`arch::VECTOR_LANES`, Helium) and `lanes` holds the
-/// op's constants in their form ([`AddLanes::of`], [`MulLanes::of`], a
-/// constant), a vector loop per run; elsewhere [`binary`] (or
+/// op's constants in their form ([`AddLanes::of`], [`MulLanes::of`] and their
+/// int16 twins, a constant), a vector loop per run; elsewhere [`binary`] (or
 /// [`binary_broadcast`]) with `f` (the compiler's scalar closure, which may
 /// look the rescaled inputs up in tables). The same bits either way.
 #[inline(never)]
-pub fn lanes_s8<const LEN: usize, IO: Io<i8>, L: Lanes, F: Fn(i8, i8) -> i8>(
+pub fn binary_lanes<T: Narrow, const LEN: usize, IO: Io<T>, L: Lanes<T>, F: Fn(T, T) -> T>(
     mut io: IO,
-    other: &[i8],
+    other: &[T],
     walk: Option<&Strided6>,
     io_first: bool,
     lanes: Option<L>,
@@ -331,11 +355,11 @@ pub fn lanes_s8<const LEN: usize, IO: Io<i8>, L: Lanes, F: Fn(i8, i8) -> i8>(
 ) {
     let Some(lanes) = lanes.filter(|_| crate::arch::VECTOR_LANES) else {
         return match walk {
-            None => binary::<i8, i8, LEN, IO, F>(io, other, io_first, f),
-            Some(shape) => binary_broadcast::<i8, i8, LEN, IO, F>(io, other, shape, io_first, f),
+            None => binary::<T, T, LEN, IO, F>(io, other, io_first, f),
+            Some(shape) => binary_broadcast::<T, T, LEN, IO, F>(io, other, shape, io_first, f),
         };
     };
-    let mut run_at = |start: usize, other: &[i8]| {
+    let mut run_at = |start: usize, other: &[T]| {
         let (input, output) = io.elementwise_runs(start, other.len());
         let (first, second) = if io_first { (input, other.as_ptr()) } else { (other.as_ptr(), input) };
         // SAFETY: `elementwise_runs` and `other` give `other.len()` readable
@@ -356,7 +380,7 @@ pub fn lanes_s8<const LEN: usize, IO: Io<i8>, L: Lanes, F: Fn(i8, i8) -> i8>(
     }
 }
 
-/// A quantized int8 MUL ([`MulQuant`]) in the form of 32-bit vector lanes:
+/// A quantized int8 or int16 MUL ([`MulQuant`]) in the form of 32-bit vector lanes:
 /// the product of the offset inputs (at most 2^16 in magnitude) shifted
 /// left by `left`, TFLite's rounding doubling high multiply by
 /// `multiplier`, and where `right` is not 0 its rounding right shift with
@@ -375,7 +399,7 @@ pub struct MulLanes {
     pub right: i32,
     /// The output zero point.
     pub out_offset: i32,
-    /// The fused activation's range, inside int8.
+    /// The fused activation's range, inside the output type.
     pub act_min: i32,
     /// Upper end of the range.
     pub act_max: i32,
@@ -383,22 +407,35 @@ pub struct MulLanes {
 
 impl MulLanes {
     /// The lanes form of an int8 MUL where its constants allow it: a
-    /// non-negative multiplier, a right shift of at most 23 (the zero
-    /// point times 2^right fits a lane), the output zero point and the
-    /// clamp inside int8; `None` otherwise.
+    /// non-negative multiplier, a right shift of at most 23, the output
+    /// zero point and the clamp inside int8 (the zero point times
+    /// 2^right fits a lane); `None` otherwise.
     pub const fn of(q: &MulQuant) -> Option<MulLanes> {
-        if q.multiplier < 0
-            || q.shift < -crate::fixedpoint::DOWN_MAX_RIGHT
-            || q.shift > 31
-            || !int8_output(q.output_offset, q.act_min, q.act_max)
-        {
+        Self::of_range(q, INT8)
+    }
+
+    /// [`MulLanes::of`] for int16: the same form, the output inside int16
+    /// (products of offset int16 values wrap in a lane as in TFLite's
+    /// int32 arithmetic).
+    pub const fn of_s16(q: &MulQuant) -> Option<MulLanes> {
+        Self::of_range(q, INT16)
+    }
+
+    const fn of_range(q: &MulQuant, range: (i32, i32)) -> Option<MulLanes> {
+        let (left, right) = if q.shift > 0 { (q.shift, 0) } else { (0, -q.shift) };
+        if q.multiplier < 0 || q.shift < -crate::fixedpoint::DOWN_MAX_RIGHT || q.shift > 31 {
+            return None;
+        }
+        let product = offset_bound(range, q.input1_offset) * offset_bound(range, q.input2_offset);
+        let high = high_bound(if left < 32 && product < 1 << 32 { product << left } else { 1 << 31 }, q.multiplier);
+        if !lane_output(q.output_offset, q.act_min, q.act_max, range, right, high) {
             return None;
         }
         Some(MulLanes {
             offset: [q.input1_offset, q.input2_offset],
-            left: if q.shift > 0 { q.shift } else { 0 },
+            left,
             multiplier: q.multiplier,
-            right: if q.shift > 0 { 0 } else { -q.shift },
+            right,
             out_offset: q.output_offset,
             act_min: q.act_min,
             act_max: q.act_max,
@@ -406,13 +443,13 @@ impl MulLanes {
     }
 
     /// One output, as each lane computes it (the portable form of
-    /// `arch::mul_s8`).
+    /// `arch::mul_lanes`).
     #[inline(always)]
-    pub const fn apply(&self, x: i8, y: i8) -> i8 {
-        let p = (x as i32 + self.offset[0]) * (y as i32 + self.offset[1]);
+    pub fn apply<T: Narrow>(&self, x: T, y: T) -> T {
+        let p = (x.to_i32() + self.offset[0]).wrapping_mul(y.to_i32() + self.offset[1]);
         let v = p.wrapping_shl(self.left as u32);
         let out = if self.right == 0 {
-            AddLanes::rescale_high(v, self.multiplier) + self.out_offset
+            AddLanes::rescale_high(v, self.multiplier).wrapping_add(self.out_offset)
         } else {
             AddLanes::rescale(v, self.multiplier, self.right, self.out_offset << self.right)
         };
@@ -420,21 +457,22 @@ impl MulLanes {
     }
 }
 
-/// A quantized int8 ADD or SUB ([`AddQuant`], the 20-bit headroom) in the
+/// A quantized int8 or int16 ADD or SUB ([`AddQuant`], the 20- or 15-bit headroom) in the
 /// form of 32-bit vector lanes: each operand `x` becomes `(x + offset) <<
 /// shift` with one multiply-accumulate (`x * 2^shift + (offset <<
 /// shift)`). TFLite rescales each input by a multiplier below one, and the
 /// input with the larger scale has exactly 1/2 (2^30, exponent 0), a
-/// halving of its even shifted value: its `shift` is 19 and no more is
-/// done. The other input, `rescaled` (none where the scales are equal), has
-/// shift 20 and `multiplier` with a right shift `right`; then the sum (or
+/// halving of its even shifted value: its `shift` is one less than the
+/// headroom and no more is done. The other input, `rescaled` (none where
+/// the scales are equal), has the headroom's shift and `multiplier` with a right shift `right`; then the sum (or
 /// difference) takes `out_multiplier`, `out_right` and the output zero
 /// point, and the activation's clamp. Each rescaling is TFLite's
 /// `MultiplyByQuantizedMultiplierSmallerThanOneExp` as [`AddLanes::rescale`]
 /// computes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AddLanes {
-    /// Left shift of each operand (op order): 20, or 19 where halved.
+    /// Left shift of each operand (op order): the headroom (20 for int8,
+    /// 15 for int16), or one less where halved.
     pub shift: [i32; 2],
     /// Each operand's negated zero point.
     pub offset: [i32; 2],
@@ -450,7 +488,7 @@ pub struct AddLanes {
     pub out_right: i32,
     /// ... and the output zero point.
     pub out_offset: i32,
-    /// The fused activation's range, inside int8.
+    /// The fused activation's range, inside the output type.
     pub act_min: i32,
     /// Upper end of the range.
     pub act_max: i32,
@@ -462,14 +500,24 @@ impl AddLanes {
     /// The lanes form of an int8 ADD (`sub` false) or SUB, where its
     /// constants allow it: headroom 20, one input halved and the other's
     /// right shift 1 to 31 (both halved for equal scales), the output's
-    /// right shift 1 to 23 (its zero point times 2^right then fits a lane)
-    /// and the clamp inside int8; `None` otherwise.
+    /// right shift 1 to 23 and the zero point and clamp inside int8 (the
+    /// zero point times 2^right then fits a lane); `None` otherwise.
     pub const fn of(q: &AddQuant, sub: bool) -> Option<AddLanes> {
-        if q.left_shift != 20
+        Self::of_range(q, sub, 20, INT8)
+    }
+
+    /// [`AddLanes::of`] for int16 (TFLite's 15-bit headroom), the output
+    /// inside int16 and no lane able to saturate (with TFLite's int16 zero
+    /// points of 0, never).
+    pub const fn of_s16(q: &AddQuant, sub: bool) -> Option<AddLanes> {
+        Self::of_range(q, sub, 15, INT16)
+    }
+
+    const fn of_range(q: &AddQuant, sub: bool, headroom: i32, range: (i32, i32)) -> Option<AddLanes> {
+        if q.left_shift != headroom
             || q.output_multiplier < 0
             || q.output_shift > -1
             || q.output_shift < -crate::fixedpoint::DOWN_MAX_RIGHT
-            || !int8_output(q.output_offset, q.act_min, q.act_max)
         {
             return None;
         }
@@ -480,12 +528,21 @@ impl AddLanes {
             m >= 0 && shift <= -1 && shift >= -31
         }
         let (m1, s1, m2, s2) = (q.input1_multiplier, q.input1_shift, q.input2_multiplier, q.input2_shift);
+        let (full, half) = (headroom, headroom - 1);
         let (rescaled, multiplier, shift, left) = match (halved(m1, s1), halved(m2, s2)) {
-            (true, true) => (None, 0, 0, [19, 19]),
-            (false, true) if fits(m1, s1) => (Some(0), m1, s1, [20, 19]),
-            (true, false) if fits(m2, s2) => (Some(1), m2, s2, [19, 20]),
+            (true, true) => (None, 0, 0, [half, half]),
+            (false, true) if fits(m1, s1) => (Some(0), m1, s1, [full, half]),
+            (true, false) if fits(m2, s2) => (Some(1), m2, s2, [half, full]),
             _ => return None,
         };
+        // Each operand at most its offset bound times 2^(headroom - 1)
+        // after its rescale (a multiplier below 1/2 for the rescaled one):
+        // their sum or difference is the output rescale's input.
+        let sum = (offset_bound(range, q.input1_offset) + offset_bound(range, q.input2_offset)) << half;
+        let right = -q.output_shift;
+        if !lane_output(q.output_offset, q.act_min, q.act_max, range, right, high_bound(sum, q.output_multiplier)) {
+            return None;
+        }
         Some(AddLanes {
             shift: left,
             offset: [q.input1_offset, q.input2_offset],
@@ -493,7 +550,7 @@ impl AddLanes {
             multiplier,
             right: -shift,
             out_multiplier: q.output_multiplier,
-            out_right: -q.output_shift,
+            out_right: right,
             out_offset: q.output_offset,
             act_min: q.act_min,
             act_max: q.act_max,
@@ -527,12 +584,12 @@ impl AddLanes {
     }
 
     /// One output, as each lane computes it (the portable form of
-    /// `arch::add_sub_s8`).
+    /// `arch::add_sub_lanes`).
     #[inline(always)]
-    pub const fn apply(&self, x: i8, y: i8) -> i8 {
+    pub fn apply<T: Narrow>(&self, x: T, y: T) -> T {
         let mut v = [
-            (x as i32 + self.offset[0]).wrapping_shl(self.shift[0] as u32),
-            (y as i32 + self.offset[1]).wrapping_shl(self.shift[1] as u32),
+            (x.to_i32() + self.offset[0]).wrapping_shl(self.shift[0] as u32),
+            (y.to_i32() + self.offset[1]).wrapping_shl(self.shift[1] as u32),
         ];
         if let Some(r) = self.rescaled {
             v[r] = Self::rescale(v[r], self.multiplier, self.right, 0);

@@ -57,9 +57,13 @@ pub fn depthwise<
             }
             return;
         }
+        // With a multiplier of at most `BLOCK`, blocks of whole input
+        // channels (a multiple of M output channels): each input value is
+        // read once for its M outputs.
+        let step = if M <= BLOCK { BLOCK / M * M } else { BLOCK };
         let mut c0 = 0;
         while c0 < oc_total {
-            let len = BLOCK.min(oc_total - c0);
+            let len = step.min(oc_total - c0);
             let mut acc = [Q::ZERO; BLOCK];
             for ky in ys.clone() {
                 let iy = (y0 + (ky * win.dilation_h) as isize) as usize;
@@ -70,6 +74,14 @@ pub fn depthwise<
                     if M == 1 {
                         for ((a, f), &x) in acc[..len].iter_mut().zip(taps).zip(io.run(in_base + c0, len)) {
                             *a = q.mac(*a, f, x);
+                        }
+                    } else if M <= BLOCK {
+                        let mut taps = taps;
+                        let xs = io.run(in_base + c0 / M, len / M);
+                        for (outputs, &x) in acc[..len].chunks_exact_mut(M).zip(xs) {
+                            for (a, f) in outputs.iter_mut().zip(&mut taps) {
+                                *a = q.mac(*a, f, x);
+                            }
                         }
                     } else {
                         for (k, (a, f)) in acc[..len].iter_mut().zip(taps).enumerate() {
@@ -453,7 +465,7 @@ pub fn depthwise_vector_s8<
     let group_words = super::layout::DEPTHWISE_VECTOR_HEADER + 2 * KH * KW;
     let stream = &stream[..C.div_ceil(super::layout::DEPTHWISE_VECTOR_GROUP) * group_words];
     let zp_row = [(-input_offset) as i8; C];
-    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, _>(&mut io, win, &zp_row, |rows, out| {
+    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, 1, _>(&mut io, win, &zp_row, |rows, out| {
         arch::depthwise_vector_groups::<C, KW, KH>(rows, stream, output_offset, out);
     });
 }
@@ -488,7 +500,7 @@ pub fn depthwise_m1_16x8<
 ) {
     const { assert!(KH * KW <= super::int16::RUN16) };
     let zero_row = [0i16; C];
-    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, _>(&mut io, win, &zero_row, |rows, out| {
+    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, 1, _>(&mut io, win, &zero_row, |rows, out| {
         for g in (0..C).step_by(8) {
             let sums = arch::depthwise16_group::<C, KW, KH>(rows, filter, g);
             for (k, (o, s)) in out[g..].iter_mut().zip(sums).enumerate() {
@@ -498,10 +510,63 @@ pub fn depthwise_m1_16x8<
     });
 }
 
-/// Calls `f` for every output pixel of a depthwise layer of multiplier 1
-/// with its taps' input pixels ([`tap_table`]: `outside` for taps outside
-/// the image) and its `C` outputs (a pixel's output never covers input it
-/// reads, in place too).
+/// Integer depthwise convolution with a depth multiplier `M` above 1
+/// (int8 with [`super::Requant`], 16x8 with [`super::int16::Sums16`]):
+/// per pixel a table of its taps' input pixels (taps outside the image
+/// read `zero_point`, whose offset value adds nothing), then per input
+/// channel its `M` sums side by side, each tap's input value read (and
+/// offset) once for all `M`, each sum over the taps in TFLite's order.
+/// Same bits as [`depthwise`], without its per-output input lookups.
+/// 16x8 windows are at most `int16::RUN16` taps (32-bit sums).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn depthwise_multiplier<
+    T: Copy,
+    Q: Arithmetic<i32, Input = T, Output = T>,
+    const N: usize,
+    const IH: usize,
+    const IW: usize,
+    const C: usize,
+    const OH: usize,
+    const OW: usize,
+    const M: usize,
+    const KH: usize,
+    const KW: usize,
+    IO: Io<T>,
+>(
+    mut io: IO,
+    filter: &[Q::Weight],
+    bias: Option<&[i32]>,
+    win: &Window,
+    q: &Q,
+    zero_point: T,
+) {
+    let oc = C * M;
+    let filter = &filter[..KH * KW * oc];
+    let outside = [zero_point; C];
+    for_each_tap_table::<_, N, IH, IW, C, OH, OW, KH, KW, M, _>(&mut io, win, &outside, |rows, out| {
+        for (c, outputs) in out.chunks_exact_mut(M).enumerate() {
+            let mut acc = [Q::ZERO; M];
+            for (t, tap) in rows.as_flattened().iter().enumerate() {
+                let x = tap[c];
+                let Some(weights) = filter[t * oc + c * M..].first_chunk::<M>() else {
+                    unreachable!("the filter holds every tap's outputs")
+                };
+                for (a, &w) in acc.iter_mut().zip(weights) {
+                    *a = q.mac(*a, w, x);
+                }
+            }
+            for (m, (o, a)) in outputs.iter_mut().zip(acc).enumerate() {
+                *o = q.output(a, bias, c * M + m);
+            }
+        }
+    });
+}
+
+/// Calls `f` for every output pixel of a depthwise layer of multiplier
+/// `M` with its taps' input pixels ([`tap_table`]: `outside` for taps
+/// outside the image) and its `C * M` outputs (a pixel's output never
+/// covers input it reads, in place too).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn for_each_tap_table<
@@ -514,6 +579,7 @@ fn for_each_tap_table<
     const OW: usize,
     const KH: usize,
     const KW: usize,
+    const M: usize,
     IO: Io<T>,
 >(
     io: &mut IO,
@@ -522,9 +588,10 @@ fn for_each_tap_table<
     mut f: impl FnMut(&[[&[T; C]; KW]; KH], &mut [T]),
 ) {
     let steps = (win.dilation_h * IW * C, win.dilation_w * C);
+    let oc = C * M;
     win.for_each_pixel::<N, IH, IW, OH, OW, KH, KW>(|pixel| {
         let span = tap_span::<IH, IW, C>(&pixel, win);
-        let (input, out) = io.split(span, pixel.index * C..(pixel.index + 1) * C);
+        let (input, out) = io.split(span, pixel.index * oc..(pixel.index + 1) * oc);
         let rows = tap_table::<_, C, KW, KH>(input, outside, (&pixel.ys, &pixel.xs), steps);
         f(&rows, out);
     });

@@ -327,6 +327,28 @@ impl Rescale<'_> {
     }
 }
 
+/// The int8 arithmetic over the fast kernels' scales (the short
+/// requantization forms where the compiler found them): the same bits as
+/// [`Requant`]'s.
+impl Arithmetic<i32> for Rescale<'_> {
+    type Input = i8;
+    type Weight = i8;
+    type Output = i8;
+    const ZERO: i32 = 0;
+    #[inline(always)]
+    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
+        acc.wrapping_add((weight as i32).wrapping_mul((input as i32).wrapping_add(self.input_offset)))
+    }
+    #[inline(always)]
+    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
+        let acc = match bias {
+            Some(bias) => acc.wrapping_add(bias[channel]),
+            None => acc,
+        };
+        self.apply(acc, channel) as i8
+    }
+}
+
 /// The quantized integer element types (int8, int16): widened to i32 for
 /// arithmetic, narrowed back after the clamp.
 pub trait Narrow: Copy + PartialOrd {

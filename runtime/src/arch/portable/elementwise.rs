@@ -1,18 +1,20 @@
-//! int8 elementwise loops (ADD/SUB/MUL lanes, the pools' byte maxima and
-//! 16-bit sums) in plain Rust (`helium.rs` has their vector forms).
+//! Elementwise loops (int8 and int16 ADD/SUB/MUL lanes, the pools' byte
+//! maxima and 16-bit sums) in plain Rust (`helium.rs` has their vector forms).
+
+use crate::kernels::Narrow;
 
 /// Whether [`max_s8`] and [`add_widened_s8`] take many lanes per
 /// instruction (a vector unit), so the pools reduce a window's channels
 /// in int8 maxima and 16-bit sums instead of 32-bit accumulators.
 pub(crate) const BYTE_VECTORS: bool = false;
 
-/// Whether [`add_sub_s8`] and [`mul_s8`] are vector loops, which
-/// `binary::lanes_s8` takes for int8 ops whose
+/// Whether [`add_sub_lanes`] and [`mul_lanes`] are vector loops, which
+/// `binary::binary_lanes` takes for int8 and int16 ops whose
 /// constants have the lanes form (elsewhere the compiler's scalar closure,
 /// with its rescaling tables).
 pub(crate) const VECTOR_LANES: bool = false;
 
-/// int8 ADD or SUB of `n` elements, `out[i] = lanes.apply(first[i],
+/// int8 or int16 ADD or SUB of `n` elements, `out[i] = lanes.apply(first[i],
 /// second[i])`, each element's inputs read before its output is written.
 ///
 /// # Safety
@@ -20,41 +22,41 @@ pub(crate) const VECTOR_LANES: bool = false;
 /// writable ones; an output may overlap an input only at or before the
 /// input's own element.
 #[inline(always)]
-pub(crate) unsafe fn add_sub_s8(
-    first: *const i8,
-    second: *const i8,
-    out: *mut i8,
+pub(crate) unsafe fn add_sub_lanes<T: Narrow>(
+    first: *const T,
+    second: *const T,
+    out: *mut T,
     n: usize,
     lanes: &crate::kernels::binary::AddLanes,
 ) {
     // SAFETY: the caller's runs.
-    unsafe { elementwise_s8(first, second, out, n, |x, y| lanes.apply(x, y)) }
+    unsafe { elementwise(first, second, out, n, |x, y| lanes.apply(x, y)) }
 }
 
-/// int8 MUL of `n` elements, `out[i] = lanes.apply(first[i], second[i])`,
-/// as [`add_sub_s8`].
+/// int8 or int16 MUL of `n` elements, `out[i] = lanes.apply(first[i], second[i])`,
+/// as [`add_sub_lanes`].
 ///
 /// # Safety
-/// As [`add_sub_s8`].
+/// As [`add_sub_lanes`].
 #[inline(always)]
-pub(crate) unsafe fn mul_s8(
-    first: *const i8,
-    second: *const i8,
-    out: *mut i8,
+pub(crate) unsafe fn mul_lanes<T: Narrow>(
+    first: *const T,
+    second: *const T,
+    out: *mut T,
     n: usize,
     lanes: &crate::kernels::binary::MulLanes,
 ) {
     // SAFETY: the caller's runs.
-    unsafe { elementwise_s8(first, second, out, n, |x, y| lanes.apply(x, y)) }
+    unsafe { elementwise(first, second, out, n, |x, y| lanes.apply(x, y)) }
 }
 
 /// `out[i] = f(first[i], second[i])` for `i < n`, each element's inputs
 /// read before its output is written.
 ///
 /// # Safety
-/// As [`add_sub_s8`].
+/// As [`add_sub_lanes`].
 #[inline(always)]
-unsafe fn elementwise_s8(first: *const i8, second: *const i8, out: *mut i8, n: usize, f: impl Fn(i8, i8) -> i8) {
+unsafe fn elementwise<T: Copy>(first: *const T, second: *const T, out: *mut T, n: usize, f: impl Fn(T, T) -> T) {
     for i in 0..n {
         // SAFETY: `i < n`, within the runs the caller vouches for; the
         // inputs are read before the output is written.

@@ -12,14 +12,15 @@ pub(super) fn binary(r: &mut Rng, code: i32, options_tag: u8) -> (Model, String)
     binary_of(r, code, options_tag, ty, shapes)
 }
 
-/// int8 ADD (`code` 0), SUB (41) or MUL (18) of two same-shaped tensors
+/// int8 or int16 ADD (`code` 0), SUB (41) or MUL (18) of two same-shaped tensors
 /// of up to about 700 values, or of a tensor and one of its trailing
 /// shapes (a channel vector, a row), either operand first: the vector
-/// loops of targets with lanes (`binary::lanes_s8`),
+/// loops of targets with lanes (`binary::binary_lanes`),
 /// over the whole tensor or each broadcast run, tail runs included, which
 /// the broadcasting shapes of [`binary`] seldom reach.
 pub(super) fn add_sub_mul_runs(r: &mut Rng) -> (Model, String) {
     let (code, tag) = r.pick(&[(0, 11), (41, 28), (18, 21)]);
+    let ty = r.pick(&[Ty::I8, Ty::I8, Ty::I16]);
     let rank = r.size(1, 4);
     let mut shape: Vec<usize> = (0..rank).map(|_| r.size(1, 9)).collect();
     if r.chance(0.5) {
@@ -29,9 +30,9 @@ pub(super) fn add_sub_mul_runs(r: &mut Rng) -> (Model, String) {
         let keep = r.size(1, shape.len());
         let tail = shape[shape.len() - keep..].to_vec();
         let (a, b) = if r.chance(0.5) { (shape.clone(), tail) } else { (tail, shape.clone()) };
-        return binary_of(r, code, tag, Ty::I8, (a, b, shape));
+        return binary_of(r, code, tag, ty, (a, b, shape));
     }
-    binary_of(r, code, tag, Ty::I8, (shape.clone(), shape.clone(), shape))
+    binary_of(r, code, tag, ty, (shape.clone(), shape.clone(), shape))
 }
 
 fn binary_of(
