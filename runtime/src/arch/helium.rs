@@ -540,6 +540,35 @@ pub(crate) fn max_s8(acc: &mut [i8], x: &[i8]) {
     }
 }
 
+/// `portable::max_s16`: 8 lanes per `VMAX.S16`, tail-predicated as
+/// [`max_s8`].
+#[inline(always)]
+pub(crate) fn max_s16(acc: &mut [i16], x: &[i16]) {
+    let n = acc.len().min(x.len());
+    // SAFETY: the loop reads and writes `n` values of `acc` and reads `n`
+    // of `x` (the predicate stops each at `n`), both within their slices;
+    // q0 and q1 are declared clobbered; no stack.
+    unsafe {
+        core::arch::asm!(
+            "wlstp.16 lr, {n}, 3f",
+            "2:",
+            "vldrh.u16 q0, [{a}]",
+            "vldrh.u16 q1, [{x}], #16",
+            "vmax.s16 q0, q0, q1",
+            "vstrh.16 q0, [{a}], #16",
+            "letp lr, 2b",
+            "3:",
+            n = in(reg) n,
+            a = inout(reg) acc.as_mut_ptr() => _,
+            x = inout(reg) x.as_ptr() => _,
+            out("lr") _,
+            out("q0") _,
+            out("q1") _,
+            options(nostack),
+        );
+    }
+}
+
 /// `portable::dot_vector_rows`: per run of 16 values one load of the input
 /// and one load and one `VMLADAVA.S8` per row, the loads and the
 /// multiply-accumulates alternating (the M55 overlaps a load with a

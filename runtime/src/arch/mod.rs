@@ -71,7 +71,7 @@ mod helium;
 pub(crate) use helium::{
     BYTE_VECTORS, DOT_PAIRS, VECTOR_LANES, WIDEN_INPUT, add_sub_lanes, add_widened_s8, depthwise_vector_groups,
     depthwise16_group, dot_vector_blocks_down, dot_vector_rows, dot_vector_window_blocks_down, dot16_rows, max_s8,
-    mul_lanes, requantize_vector4,
+    max_s16, mul_lanes, requantize_vector4,
 };
 /// `portable::DOUBLED_RESCALE`: no `SMMLAR` without the DSP extension.
 #[cfg(all(target_arch = "arm", not(target_feature = "dsp")))]

@@ -415,6 +415,10 @@ impl Narrow for i16 {
     fn narrow(v: i32) -> i16 {
         v as i16
     }
+    #[inline(always)]
+    fn max_into(acc: &mut [i16], x: &[i16]) {
+        crate::arch::max_s16(acc, x)
+    }
 }
 
 /// `min(max(v, lo), hi)` as TFLite writes it. Branch-free: ReLU outputs

@@ -140,9 +140,10 @@ pub fn max_pool_q<
     act_min: i32,
     act_max: i32,
 ) {
-    // Where int8 maxima take many lanes an instruction (Helium), each run
-    // of channels is reduced in int8 (`Narrow::max_into`), then clamped.
-    if crate::arch::BYTE_VECTORS && T::BYTES == 1 {
+    // Where int8 and int16 maxima take many lanes an instruction (Helium),
+    // each run of channels is reduced in its own type (`Narrow::max_into`),
+    // then clamped.
+    if crate::arch::BYTE_VECTORS {
         for_each_window::<N, IH, IW, C, OH, OW>(p, |out_base, in_batch, ys, xs| {
             for c0 in (0..C).step_by(CHUNK) {
                 let n = (C - c0).min(CHUNK);

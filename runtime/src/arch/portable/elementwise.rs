@@ -3,9 +3,9 @@
 
 use crate::kernels::Narrow;
 
-/// Whether [`max_s8`] and [`add_widened_s8`] take many lanes per
-/// instruction (a vector unit), so the pools reduce a window's channels
-/// in int8 maxima and 16-bit sums instead of 32-bit accumulators.
+/// Whether [`max_s8`], [`max_s16`] and [`add_widened_s8`] take many lanes
+/// per instruction (a vector unit), so the pools reduce a window's channels
+/// in int8 or int16 maxima and 16-bit sums instead of 32-bit accumulators.
 pub(crate) const BYTE_VECTORS: bool = false;
 
 /// Whether [`add_sub_lanes`] and [`mul_lanes`] are vector loops, which
@@ -78,6 +78,14 @@ pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
 /// `acc[i] = max(acc[i], x[i])` over the shorter of the two.
 #[inline(always)]
 pub(crate) fn max_s8(acc: &mut [i8], x: &[i8]) {
+    for (a, &v) in acc.iter_mut().zip(x) {
+        *a = (*a).max(v);
+    }
+}
+
+/// [`max_s8`] for int16.
+#[inline(always)]
+pub(crate) fn max_s16(acc: &mut [i16], x: &[i16]) {
     for (a, &v) in acc.iter_mut().zip(x) {
         *a = (*a).max(v);
     }
