@@ -510,64 +510,63 @@ pub(crate) unsafe fn mul_lanes<T: Narrow>(
 /// `portable::BYTE_VECTORS`: `VMAX.S8` takes 16 lanes, `VADD.I16` 8.
 pub(crate) const BYTE_VECTORS: bool = true;
 
-/// `portable::max_s8`: 16 lanes per `VMAX.S8` in a tail-predicated loop
-/// (`WLSTP`/`LETP`: in the last run the lanes past the end neither load
-/// nor store; no run at all for no values).
-#[inline(always)]
-pub(crate) fn max_s8(acc: &mut [i8], x: &[i8]) {
-    let n = acc.len().min(x.len());
-    // SAFETY: the loop reads and writes `n` bytes of `acc` and reads `n`
-    // of `x` (the predicate stops each at `n`), both within their slices;
-    // q0 and q1 are declared clobbered; no stack.
-    unsafe {
-        core::arch::asm!(
-            "wlstp.8 lr, {n}, 3f",
-            "2:",
-            "vldrb.u8 q0, [{a}]",
-            "vldrb.u8 q1, [{x}], #16",
-            "vmax.s8 q0, q0, q1",
-            "vstrb.8 q0, [{a}], #16",
-            "letp lr, 2b",
-            "3:",
-            n = in(reg) n,
-            a = inout(reg) acc.as_mut_ptr() => _,
-            x = inout(reg) x.as_ptr() => _,
-            out("lr") _,
-            out("q0") _,
-            out("q1") _,
-            options(nostack),
-        );
-    }
+/// One tail-predicated `VMAX` loop, `acc[i] = max(acc[i], x[i])` over the
+/// shorter of the two, `$lanes` values of `$t` per vector (`WLSTP`/`LETP`:
+/// in the last run the lanes past the end neither load nor store; no run
+/// at all for no values).
+macro_rules! max_lanes {
+    ($name:ident, $t:ty, $what:literal, $wlstp:literal, $ld:literal, $ld_x:literal, $max:literal, $st:literal) => {
+        #[doc = $what]
+        #[inline(always)]
+        pub(crate) fn $name(acc: &mut [$t], x: &[$t]) {
+            let n = acc.len().min(x.len());
+            // SAFETY: the loop reads and writes `n` values of `acc` and
+            // reads `n` of `x` (the predicate stops each at `n`), both
+            // within their slices; q0 and q1 are declared clobbered; no
+            // stack.
+            unsafe {
+                core::arch::asm!(
+                    $wlstp,
+                    "2:",
+                    $ld,
+                    $ld_x,
+                    $max,
+                    $st,
+                    "letp lr, 2b",
+                    "3:",
+                    n = in(reg) n,
+                    a = inout(reg) acc.as_mut_ptr() => _,
+                    x = inout(reg) x.as_ptr() => _,
+                    out("lr") _,
+                    out("q0") _,
+                    out("q1") _,
+                    options(nostack),
+                );
+            }
+        }
+    };
 }
 
-/// `portable::max_s16`: 8 lanes per `VMAX.S16`, tail-predicated as
-/// [`max_s8`].
-#[inline(always)]
-pub(crate) fn max_s16(acc: &mut [i16], x: &[i16]) {
-    let n = acc.len().min(x.len());
-    // SAFETY: the loop reads and writes `n` values of `acc` and reads `n`
-    // of `x` (the predicate stops each at `n`), both within their slices;
-    // q0 and q1 are declared clobbered; no stack.
-    unsafe {
-        core::arch::asm!(
-            "wlstp.16 lr, {n}, 3f",
-            "2:",
-            "vldrh.u16 q0, [{a}]",
-            "vldrh.u16 q1, [{x}], #16",
-            "vmax.s16 q0, q0, q1",
-            "vstrh.16 q0, [{a}], #16",
-            "letp lr, 2b",
-            "3:",
-            n = in(reg) n,
-            a = inout(reg) acc.as_mut_ptr() => _,
-            x = inout(reg) x.as_ptr() => _,
-            out("lr") _,
-            out("q0") _,
-            out("q1") _,
-            options(nostack),
-        );
-    }
-}
+max_lanes!(
+    max_s8,
+    i8,
+    "`portable::max_s8`: 16 lanes per `VMAX.S8`.",
+    "wlstp.8 lr, {n}, 3f",
+    "vldrb.u8 q0, [{a}]",
+    "vldrb.u8 q1, [{x}], #16",
+    "vmax.s8 q0, q0, q1",
+    "vstrb.8 q0, [{a}], #16"
+);
+max_lanes!(
+    max_s16,
+    i16,
+    "`portable::max_s16`: 8 lanes per `VMAX.S16`.",
+    "wlstp.16 lr, {n}, 3f",
+    "vldrh.u16 q0, [{a}]",
+    "vldrh.u16 q1, [{x}], #16",
+    "vmax.s16 q0, q0, q1",
+    "vstrh.16 q0, [{a}], #16"
+);
 
 /// `portable::dot_vector_rows`: per run of 16 values one load of the input
 /// and one load and one `VMLADAVA.S8` per row, the loads and the

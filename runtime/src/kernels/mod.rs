@@ -233,24 +233,35 @@ pub trait Arithmetic<Acc: Copy>: Copy {
     fn output(&self, acc: Acc, bias: Option<&[Acc]>, channel: usize) -> Self::Output;
 }
 
-impl Arithmetic<i32> for Requant<'_> {
-    type Input = i8;
-    type Weight = i8;
-    type Output = i8;
-    const ZERO: i32 = 0;
-    #[inline(always)]
-    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
-        acc.wrapping_add((weight as i32).wrapping_mul((input as i32).wrapping_add(self.input_offset)))
-    }
-    #[inline(always)]
-    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
-        let acc = match bias {
-            Some(bias) => acc.wrapping_add(bias[channel]),
-            None => acc,
-        };
-        self.apply(acc, channel) as i8
-    }
+/// The int8 arithmetic of a type with `input_offset` and `apply(acc,
+/// channel)`: [`Requant`] (TFLite's general requantization) and
+/// [`Rescale`] (the fast kernels' short forms where the compiler found
+/// them; the same bits).
+macro_rules! int8_arithmetic {
+    ($ty:ident) => {
+        impl Arithmetic<i32> for $ty<'_> {
+            type Input = i8;
+            type Weight = i8;
+            type Output = i8;
+            const ZERO: i32 = 0;
+            #[inline(always)]
+            fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
+                acc.wrapping_add((weight as i32).wrapping_mul((input as i32).wrapping_add(self.input_offset)))
+            }
+            #[inline(always)]
+            fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
+                let acc = match bias {
+                    Some(bias) => acc.wrapping_add(bias[channel]),
+                    None => acc,
+                };
+                self.apply(acc, channel) as i8
+            }
+        }
+    };
 }
+
+int8_arithmetic!(Requant);
+int8_arithmetic!(Rescale);
 
 /// The float32 arithmetic: the fused activation's clamp.
 #[derive(Clone, Copy, Debug)]
@@ -324,28 +335,6 @@ impl Rescale<'_> {
             Scales::Any(s) => rescale(acc, &s[c]).wrapping_add(self.output_offset),
         };
         clamp_i32(v, self.act_min, self.act_max)
-    }
-}
-
-/// The int8 arithmetic over the fast kernels' scales (the short
-/// requantization forms where the compiler found them): the same bits as
-/// [`Requant`]'s.
-impl Arithmetic<i32> for Rescale<'_> {
-    type Input = i8;
-    type Weight = i8;
-    type Output = i8;
-    const ZERO: i32 = 0;
-    #[inline(always)]
-    fn mac(&self, acc: i32, weight: i8, input: i8) -> i32 {
-        acc.wrapping_add((weight as i32).wrapping_mul((input as i32).wrapping_add(self.input_offset)))
-    }
-    #[inline(always)]
-    fn output(&self, acc: i32, bias: Option<&[i32]>, channel: usize) -> i8 {
-        let acc = match bias {
-            Some(bias) => acc.wrapping_add(bias[channel]),
-            None => acc,
-        };
-        self.apply(acc, channel) as i8
     }
 }
 
