@@ -66,6 +66,17 @@ pub fn depthwise_direct(outputs: u64, taps: u64, grouped_lanes: bool) -> u64 {
     cycles * 17 / 10
 }
 
+/// DEPTHWISE_CONV_2D of integer layers with a multiplier above 1
+/// (`depthwise_multiplier`): per output the requantization and its share
+/// of the pixel's tap lookups, per tap a weight load and a
+/// multiply-accumulate (the input's load and offset shared by the M
+/// outputs). Calibration: `bench_dwmult` (docs/firmware.md), 3x3 over 16
+/// channels with multiplier 2, 112 cycles per output (here 112); 3x3
+/// stride 2 over 32 with multiplier 3, 96 (here 112).
+pub fn depthwise_multiplier(outputs: u64, taps: u64) -> u64 {
+    outputs * (40 + 8 * taps)
+}
+
 /// DEPTHWISE_CONV_2D over widened input rows (`depthwise_rows_s8`): per
 /// output the requantization and the pair loop, per tap about 2 cycles
 /// (one `SMLAD` per tap pair per output, its loads shared by two outputs),

@@ -310,8 +310,20 @@ impl Operator for DepthwiseConv2d {
         // (A filter zero point runs the reference loop, or the widened rows.)
         let offset = matches!(&self.arith, Arith::Int8(q) if q.weight_offset != 0);
         let lanes = matches!(self.arith, Arith::Int8(_)) && self.weights.is_some() && self.multiplier == 1 && !offset;
-        let mut v =
-            vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: cost::depthwise_direct(outputs, taps, lanes) }];
+        // Integer multipliers above 1 take their own loop (`emit_window`).
+        let multiplier_loop = self.multiplier > 1
+            && !self.int4
+            && match self.arith {
+                Arith::Int8(_) => true,
+                Arith::Int16(_) => kh * kw <= tinyaot_common::layout::RUN16,
+                Arith::Float(..) => false,
+            };
+        let direct = if multiplier_loop {
+            cost::depthwise_multiplier(outputs, taps)
+        } else {
+            cost::depthwise_direct(outputs, taps, lanes)
+        };
+        let mut v = vec![Variant { kernel: Kernel::Direct, scratch: 0, cost: direct }];
         if self.weights.is_some() && self.geo.input[3] == 1 && self.multiplier > 1 && !offset {
             let [pad_top, pad_left] = self.geo.pad;
             let scratch = tinyaot_common::scratch::conv_im2col(kh, kw, 1, pad_top != 0 || pad_left != 0);
