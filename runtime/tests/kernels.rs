@@ -2048,6 +2048,30 @@ fn pair_kernels_match_direct_conv() {
 /// int32 POW is C++'s `std::pow` in double converted back (LiteRT's): the
 /// exact power inside the int32 range, `i32::MIN` outside it, 0 for a
 /// negative exponent (which LiteRT refuses).
+/// LiteRT's int32 POW by a one-value exponent of another shape: repeated
+/// int32 products for exponents of 1 or more (wrapping: 9^11 is 1316288537
+/// from LiteRT), the double power otherwise.
+#[test]
+fn pow_i32_scalar_exponent_wraps_its_products() {
+    use tinyaot::__private::kernels::binary::{pow_i32, pow_i32_scalar_exponent};
+    let cases = [
+        (5, 3, 125),
+        (9, 11, 1_316_288_537),
+        (-9, 11, -1_316_288_537),
+        (2, 31, i32::MIN),
+        (2, 32, 0),
+        (3, 40, 3i32.wrapping_pow(40)),
+        (-1, i32::MAX, -1),
+        (7, 1, 7),
+    ];
+    for (base, exponent, want) in cases {
+        assert_eq!(pow_i32_scalar_exponent(base, exponent), want, "{base} ** {exponent}");
+    }
+    for (base, exponent) in [(9, 0), (0, 0), (4, -1), (-3, -2)] {
+        assert_eq!(pow_i32_scalar_exponent(base, exponent), pow_i32(base, exponent), "{base} ** {exponent}");
+    }
+}
+
 #[test]
 fn pow_i32_is_the_double_power_converted() {
     use tinyaot::__private::kernels::binary::pow_i32;

@@ -97,6 +97,9 @@ struct Binary {
     len: usize,
     /// Output dims with the strides of `a` and `b` (None: same shapes).
     broadcast: Option<Broadcast2>,
+    /// Whether `b` is one value and `a`'s shape another (rank included):
+    /// LiteRT's int32 POW then takes its integer-power loop.
+    scalar_exponent: bool,
     arith: Arith,
     /// Both operands and the output one NHWC image of this shape in the
     /// arena: the op computes rows from the same rows (a tiled stage may
@@ -394,6 +397,7 @@ fn lower(cx: &OpCx<'_, '_>, kind: Kind) -> Result<Box<dyn Operator>, Error> {
         output: output.index,
         len: output.elements,
         broadcast,
+        scalar_exponent: b.elements == 1 && a.shape != b.shape,
         arith,
         image,
     }))
@@ -503,6 +507,11 @@ impl Binary {
                     Kind::FloorDiv => quote!(::tinyaot::__private::kernels::binary::floor_div_i32(x, y)),
                     Kind::FloorMod => quote!(::tinyaot::__private::kernels::binary::floor_mod_i32(x, y)),
                     // LiteRT's: the power in double, back to int32.
+                    // LiteRT's loop for a one-value exponent of another
+                    // shape than the base: `pow_i32_scalar_exponent`.
+                    Kind::Pow if self.scalar_exponent => {
+                        quote!(::tinyaot::__private::kernels::binary::pow_i32_scalar_exponent(x, y))
+                    }
                     Kind::Pow => quote!(::tinyaot::__private::kernels::binary::pow_i32(x, y)),
                     Kind::Maximum => quote!(if x > y { x } else { y }),
                     _ => quote!(if x < y { x } else { y }),

@@ -739,6 +739,14 @@ pub fn pow_i32(base: i32, exponent: i32) -> i32 {
     i32::try_from(result).unwrap_or(i32::MIN)
 }
 
+/// LiteRT's int32 POW where the operands' shapes differ and the exponent
+/// is one value (its `BroadcastPow4D`): an exponent of 1 or more takes an
+/// integer power by repeated products in int32, which wrap (9^11 gives
+/// 1316288537, the power's low 32 bits); any other, [`pow_i32`]'s double.
+pub fn pow_i32_scalar_exponent(base: i32, exponent: i32) -> i32 {
+    if exponent >= 1 { base.wrapping_pow(exponent as u32) } else { pow_i32(base, exponent) }
+}
+
 /// float32 `max` as TFLite's `MaximumOp` (`a > b ? a : b`).
 #[inline(always)]
 pub fn maximum_f32(a: f32, b: f32) -> f32 {
