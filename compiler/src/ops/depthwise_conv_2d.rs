@@ -136,6 +136,20 @@ impl DepthwiseConv2d {
         (self.multiplier == 1 && q.weight_offset == 0 && !self.int4 && one_offset).then_some((scales, offset))
     }
 
+    /// Whether the layer takes `depthwise_multiplier` (integer, a
+    /// multiplier above 1, a filter read as stored; 16x8 windows within
+    /// the 32-bit runs): `emit_window` emits it, `variants` costs it.
+    fn multiplier_loop(&self) -> bool {
+        let [kh, kw] = self.geo.kernel;
+        self.multiplier > 1
+            && !self.int4
+            && match self.arith {
+                Arith::Int8(_) => true,
+                Arith::Int16(_) => kh * kw <= tinyaot_common::layout::RUN16,
+                Arith::Float(..) => false,
+            }
+    }
+
     fn folded_bias<W: Copy + Into<i32>>(&self, cx: &Emit<'_>, weights: &[W], input_offset: i32) -> Vec<i32> {
         let oc = self.geo.output[3];
         let bias = self.bias.and_then(|b| cx.tensor_data(b));
@@ -260,7 +274,7 @@ impl Operator for DepthwiseConv2d {
             // Integer multipliers above 1: each tap's input value read
             // once for its M outputs (taps outside the image at the zero
             // point, whose offset value adds nothing).
-            Arith::Int8(q) if m > 1 && !self.int4 => {
+            Arith::Int8(q) if self.multiplier_loop() => {
                 let zero_point = proc_macro2::Literal::i8_suffixed(-q.input_offset as i8);
                 // The fast kernels' scales (their short requantization
                 // forms) where the filter has no zero point of its own.
@@ -268,7 +282,7 @@ impl Operator for DepthwiseConv2d {
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise_multiplier::<_, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, #bias, #win, #q, #zero_point);)
             }
-            Arith::Int16(w) if m > 1 && !self.int4 && kh * kw <= tinyaot_common::layout::RUN16 => {
+            Arith::Int16(w) if self.multiplier_loop() => {
                 let (acc, q) = w.emit(cx);
                 quote!(::tinyaot::__private::kernels::depthwise::depthwise_multiplier::<_, _, #n, #ih, #iw, #ic, #oh, #ow, #m, #kh, #kw, _>(
                     #io, #filter, None, #win, &::tinyaot::__private::kernels::int16::Sums16::<#acc> { q: #q, bias: #bias }, 0i16);)
@@ -310,15 +324,7 @@ impl Operator for DepthwiseConv2d {
         // (A filter zero point runs the reference loop, or the widened rows.)
         let offset = matches!(&self.arith, Arith::Int8(q) if q.weight_offset != 0);
         let lanes = matches!(self.arith, Arith::Int8(_)) && self.weights.is_some() && self.multiplier == 1 && !offset;
-        // Integer multipliers above 1 take their own loop (`emit_window`).
-        let multiplier_loop = self.multiplier > 1
-            && !self.int4
-            && match self.arith {
-                Arith::Int8(_) => true,
-                Arith::Int16(_) => kh * kw <= tinyaot_common::layout::RUN16,
-                Arith::Float(..) => false,
-            };
-        let direct = if multiplier_loop {
+        let direct = if self.multiplier_loop() {
             cost::depthwise_multiplier(outputs, taps)
         } else {
             cost::depthwise_direct(outputs, taps, lanes)

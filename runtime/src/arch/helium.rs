@@ -88,36 +88,6 @@ pub(crate) const DOT_PAIRS: bool = false;
 /// `portable::WIDEN_INPUT`: the vectors read the int8 input as it is.
 pub(crate) const WIDEN_INPUT: bool = false;
 
-/// `portable::add_widened_s8`: 8 lanes per `VADD.I16`, the input
-/// widened by its load (`VLDRB.S16`), in a tail-predicated loop as
-/// [`max_s8`]'s.
-#[inline(always)]
-pub(crate) fn add_widened_s8(acc: &mut [i16], x: &[i8]) {
-    let n = acc.len().min(x.len());
-    // SAFETY: the loop reads and writes `n` halfwords of `acc` and reads `n`
-    // bytes of `x` (the predicate stops each at `n`), both within their
-    // slices; q0 and q1 are declared clobbered; no stack.
-    unsafe {
-        core::arch::asm!(
-            "wlstp.16 lr, {n}, 3f",
-            "2:",
-            "vldrh.u16 q0, [{a}]",
-            "vldrb.s16 q1, [{x}], #8",
-            "vadd.i16 q0, q0, q1",
-            "vstrh.16 q0, [{a}], #16",
-            "letp lr, 2b",
-            "3:",
-            n = in(reg) n,
-            a = inout(reg) acc.as_mut_ptr() => _,
-            x = inout(reg) x.as_ptr() => _,
-            out("lr") _,
-            out("q0") _,
-            out("q1") _,
-            options(nostack),
-        );
-    }
-}
-
 /// The loop of [`add_sub_lanes`] (assembly text): per 4 elements the
 /// operands' loads (`$w` `b` for int8, `h` for int16, `$step` bytes) (the rescaled one from r0, the halved one from r1, widened
 /// to 32-bit lanes), `$rescale` (the rescaled operand's rounding multiply
@@ -510,15 +480,16 @@ pub(crate) unsafe fn mul_lanes<T: Narrow>(
 /// `portable::BYTE_VECTORS`: `VMAX.S8` takes 16 lanes, `VADD.I16` 8.
 pub(crate) const BYTE_VECTORS: bool = true;
 
-/// One tail-predicated `VMAX` loop, `acc[i] = max(acc[i], x[i])` over the
-/// shorter of the two, `$lanes` values of `$t` per vector (`WLSTP`/`LETP`:
+/// One tail-predicated loop folding `x` into `acc` lane by lane over the
+/// shorter of the two (`$op` between the two loads and the store:
+/// `VMAX` for the pools' maxima, `VADD` for their 16-bit sums; `WLSTP`/`LETP`:
 /// in the last run the lanes past the end neither load nor store; no run
 /// at all for no values).
-macro_rules! max_lanes {
-    ($name:ident, $t:ty, $what:literal, $wlstp:literal, $ld:literal, $ld_x:literal, $max:literal, $st:literal) => {
+macro_rules! lanes_into {
+    ($name:ident, $acc:ty, $x:ty, $what:literal, $wlstp:literal, $ld:literal, $ld_x:literal, $op:literal, $st:literal) => {
         #[doc = $what]
         #[inline(always)]
-        pub(crate) fn $name(acc: &mut [$t], x: &[$t]) {
+        pub(crate) fn $name(acc: &mut [$acc], x: &[$x]) {
             let n = acc.len().min(x.len());
             // SAFETY: the loop reads and writes `n` values of `acc` and
             // reads `n` of `x` (the predicate stops each at `n`), both
@@ -530,7 +501,7 @@ macro_rules! max_lanes {
                     "2:",
                     $ld,
                     $ld_x,
-                    $max,
+                    $op,
                     $st,
                     "letp lr, 2b",
                     "3:",
@@ -547,8 +518,9 @@ macro_rules! max_lanes {
     };
 }
 
-max_lanes!(
+lanes_into!(
     max_s8,
+    i8,
     i8,
     "`portable::max_s8`: 16 lanes per `VMAX.S8`.",
     "wlstp.8 lr, {n}, 3f",
@@ -557,14 +529,27 @@ max_lanes!(
     "vmax.s8 q0, q0, q1",
     "vstrb.8 q0, [{a}], #16"
 );
-max_lanes!(
+lanes_into!(
     max_s16,
+    i16,
     i16,
     "`portable::max_s16`: 8 lanes per `VMAX.S16`.",
     "wlstp.16 lr, {n}, 3f",
     "vldrh.u16 q0, [{a}]",
     "vldrh.u16 q1, [{x}], #16",
     "vmax.s16 q0, q0, q1",
+    "vstrh.16 q0, [{a}], #16"
+);
+
+lanes_into!(
+    add_widened_s8,
+    i16,
+    i8,
+    "`portable::add_widened_s8`: 8 lanes per `VADD.I16`, the input widened by its load (`VLDRB.S16`).",
+    "wlstp.16 lr, {n}, 3f",
+    "vldrh.u16 q0, [{a}]",
+    "vldrb.s16 q1, [{x}], #8",
+    "vadd.i16 q0, q0, q1",
     "vstrh.16 q0, [{a}], #16"
 );
 
