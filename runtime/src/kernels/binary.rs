@@ -381,7 +381,8 @@ pub fn binary_lanes<T: Narrow, const LEN: usize, IO: Io<T>, L: Lanes<T>, F: Fn(T
 }
 
 /// A quantized int8 or int16 MUL ([`MulQuant`]) in the form of 32-bit vector lanes:
-/// the product of the offset inputs (at most 2^16 in magnitude) shifted
+/// the product of the offset inputs (at most 2^16 in magnitude for int8;
+/// int16's may wrap the lane, as TFLite's int32 product does) shifted
 /// left by `left`, TFLite's rounding doubling high multiply by
 /// `multiplier`, and where `right` is not 0 its rounding right shift with
 /// the output zero point folded in as [`AddLanes::rescale`] does it (else
