@@ -13,9 +13,17 @@
 //! is a run of whole rows: contiguous, read and written in place at const
 //! offsets, with no copies.
 //!
+//! A tiling either recomputes the rows where bands' windows overlap, or
+//! keeps them (the halo cache of StreamNet): each map inside then holds
+//! its band buffer through the whole stage, and at the start of a band the
+//! rows the previous band computed and this one reads again are moved to
+//! the front of the buffer, so each row is computed once. Keeping costs the
+//! buffers' lifetimes (they no longer share memory with each other) and a
+//! copy of the kept rows per band; recomputing costs multiply-accumulates.
+//!
 //! The planner (`plan::choose`) tries tilings only when an explicit
-//! `arena_limit` cannot be met otherwise, and takes the one with the fewest
-//! recomputed multiply-accumulates that fits.
+//! `arena_limit` cannot be met otherwise, and takes the fitting one with
+//! the fewest estimated cycles.
 
 use crate::graph::Graph;
 use crate::lowering::operator::{Operator, WindowOp};
@@ -41,9 +49,21 @@ pub struct BandOp {
 pub struct Band {
     /// `ops[i]`: op `i` of the stage.
     pub ops: Vec<BandOp>,
-    /// `held[j]`: the rows of map `Stage::inside[j]` this band computes (what
-    /// its readers need, its writer writes).
+    /// `held[j]`: the rows of map `Stage::inside[j]` this band holds (what
+    /// its readers need): the first `kept[j]` kept from the previous band,
+    /// the rest written by its writer in this band.
     pub held: Vec<Range<usize>>,
+    /// `kept[j]`: rows of `held[j]` the previous band computed, moved to
+    /// the front of the band buffer before this band's ops (0 unless the
+    /// tiling keeps its halo).
+    pub kept: Vec<usize>,
+}
+
+impl Band {
+    /// The rows of map `Stage::inside[j]` this band's writer computes.
+    pub fn computed(&self, j: usize) -> Range<usize> {
+        self.held[j].start + self.kept[j]..self.held[j].end
+    }
 }
 
 /// Ops that may run tiled together: a contiguous run of the execution order
@@ -75,6 +95,16 @@ pub struct Tiling {
     pub extra_macs: u64,
     /// Per op of the stage: output rows computed more than once.
     pub extra_rows: Vec<usize>,
+    /// Whether rows shared by bands are kept between bands (moved to the
+    /// front of their band buffers) rather than recomputed.
+    pub keep_halo: bool,
+    /// Bytes of kept rows moved per invoke.
+    pub moved_bytes: u64,
+    /// Whether the bands are driven by the first op (`band_rows` of its
+    /// output rows per band, each later op over every row its inputs then
+    /// allow: a row pipeline whose maps hold only the rows still to be
+    /// read) rather than by the last op's output rows.
+    pub streamed: bool,
 }
 
 /// Most ops in one stage (the search stays small on deep models; the
@@ -85,6 +115,10 @@ const MAX_STAGE_OPS: usize = 32;
 /// (arguments, prologue, the per-call setup of its rows), charged per op
 /// per band.
 const CALL_COST: u64 = 100;
+
+/// Estimated Cortex-M4 cycles per byte of kept rows moved to the front of
+/// a band buffer (a word copy's load, store and loop share).
+const MOVE_COST_PER_4_BYTES: u64 = 4;
 
 /// Where a map's rows are while a band runs: the whole map, or the band's
 /// rows at the start of the map's band buffer.
@@ -133,7 +167,8 @@ impl Tiling {
     /// shrink to their band buffers, each live from its writer to its last
     /// reader as before (every band runs the ops in the same order and
     /// recomputes what it needs from the stage's inputs, so one band's
-    /// buffers are dead before the next band writes them); the stage's
+    /// buffers are dead before the next band writes them), or through the
+    /// whole stage when the tiling keeps its halo; the stage's
     /// inputs live through the whole stage and its output from the stage's
     /// start; no op of the stage runs in place, but the output may overlap
     /// a dying input as far as the bands allow. `None` if the stage is not
@@ -150,7 +185,13 @@ impl Tiling {
         }
         for (j, &t) in self.stage.inside.iter().enumerate() {
             let size = self.band_bytes(graph, j);
-            schedule.buffers[schedule.buffer_of[t]?].size = size;
+            let buffer = &mut schedule.buffers[schedule.buffer_of[t]?];
+            buffer.size = size;
+            // Kept rows must survive from one band to the next.
+            if self.keep_halo {
+                buffer.life.first = buffer.life.first.min(stage.first);
+                buffer.life.last = buffer.life.last.max(stage.last);
+            }
         }
         let output = schedule.buffer_of[self.stage.output]?;
         let born = &mut schedule.buffers[output].life;
@@ -183,7 +224,7 @@ impl Tiling {
                 .windows
                 .iter()
                 .zip(&band.ops)
-                .filter(|(w, _)| w.inputs.contains(&input))
+                .filter(|(w, op)| w.inputs.contains(&input) && !op.output_rows.is_empty())
                 .map(|(_, op)| op.input_rows.start)
                 .min()
                 .unwrap_or(usize::MAX)
@@ -200,15 +241,35 @@ impl Tiling {
 
     /// What running tiled adds to the estimated cost of the ops: each
     /// recomputed row at its op's cost per row (`cost[i]`: op `i`'s
-    /// estimated cost with its chosen kernel), and a call per op per band.
+    /// estimated cost with its chosen kernel), a call per op per band it
+    /// computes rows in, and the moves of kept rows.
     pub fn extra_cost(&self, cost: impl Fn(usize) -> u64) -> u64 {
         (0..self.stage.nodes.len()).map(|i| self.op_extra_cost(i, &cost)).sum()
     }
 
-    /// [`Tiling::extra_cost`]'s share of the stage's op `i`.
+    /// [`Tiling::extra_cost`]'s share of the stage's op `i` (the moves are
+    /// the first op's).
     pub fn op_extra_cost(&self, i: usize, cost: impl Fn(usize) -> u64) -> u64 {
         let (w, extra) = (&self.stage.windows[i], self.extra_rows[i]);
-        self.bands.len() as u64 * CALL_COST + cost(self.stage.nodes[i]) / w.geo.output[1].max(1) as u64 * extra as u64
+        let calls = self.bands.iter().filter(|band| !band.ops[i].output_rows.is_empty()).count() as u64;
+        let moves = if i == 0 { self.moved_bytes.div_ceil(4) * MOVE_COST_PER_4_BYTES } else { 0 };
+        calls * CALL_COST + moves + cost(self.stage.nodes[i]) / w.geo.output[1].max(1) as u64 * extra as u64
+    }
+
+    /// The kept rows band `b` moves before its ops: per map inside
+    /// (`Stage::inside[j]`) with rows to move, `(j, from, bytes)`: `bytes`
+    /// bytes at `from` bytes into its band buffer go to its start
+    /// (`row_bytes(t)`: the bytes of a row of map `t`).
+    pub fn moves(&self, b: usize, row_bytes: impl Fn(usize) -> usize) -> Vec<(usize, usize, usize)> {
+        let Some(prev) = b.checked_sub(1).map(|p| &self.bands[p]) else { return Vec::new() };
+        let band = &self.bands[b];
+        (0..self.stage.inside.len())
+            .filter_map(|j| {
+                let row = row_bytes(self.stage.inside[j]);
+                let from = band.held[j].start.checked_sub(prev.held[j].start)? * row;
+                (band.kept[j] > 0 && from > 0).then_some((j, from, band.kept[j] * row))
+            })
+            .collect()
     }
 
     /// One line for reports: which ops, how many bands, the halo, the band
@@ -227,7 +288,9 @@ impl Tiling {
                 let most = (0..self.bands.len())
                     .map(|b| {
                         let rows = self.stage.windows.iter().zip(&self.bands[b].ops);
-                        let read = rows.filter(|(w, _)| w.inputs.contains(&t)).map(|(_, op)| op.input_rows.clone());
+                        let read = rows
+                            .filter(|(w, op)| w.inputs.contains(&t) && !op.output_rows.is_empty())
+                            .map(|(_, op)| op.input_rows.clone());
                         read.fold(None, |acc: Option<Range<usize>>, r| Some(hull(acc, &r))).map_or(0, |r| r.len())
                     })
                     .max()
@@ -242,14 +305,27 @@ impl Tiling {
             })
             .collect();
         let percent = self.extra_macs as f64 * 100.0 / macs.max(1) as f64;
+        let kept = if self.keep_halo {
+            format!("; halo rows kept between bands ({} bytes moved)", self.moved_bytes)
+        } else {
+            String::new()
+        };
+        let bands = if self.streamed {
+            let first_height = self.stage.windows[0].geo.output[1];
+            format!(
+                "streamed in {} bands of {} of the first op's {first_height} output rows (each later op over the rows its inputs allow)",
+                self.bands.len(),
+                self.band_rows
+            )
+        } else {
+            format!("in {} bands of {} of the {height} output rows", self.bands.len(), self.band_rows)
+        };
         format!(
-            "ops {}..={} ({} .. {}) in {} bands of {} of the {height} output rows; a band reads at most {} (halo included); band buffers {} bytes; {} MACs recomputed (+{percent:.1}%)",
+            "ops {}..={} ({} .. {}) {bands}; a band reads at most {} (halo included); band buffers {} bytes{kept}; {} MACs recomputed (+{percent:.1}%)",
             at.start,
             at.end.saturating_sub(1),
             graph.nodes[first].name,
             graph.nodes[last].name,
-            self.bands.len(),
-            self.band_rows,
             reads.join(", "),
             if buffers.is_empty() { "none".to_string() } else { buffers.join(" + ") },
             self.extra_macs,
@@ -339,25 +415,54 @@ fn input_rows(geo: &Geometry, rows: &Range<usize>) -> Option<(Range<usize>, usiz
     (from >= origin).then(|| (from as usize..to as usize, (from - origin) as usize))
 }
 
-/// `stage` run in bands of `band_rows` output rows of its last op; `None`
-/// if that is no tiling (one band) or a band would read no rows.
-pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize) -> Option<Tiling> {
+/// `stage` run in bands of `band_rows` output rows of its last op, its
+/// halo kept between bands or recomputed; `None` if that is no tiling (one
+/// band) or a band would read no rows.
+pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize, keep_halo: bool) -> Option<Tiling> {
     let height = stage.windows.last()?.geo.output[1];
     if band_rows == 0 || band_rows >= height {
         return None;
     }
-    let mut bands = Vec::new();
+    let mut bands: Vec<Band> = Vec::new();
     for start in (0..height).step_by(band_rows) {
-        // Back from the output: each op writes the rows its readers need.
+        let prev = bands.last();
+        // Back from the output: each op writes the rows its readers need,
+        // less those the previous band left in the map's buffer.
         let mut need: HashMap<usize, Range<usize>> = HashMap::new();
         need.insert(stage.output, start..(start + band_rows).min(height));
+        let mut kept = vec![0; stage.inside.len()];
+        let mut held = vec![0..0; stage.inside.len()];
         let mut band_ops = Vec::with_capacity(stage.windows.len());
         for w in stage.windows.iter().rev() {
-            let rows = need.get(&w.output)?.clone();
+            let inside = stage.inside.iter().position(|&t| t == w.output);
+            let rows = match (inside, prev) {
+                (Some(j), Some(prev)) if keep_halo => {
+                    let before = &prev.held[j];
+                    // A map no op reads in this band keeps what it holds.
+                    let now = need.get(&w.output).cloned().unwrap_or_else(|| before.clone());
+                    if now.start < before.start {
+                        return None;
+                    }
+                    // Rows held before and still at or after the band's
+                    // first stay held, needed now or later.
+                    kept[j] = before.end.saturating_sub(now.start);
+                    held[j] = now.start..now.end.max(before.end);
+                    now.start + kept[j]..held[j].end
+                }
+                (Some(j), _) => {
+                    held[j] = need.get(&w.output)?.clone();
+                    held[j].clone()
+                }
+                (None, _) => need.get(&w.output)?.clone(),
+            };
+            if rows.is_empty() {
+                band_ops.push(BandOp { input_rows: 0..0, output_rows: rows, geo: w.geo });
+                continue;
+            }
             let (input_rows, pad_top) = input_rows(&w.geo, &rows)?;
             for &t in &w.inputs {
-                let held = hull(need.get(&t).cloned(), &input_rows);
-                need.insert(t, held);
+                let needed = hull(need.get(&t).cloned(), &input_rows);
+                need.insert(t, needed);
             }
             let mut geo = w.geo;
             geo.input[1] = input_rows.len();
@@ -366,8 +471,7 @@ pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize) -> Optio
             band_ops.push(BandOp { input_rows, output_rows: rows, geo });
         }
         band_ops.reverse();
-        let held = stage.inside.iter().map(|t| need.get(t).cloned()).collect::<Option<Vec<_>>>()?;
-        bands.push(Band { ops: band_ops, held });
+        bands.push(Band { ops: band_ops, held, kept });
     }
     let extra_rows: Vec<usize> = (0..stage.windows.len())
         .map(|i| {
@@ -382,8 +486,116 @@ pub fn tile(stage: &Stage, ops: &[Box<dyn Operator>], band_rows: usize) -> Optio
         .enumerate()
         .map(|(i, (w, &extra))| ops[stage.nodes[i]].macs() / w.geo.output[1].max(1) as u64 * extra as u64)
         .sum();
-    Some(Tiling { stage: stage.clone(), band_rows, bands, extra_macs, extra_rows })
+    // Keeping nothing is recomputing nothing: the plain tiling.
+    if keep_halo && bands.iter().all(|band| band.kept.iter().all(|&k| k == 0)) {
+        return None;
+    }
+    Some(Tiling {
+        stage: stage.clone(),
+        band_rows,
+        bands,
+        extra_macs,
+        extra_rows,
+        keep_halo,
+        moved_bytes: 0,
+        streamed: false,
+    })
 }
+
+/// `stage` streamed in bands of `step` output rows of its first op: in
+/// each band every later op computes every row its inputs then allow (none
+/// twice), and each map inside holds the rows its readers still need, kept
+/// from band to band: a row pipeline whose maps are a few rows each. `None`
+/// if that is one band or the pipeline stalls.
+pub fn stream(stage: &Stage, step: usize) -> Option<Tiling> {
+    let n = stage.windows.len();
+    let heights: Vec<usize> = stage.windows.iter().map(|w| w.geo.output[1]).collect();
+    if step == 0 || step >= heights[0] {
+        return None;
+    }
+    let writer =
+        |t: usize| stage.inside.contains(&t).then(|| stage.windows.iter().position(|w| w.output == t)).flatten();
+    // An op reading stage inputs only advances with the first.
+    let paced: Vec<bool> = stage.windows.iter().map(|w| w.inputs.iter().all(|&t| writer(t).is_none())).collect();
+    // The end of the input rows output rows `rows` read (0: padding only).
+    let reads_to = |i: usize, rows: Range<usize>| input_rows(&stage.windows[i].geo, &rows).map_or(0, |(r, _)| r.end);
+    let mut done = vec![0usize; n];
+    let mut bands: Vec<Band> = Vec::new();
+    let most_bands = heights.iter().sum::<usize>() + 1;
+    while done[n - 1] < heights[n - 1] {
+        if bands.len() > most_bands {
+            return None;
+        }
+        let b = bands.len();
+        let before = done.clone();
+        let mut band_ops = Vec::with_capacity(n);
+        for (i, w) in stage.windows.iter().enumerate() {
+            let h = heights[i];
+            let mut end = if paced[i] { ((b + 1) * step * h).div_ceil(heights[0]).min(h) } else { h };
+            for &t in &w.inputs {
+                if let Some(k) = writer(t) {
+                    while end > done[i] && reads_to(i, done[i]..end) > done[k] {
+                        end -= 1;
+                    }
+                }
+            }
+            // Rows below that read padding only come with the last rows
+            // that read something; rows above, with the first.
+            if end > done[i] && end < h && input_rows(&w.geo, &(end..h)).is_none() {
+                end = h;
+            }
+            let rows = done[i]..end;
+            match (!rows.is_empty()).then(|| input_rows(&w.geo, &rows)).flatten() {
+                Some((input_rows, pad_top)) => {
+                    let mut geo = w.geo;
+                    geo.input[1] = input_rows.len();
+                    geo.output[1] = rows.len();
+                    geo.pad[0] = pad_top;
+                    band_ops.push(BandOp { input_rows, output_rows: rows, geo });
+                    done[i] = end;
+                }
+                None => band_ops.push(BandOp { input_rows: 0..0, output_rows: done[i]..done[i], geo: w.geo }),
+            }
+        }
+        if done == before {
+            return None;
+        }
+        // Each map holds, from the first row a reader reads in this band or
+        // later (with dilation a later row may read an earlier one), to its
+        // writer's last row.
+        let mut held = Vec::with_capacity(stage.inside.len());
+        let mut kept = Vec::with_capacity(stage.inside.len());
+        for &t in &stage.inside {
+            let k = writer(t)?;
+            let first = stage
+                .windows
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| w.inputs.contains(&t))
+                .filter_map(|(i, w)| input_rows(&w.geo, &(before[i]..heights[i])).map(|(r, _)| r.start))
+                .min()
+                .unwrap_or(done[k]);
+            let start = first.min(before[k]);
+            held.push(start..done[k]);
+            kept.push(before[k] - start);
+        }
+        bands.push(Band { ops: band_ops, held, kept });
+    }
+    let extra_rows = vec![0; n];
+    Some(Tiling {
+        stage: stage.clone(),
+        band_rows: step,
+        bands,
+        extra_macs: 0,
+        extra_rows,
+        keep_halo: true,
+        moved_bytes: 0,
+        streamed: true,
+    })
+}
+
+/// First-op rows per band of the streamed tilings tried per stage.
+const STREAM_STEPS: [usize; 4] = [1, 2, 4, 8];
 
 /// Band counts tried per stage: every distinct count up to 16, then a
 /// coarser set (the search stays small on tall images).
@@ -420,33 +632,63 @@ pub fn candidates(
         }
         let height = stage.windows[stage.windows.len() - 1].geo.output[1];
         for band_rows in band_heights(height) {
-            all.extend(tile(&stage, ops, band_rows));
+            all.extend([tile(&stage, ops, band_rows, false), tile(&stage, ops, band_rows, true)].into_iter().flatten());
         }
+        all.extend(STREAM_STEPS.iter().filter_map(|&step| stream(&stage, step)));
+    }
+    for t in &mut all {
+        t.moved_bytes =
+            (0..t.bands.len()).flat_map(|b| t.moves(b, |u| row_bytes(graph, u))).map(|(_, _, n)| n as u64).sum();
     }
     all.sort_by_key(|t| (t.extra_macs, t.bands.len(), std::cmp::Reverse(t.stage.nodes.len())));
     all
 }
 
 /// Checks a tiling's invariants: the last op's bands write its output rows
-/// once each, in order, all of them; in every band each op reads exactly
-/// the rows its window needs, which the map's band holds (written by its
-/// writer in that band, or the whole map for a stage input), with a
-/// geometry of those rows; each map inside is written with exactly the rows
-/// its band holds.
+/// once each, in order, all of them; in every band each op that computes
+/// rows reads exactly the rows its window needs, which the map's band holds
+/// (written by its writer earlier in that band or kept from the previous
+/// band, or the whole map for a stage input), with a geometry of those
+/// rows; each map inside is written with exactly the rows its band holds
+/// less the kept ones, and kept rows are rows the previous band held (none
+/// unless the tiling keeps its halo).
 pub fn check(t: &Tiling) -> Result<(), String> {
     let stage = &t.stage;
     let last = stage.nodes.len() - 1;
     let height = stage.windows[last].geo.output[1];
     let mut next = 0;
     for (b, band) in t.bands.iter().enumerate() {
-        if band.ops.len() != stage.nodes.len() || band.held.len() != stage.inside.len() {
+        if band.ops.len() != stage.nodes.len()
+            || band.held.len() != stage.inside.len()
+            || band.kept.len() != stage.inside.len()
+        {
             return Err(format!("band {b} does not cover the stage"));
         }
-        if band.ops[last].output_rows.start != next {
+        if band.ops[last].output_rows.start != next || (band.ops[last].output_rows.is_empty() && !t.streamed) {
             return Err(format!("band {b} writes rows from {}, not {next}", band.ops[last].output_rows.start));
         }
         next = band.ops[last].output_rows.end;
+        for j in 0..stage.inside.len() {
+            let (held, kept) = (&band.held[j], band.kept[j]);
+            let writer = stage.windows.iter().position(|v| v.output == stage.inside[j]);
+            if writer.is_none_or(|k| band.ops[k].output_rows != band.computed(j)) {
+                return Err(format!("band {b} writes other rows of map {j} than it holds and does not keep"));
+            }
+            if kept == 0 {
+                continue;
+            }
+            let prev = b.checked_sub(1).map(|p| &t.bands[p].held[j]);
+            if !t.keep_halo
+                || kept > held.len()
+                || prev.is_none_or(|p| p.start > held.start || held.start + kept > p.end)
+            {
+                return Err(format!("band {b} keeps rows of map {j} the previous band did not hold"));
+            }
+        }
         for (i, (w, op)) in stage.windows.iter().zip(&band.ops).enumerate() {
+            if op.output_rows.is_empty() {
+                continue;
+            }
             if input_rows(&w.geo, &op.output_rows) != Some((op.input_rows.clone(), op.geo.pad[0])) {
                 return Err(format!("band {b}: op {i} reads rows {:?}, not the rows its window needs", op.input_rows));
             }
@@ -460,7 +702,7 @@ pub fn check(t: &Tiling) -> Result<(), String> {
                         return Err(format!("band {b}: op {i} reads rows {:?} its band does not hold", op.input_rows));
                     }
                     let writer = stage.windows.iter().position(|v| v.output == input);
-                    if writer.is_none_or(|k| k >= i || band.ops[k].output_rows != *held) {
+                    if writer.is_none_or(|k| k >= i || (band.ops[k].output_rows != band.computed(j))) {
                         return Err(format!("band {b}: op {i} reads a map not written before it in the band"));
                     }
                 }
@@ -522,7 +764,7 @@ mod tests {
             state ^= state << 17;
             (state % n as u64) as usize
         };
-        let mut tilings = 0;
+        let (mut tilings, mut kept_tilings, mut streamed) = (0, 0, 0);
         for _ in 0..300 {
             let mut height = 5 + draw(40);
             let mut windows = Vec::new();
@@ -541,12 +783,19 @@ mod tests {
             let n = windows.len();
             let stage =
                 Stage { nodes: (0..n).collect(), windows, inputs: vec![0], inside: (1..n).collect(), output: n };
-            for band_rows in 1..height {
-                let Some(t) = tile(&stage, &ops, band_rows) else { continue };
+            let first_height = stage.windows[0].geo.output[1];
+            let tiled = (1..height).flat_map(|r| [tile(&stage, &ops, r, false), tile(&stage, &ops, r, true)]);
+            for t in tiled.chain((1..first_height).map(|step| stream(&stage, step))).flatten() {
                 tilings += 1;
+                streamed += usize::from(t.streamed);
                 check(&t).unwrap();
+                run_rows(&t);
+                if t.keep_halo {
+                    kept_tilings += 1;
+                    assert_eq!(t.extra_macs, 0, "a tiling that keeps its halo recomputes nothing");
+                }
                 for band in &t.bands {
-                    for (op, w) in band.ops.iter().zip(&stage.windows) {
+                    for (op, w) in band.ops.iter().zip(&stage.windows).filter(|(op, _)| !op.output_rows.is_empty()) {
                         let g = &w.geo;
                         let touched: Vec<usize> = op
                             .output_rows
@@ -562,10 +811,72 @@ mod tests {
                         assert_eq!(op.input_rows.start as i64 - op.geo.pad[0] as i64, origin);
                     }
                 }
-                // The last op writes each row once.
+                // No op writes a row twice, but where bands recompute.
                 assert_eq!(t.bands.iter().map(|b| b.ops[n - 1].output_rows.len()).sum::<usize>(), height);
+                if t.keep_halo {
+                    for (i, w) in stage.windows.iter().enumerate() {
+                        let rows: usize = t.bands.iter().map(|b| b.ops[i].output_rows.len()).sum();
+                        // (Rows no reader reads may be left out.)
+                        assert!(rows <= w.geo.output[1], "op {i} of a tiling that keeps its halo: {rows} rows");
+                    }
+                }
             }
         }
-        assert!(tilings > 1000, "only {tilings} tilings drawn");
+        assert!(
+            tilings > 1000 && kept_tilings > 500 && streamed > 300,
+            "only {tilings} tilings drawn, {kept_tilings} keeping their halo, {streamed} streamed"
+        );
+    }
+
+    /// Runs a tiling's bands over buffers of row numbers, as the generated
+    /// code runs them over bytes: each band buffer as large as its most
+    /// held rows, the kept rows moved to its front (`Tiling::moves`, one
+    /// row a byte), then each op reading rows that must be there and
+    /// writing its rows at their offsets; the stage's output gets each row
+    /// exactly once.
+    fn run_rows(t: &Tiling) {
+        let stage = &t.stage;
+        let capacity: Vec<usize> =
+            (0..stage.inside.len()).map(|j| t.bands.iter().map(|b| b.held[j].len()).max().unwrap_or(0)).collect();
+        let mut buffers: Vec<Vec<Option<usize>>> = capacity.iter().map(|&n| vec![None; n]).collect();
+        let height = stage.windows[stage.windows.len() - 1].geo.output[1];
+        let mut written = vec![0; height];
+        for (b, band) in t.bands.iter().enumerate() {
+            let mut moved = vec![false; stage.inside.len()];
+            for (j, from, rows) in t.moves(b, |_| 1) {
+                buffers[j].copy_within(from..from + rows, 0);
+                moved[j] = true;
+            }
+            for (j, buffer) in buffers.iter().enumerate() {
+                // What was kept is at the front, moved or already there.
+                let want: Vec<Option<usize>> = (0..band.kept[j]).map(|k| Some(band.held[j].start + k)).collect();
+                assert_eq!(buffer[..band.kept[j]], want[..], "band {b} map {j}: kept rows (moved: {})", moved[j]);
+            }
+            for (w, op) in stage.windows.iter().zip(&band.ops) {
+                if op.output_rows.is_empty() {
+                    continue;
+                }
+                for &input in &w.inputs {
+                    if let Some(j) = stage.inside.iter().position(|&u| u == input) {
+                        for r in op.input_rows.clone() {
+                            assert_eq!(
+                                buffers[j][r - band.held[j].start],
+                                Some(r),
+                                "band {b} reads row {r} of map {j}"
+                            );
+                        }
+                    }
+                }
+                match stage.inside.iter().position(|&u| u == w.output) {
+                    Some(j) => {
+                        for r in op.output_rows.clone() {
+                            buffers[j][r - band.held[j].start] = Some(r);
+                        }
+                    }
+                    None => op.output_rows.clone().for_each(|r| written[r] += 1),
+                }
+            }
+        }
+        assert!(written.iter().all(|&n| n == 1), "output rows written {written:?}");
     }
 }

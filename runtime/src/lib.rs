@@ -253,7 +253,8 @@ pub struct MemoryPlan {
 
 /// A chain of window ops (conv, depthwise, pool) the plan runs one band of
 /// output rows at a time: the maps between them never exist whole, only
-/// one band each; rows where bands' windows overlap are computed twice.
+/// one band each; rows where bands' windows overlap are computed twice, or
+/// kept from one band to the next (`keep_halo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TiledStage {
     /// First op of the chain (execution position).
@@ -262,10 +263,22 @@ pub struct TiledStage {
     pub last_op: usize,
     /// Number of bands.
     pub bands: usize,
-    /// Output rows of the last op per band (the last band may have fewer).
+    /// Output rows of the last op per band (the last band may have fewer),
+    /// or with `streamed` of the first op.
     pub band_rows: usize,
+    /// Whether the first op drives the bands: each band runs it over its
+    /// next `band_rows` rows and every later op over the rows its inputs
+    /// then allow (a row pipeline; the halo is kept).
+    pub streamed: bool,
     /// Multiply-accumulates computed more than once per invoke.
     pub recomputed_macs: u64,
+    /// Whether rows shared by bands are kept from one band to the next (the
+    /// maps' band buffers live through the whole stage) instead of
+    /// recomputed.
+    pub keep_halo: bool,
+    /// Bytes of kept rows moved to the front of their band buffers per
+    /// invoke.
+    pub moved_bytes: u64,
     /// The arena the best plan without the tiled stage needs.
     pub untiled_arena: usize,
 }

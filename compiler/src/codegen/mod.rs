@@ -97,7 +97,18 @@ fn tiled_stage(
     use crate::tiling::{Rows, row_bytes};
     let mut calls = Vec::new();
     for (b, band) in tiling.bands.iter().enumerate() {
+        // Rows kept from the previous band go to the front of their band
+        // buffers, where this band's ops read them.
+        for (j, from, bytes) in tiling.moves(b, |t| row_bytes(&a.graph, t)) {
+            calls.push(emit.move_to_front(tiling.stage.inside[j], tiling.band_bytes(&a.graph, j), from, bytes)?);
+        }
         for (i, (w, op)) in tiling.stage.windows.iter().zip(&band.ops).enumerate() {
+            // Every row it would write is kept: nothing to run, but the
+            // hook still sees each op once per band.
+            if op.output_rows.is_empty() {
+                calls.push(hooked(first + i, Some(b), TokenStream::new()));
+                continue;
+            }
             let maps = w.inputs.iter().map(|&t| (t, &op.input_rows)).chain([(w.output, &op.output_rows)]);
             for (t, rows) in maps {
                 let first_row = match tiling.rows_of(b, t) {

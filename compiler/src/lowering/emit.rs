@@ -124,6 +124,21 @@ impl<'g> Emit<'g> {
         self.bands.insert(t, (offset, elements));
     }
 
+    /// A statement moving `bytes` bytes at `from` bytes into the band
+    /// buffer of map `t` (`buffer` bytes) to its start (the rows a tiled
+    /// stage keeps from one band to the next).
+    pub fn move_to_front(&self, t: usize, buffer: usize, from: usize, bytes: usize) -> Result<TokenStream, Error> {
+        let (base, offset, _) = self.placement(&self.graph.tensors[t])?;
+        let end = from + bytes;
+        // SAFETY (of the emitted block): the plan puts the band buffer at
+        // `offset..offset + buffer` inside the arena, live through the
+        // whole stage and no other op's memory; no other view of it exists
+        // between the ops.
+        Ok(quote! {
+            unsafe { ::tinyaot::__private::view_mut::<u8>(#base, #offset, #buffer) }.copy_within(#from..#end, 0);
+        })
+    }
+
     /// Back to every tensor's own placement.
     pub fn end_band(&mut self) {
         self.bands.clear();

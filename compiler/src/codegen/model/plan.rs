@@ -65,9 +65,11 @@ pub(super) fn plan_consts(
     let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
         (Some(t), Some(at)) => {
             let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
-            let untiled = a.untiled_arena.unwrap_or(0);
+            let (untiled, keep_halo, moved, streamed) =
+                (a.untiled_arena.unwrap_or(0), t.keep_halo, t.moved_bytes, t.streamed);
             quote!(#option::Some(::tinyaot::TiledStage {
-                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, recomputed_macs: #macs, untiled_arena: #untiled,
+                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, streamed: #streamed,
+                recomputed_macs: #macs, keep_halo: #keep_halo, moved_bytes: #moved, untiled_arena: #untiled,
             }))
         }
         _ => quote!(#option::None),
