@@ -58,13 +58,14 @@ pub struct Analysis<'a> {
     pub arena_without_kept_inputs: Option<usize>,
     /// The graph inputs stay in the caller's memory (`Options::borrowed_inputs`).
     pub borrowed_inputs: bool,
-    /// The chain of window ops run band by band, when the budget needs it.
-    pub tiling: Option<tiling::Tiling>,
-    /// With a tiled stage: the arena of the best plan without it.
+    /// The chains of window ops run band by band (in execution order), when
+    /// the budget needs them.
+    pub tilings: Vec<tiling::Tiling>,
+    /// With tiled stages: the arena of the best plan without them.
     pub untiled_arena: Option<usize>,
     /// Over an explicit limit even tiled: the smallest arena a tiled plan
-    /// reached, and its tiling.
-    pub tiled_floor: Option<(usize, tiling::Tiling)>,
+    /// reached, and its stages.
+    pub tiled_floor: Option<(usize, Vec<tiling::Tiling>)>,
     /// Arena buffers and their lifetimes.
     pub schedule: Schedule,
     /// Our plan (checked).
@@ -240,18 +241,23 @@ impl<'a> Analysis<'a> {
     /// (`PLAN.ops`): its chosen variant's cost, and in a tiled stage what
     /// its recomputed rows and per-band calls add (`lowering::cost`).
     pub fn op_cycles(&self) -> Vec<u64> {
-        let stage = self.tiling.as_ref().and_then(|t| Some((t, t.positions(&self.order)?)));
+        let stages = self.tiled_stages();
         self.order
             .iter()
             .enumerate()
             .map(|(pos, &n)| {
-                let extra = match &stage {
-                    Some((t, at)) if at.contains(&pos) => t.op_extra_cost(pos - at.start, |m| self.choice[m].cost),
-                    _ => 0,
+                let extra = match stages.iter().find(|(_, at)| at.contains(&pos)) {
+                    Some((t, at)) => t.op_extra_cost(pos - at.start, |m| self.choice[m].cost),
+                    None => 0,
                 };
                 self.choice[n].cost + extra
             })
             .collect()
+    }
+
+    /// Each tiled stage with its execution positions.
+    pub fn tiled_stages(&self) -> Vec<(&tiling::Tiling, std::ops::Range<usize>)> {
+        self.tilings.iter().filter_map(|t| Some((t, t.positions(&self.order)?))).collect()
     }
 
     /// Estimated Cortex-M4 cycles per invoke: the sum of [`Analysis::op_cycles`].
@@ -393,7 +399,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let plan::choose::Choice {
         choice,
         planned,
-        tiling,
+        tilings,
         untiled_arena,
         tiled_floor,
         direct_arena,
@@ -402,7 +408,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
     let plan::choose::Planned { order, schedule, plan } = planned;
     let requests = schedule.requests();
     plan::check(&requests, &plan).map_err(|e| Error::model(format!("internal error: invalid arena plan: {e}")))?;
-    if let Some(t) = &tiling {
+    for t in &tilings {
         tiling::check(t).map_err(|e| Error::model(format!("internal error: invalid tiling: {e}")))?;
     }
     let (lower_bound, peak_step) = plan::lower_bound(&requests);
@@ -460,7 +466,7 @@ pub fn analyze_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<Analysis<'a>,
         direct_arena,
         arena_without_kept_inputs,
         borrowed_inputs: opts.borrowed_inputs,
-        tiling,
+        tilings,
         untiled_arena,
         tiled_floor,
         schedule,

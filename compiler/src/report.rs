@@ -172,11 +172,12 @@ pub fn plan_table(a: &Analysis<'_>) -> String {
         let _ =
             writeln!(s, "inputs       borrowed: invoke() reads the caller's {bytes} bytes in place (not in the arena)");
     }
-    if let Some(t) = &a.tiling {
+    for t in &a.tilings {
         let _ = writeln!(s, "tiled        {}", t.describe(&a.graph, &a.order, a.macs()));
-        if let Some(untiled) = a.untiled_arena {
-            let _ = writeln!(s, "untiled      {untiled} bytes of arena without the tiled stage");
-        }
+    }
+    if let Some(untiled) = a.untiled_arena.filter(|_| !a.tilings.is_empty()) {
+        let stages = if a.tilings.len() == 1 { "the tiled stage" } else { "the tiled stages" };
+        let _ = writeln!(s, "untiled      {untiled} bytes of arena without {stages}");
     }
     if a.reordered() {
         let _ = writeln!(s, "op order     {:?} (model op indices; the model's own order needs more arena)", a.order);
@@ -243,7 +244,7 @@ pub fn over_cycle_budget(a: &Analysis<'_>, limit: u64) -> String {
             ));
         }
     }
-    if let (Some(t), Some(at)) = (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
+    for (t, at) in a.tiled_stages() {
         let extra: u64 =
             at.clone().map(|p| cycles[p]).sum::<u64>() - at.clone().map(|p| a.choice[a.order[p]].cost).sum::<u64>();
         helps.push(format!(
@@ -383,11 +384,12 @@ pub fn peak_analysis(a: &Analysis<'_>, limit: Option<usize>) -> String {
     let _ = write!(s, "lower bound: {} bytes (the most bytes live at any one op)", a.lower_bound);
     match limit {
         Some(l) if a.lower_bound > l => match &a.tiled_floor {
-            Some((arena, t)) => {
+            Some((arena, stages)) => {
+                let described: Vec<String> = stages.iter().map(|t| t.describe(&a.graph, &a.order, a.macs())).collect();
                 let _ = writeln!(
                     s,
                     ": no plan fits {l} bytes, tiled or not; the smallest tiled plan needs {arena} bytes (tiled {})",
-                    t.describe(&a.graph, &a.order, a.macs())
+                    described.join("; and tiled ")
                 );
             }
             None => {
@@ -485,7 +487,7 @@ pub fn water_level_svg(a: &Analysis<'_>) -> String {
     let _ =
         writeln!(s, r##"<rect x="{px:.1}" y="{top}" width="{col:.1}" height="{:.1}" fill="#fdd"/>"##, h - top - bottom);
     // The tiled stage: a hatched-looking band behind its ops, labelled.
-    if let Some((t, at)) = a.tiling.as_ref().and_then(|t| Some((t, t.positions(&a.order)?))) {
+    for (t, at) in a.tiled_stages() {
         let x = left + col * at.start as f64;
         let width = col * at.len() as f64;
         let _ = writeln!(

@@ -531,7 +531,10 @@ pub fn stream(stage: &Stage, step: usize) -> Option<Tiling> {
         let mut band_ops = Vec::with_capacity(n);
         for (i, w) in stage.windows.iter().enumerate() {
             let h = heights[i];
-            let mut end = if paced[i] { ((b + 1) * step * h).div_ceil(heights[0]).min(h) } else { h };
+            // At the first op's pace: rows at the end come one band at a
+            // time, not in a burst that would hold them all at once.
+            let rate = (step * h).div_ceil(heights[0]).max(1);
+            let mut end = if paced[i] { ((b + 1) * step * h).div_ceil(heights[0]) } else { done[i] + rate }.min(h);
             for &t in &w.inputs {
                 if let Some(k) = writer(t) {
                     while end > done[i] && reads_to(i, done[i]..end) > done[k] {

@@ -244,8 +244,9 @@ pub struct MemoryPlan {
     /// Every operator in execution order (the `first_op`/`last_op`
     /// positions of [`Placement`]): where it comes from in the model.
     pub ops: &'static [OpSite],
-    /// The ops run band by band to fit `arena_limit`, if any.
-    pub tiled: Option<TiledStage>,
+    /// The stages of ops run band by band to fit `arena_limit`, in
+    /// execution order (none without a limit, or when the plain plan fits).
+    pub tiled: &'static [TiledStage],
     /// The memory regions the arena is split over, fastest first (one,
     /// the arena, for a model compiled without `regions`).
     pub regions: &'static [MemoryRegion],

@@ -77,7 +77,7 @@ pub mod harness {
     /// order, in a tiled stage). Panics with the first violation.
     pub struct CheckedHook {
         ops: &'static [tinyaot::OpSite],
-        tiled: Option<tinyaot::TiledStage>,
+        tiled: &'static [tinyaot::TiledStage],
         open: Option<(usize, Option<usize>)>,
         /// (position, band) of every completed pair, in order.
         pub seen: Vec<(usize, Option<usize>)>,
@@ -97,8 +97,8 @@ pub mod harness {
                 let mut want = Vec::new();
                 let mut position = 0;
                 while position < self.ops.len() {
-                    match self.tiled {
-                        Some(t) if position == t.first_op => {
+                    match self.tiled.iter().find(|t| t.first_op == position) {
+                        Some(t) => {
                             for band in 0..t.bands {
                                 want.extend((t.first_op..=t.last_op).map(|p| (p, Some(band))));
                             }

@@ -46,7 +46,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     // gathered in a frame and, once the op's last part closes, the op's
     // construct (`if`, `if`/`else`, `loop`) goes into the enclosing frame.
     let mut flow = Flow::default();
-    let stage = a.tiling.as_ref().and_then(|t| Some((t, t.positions(&a.order)?)));
+    let stages = a.tiled_stages();
     let scratch_of = |pos: usize| {
         a.schedule.buffers.iter().position(|b| b.scratch == Some(pos)).map(|b| {
             let (region, offset) = a.buffer_place(b);
@@ -56,9 +56,7 @@ pub fn ops(a: &crate::Analysis<'_>) -> Result<Ops, Error> {
     for (pos, &n) in a.order.iter().enumerate() {
         let node = &a.graph.nodes[n];
         flow.enter(node, &a.graph.nodes);
-        if let Some((tiling, at)) = &stage
-            && at.contains(&pos)
-        {
+        if let Some((tiling, at)) = stages.iter().find(|(_, at)| at.contains(&pos)) {
             if pos == at.start {
                 for band_op in tiled_stage(a, &mut emit, tiling, at.start, &scratch_of)? {
                     flow.push(band_op);

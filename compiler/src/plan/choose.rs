@@ -25,7 +25,8 @@ pub struct Planned {
 }
 
 /// Plans the candidate orders for one choice of kernel variants (and
-/// tiling, which only the orders that run its chain contiguously take):
+/// tiled stages, which only the orders that run each chain contiguously
+/// take):
 /// every order is scheduled, the three most promising by lower bound are
 /// planned, the smallest arena wins (the model's own order on ties).
 pub fn plan_orders(
@@ -34,14 +35,12 @@ pub fn plan_orders(
     orders: &[Vec<usize>],
     choice: &[Variant],
     opts: &Options,
-    tiling: Option<&Tiling>,
+    tilings: &[Tiling],
 ) -> Result<Planned, Error> {
     let mut scheduled = Vec::new();
     for order in orders {
         let mut s = schedule::schedule(graph, ops, order, choice, opts.inputs())?;
-        if let Some(t) = tiling
-            && t.apply(graph, order, &mut s).is_none()
-        {
+        if tilings.iter().any(|t| t.apply(graph, order, &mut s).is_none()) {
             continue;
         }
         if !opts.in_place {
@@ -72,13 +71,13 @@ pub struct Choice {
     pub choice: Vec<Variant>,
     /// The plan with those kernels.
     pub planned: Planned,
-    /// The tiled stage, when the budget needs one.
-    pub tiling: Option<Tiling>,
-    /// With a tiled stage: the arena of the best plan without it.
+    /// The tiled stages, in execution order, when the budget needs them.
+    pub tilings: Vec<Tiling>,
+    /// With tiled stages: the arena of the best plan without them.
     pub untiled_arena: Option<usize>,
     /// Over the budget even tiled: the smallest arena a tiled plan reached
-    /// (with scratch-free kernels), and that tiling.
-    pub tiled_floor: Option<(usize, Tiling)>,
+    /// (with scratch-free kernels), and its stages.
+    pub tiled_floor: Option<(usize, Vec<Tiling>)>,
     /// The arena with scratch-free kernels only, when faster ones were chosen.
     pub direct_arena: Option<usize>,
     /// With `keep_inputs`: the arena the same kernels need without it.
@@ -103,7 +102,7 @@ fn fit(
     variants: &[Vec<Variant>],
     budget: usize,
     opts: &Options,
-    tiling: Option<&Tiling>,
+    tilings: &[Tiling],
 ) -> Result<(Vec<Variant>, Planned), Error> {
     let direct = plainest(variants);
     // The cheapest by estimate, the first listed on ties.
@@ -112,7 +111,7 @@ fn fit(
         .zip(&direct)
         .map(|(v, &d)| v.iter().enumerate().min_by_key(|&(i, x)| (x.cost, i)).map_or(d, |(_, &x)| x))
         .collect();
-    let mut planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
+    let mut planned = plan_orders(graph, ops, orders, &choice, opts, tilings)?;
     loop {
         if planned.plan.arena_size <= budget {
             break;
@@ -129,7 +128,7 @@ fn fit(
             // Nothing left to give at the peak: the scratch-free kernels
             // everywhere, if that is smaller.
             if choice != direct {
-                let plain = plan_orders(graph, ops, orders, &direct, opts, tiling)?;
+                let plain = plan_orders(graph, ops, orders, &direct, opts, tilings)?;
                 if plain.plan.arena_size < planned.plan.arena_size {
                     (choice, planned) = (direct, plain);
                 }
@@ -138,7 +137,7 @@ fn fit(
         };
         let n = planned.order[pos];
         choice[n] = direct[n];
-        planned = plan_orders(graph, ops, orders, &choice, opts, tiling)?;
+        planned = plan_orders(graph, ops, orders, &choice, opts, tilings)?;
     }
     Ok((choice, planned))
 }
@@ -164,9 +163,10 @@ impl<'o> Base<'o> {
 }
 
 /// The lowest bound of a tiled schedule with scratch-free kernels over the
-/// orders that run the stage contiguously. Tiling changes only the stage's
-/// own time steps, so only those are counted again.
-fn tiled_bound(graph: &Graph<'_>, bases: &[Base<'_>], tiling: &Tiling, opts: &Options) -> Option<usize> {
+/// orders that run the stage contiguously, and the bound over the stage's
+/// own steps in that order. Tiling changes only the stage's own time steps,
+/// so only those are counted again.
+fn tiled_bound(graph: &Graph<'_>, bases: &[Base<'_>], tiling: &Tiling, opts: &Options) -> Option<(usize, usize)> {
     bases
         .iter()
         .filter_map(|b| {
@@ -181,13 +181,18 @@ fn tiled_bound(graph: &Graph<'_>, bases: &[Base<'_>], tiling: &Tiling, opts: &Op
             let inside = stage.clone().map(|t| super::lower_bound_at(&reqs, t)).max().unwrap_or(0);
             let outside =
                 b.steps.iter().enumerate().filter(|(t, _)| !stage.contains(t)).map(|(_, &v)| v).max().unwrap_or(0);
-            Some(inside.max(outside))
+            Some((inside.max(outside), inside))
         })
         .min()
 }
 
+/// Most tiled stages one plan takes.
+const MAX_STAGES: usize = 12;
+
 /// Chooses kernels, op order and, over an explicit `arena_limit` the plain
-/// plan cannot meet, a tiled stage, within `budget` bytes.
+/// plan cannot meet, tiled stages, within `budget` bytes: a stage over the
+/// peak, and while no single one fits, the stage that lowers the arena most
+/// and another over the next peak.
 pub fn choose(
     graph: &Graph<'_>,
     ops: &[Box<dyn Operator>],
@@ -196,79 +201,107 @@ pub fn choose(
     budget: usize,
     opts: &Options,
 ) -> Result<Choice, Error> {
-    let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, None)?;
-    let (mut tiling, mut untiled_arena, mut tiled_floor) = (None, None, None);
+    let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, &[])?;
+    let (mut tilings, mut untiled_arena, mut tiled_floor) = (Vec::new(), None, None);
     if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
         let direct = plainest(variants);
-        let mut bases = Vec::new();
-        for order in orders {
-            bases.push(Base::new(order, schedule::schedule(graph, ops, order, &direct, opts.inputs())?, opts));
-        }
-        // A stage that leaves the peak out leaves the peak as it is.
-        let peak = bases[0].steps.iter().enumerate().max_by_key(|&(t, &v)| (v, std::cmp::Reverse(t))).map(|(t, _)| t);
-        let mut bounded = Vec::new();
-        for t in tiling::candidates(graph, ops, &orders[0], peak.and_then(|t| t.checked_sub(1))) {
-            if let Some(bound) = tiled_bound(graph, &bases, &t, opts) {
-                bounded.push((bound, t));
-            }
-        }
-        // Among the first that fit (fewest recomputed MACs first, their
-        // bound within the budget), the fastest by estimate: the kernels
-        // the budget leaves them, the recomputed rows, the extra calls.
-        let estimate = |choice: &[Variant], t: &Tiling| {
-            let cost = |n: usize| choice[n].cost;
-            (0..ops.len()).map(cost).sum::<u64>() + t.extra_cost(cost)
-        };
-        let mut best: Option<(u64, Vec<Variant>, Planned, &Tiling)> = None;
-        let mut fitting = 0;
-        // Then the lowest bounds, as the smallest tiled arena is measured
-        // (a budget near it may fit only those).
-        let mut lowest: Vec<&(usize, Tiling)> = bounded.iter().filter(|(bound, _)| *bound <= budget).collect();
-        lowest.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
-        let by_cost = bounded.iter().filter(|(bound, _)| *bound <= budget).take(MAX_TILED_PLANS);
-        for (_, t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
-            let (c, p) = fit(graph, ops, orders, variants, budget, opts, Some(t))?;
-            if p.plan.arena_size <= budget {
-                let cost = estimate(&c, t);
-                if best.as_ref().is_none_or(|b| cost < b.0) {
-                    best = Some((cost, c, p, t));
-                }
-                fitting += 1;
-                if fitting == TILINGS_COMPARED {
-                    break;
+        // The stages taken on the way down, and the smallest arena so far.
+        let mut chosen: Vec<Tiling> = Vec::new();
+        let mut floor: Option<(usize, Vec<Tiling>)> = None;
+        for _ in 0..MAX_STAGES {
+            let mut bases = Vec::new();
+            for order in orders {
+                let mut s = schedule::schedule(graph, ops, order, &direct, opts.inputs())?;
+                if chosen.iter().all(|t| t.apply(graph, order, &mut s).is_some()) {
+                    bases.push(Base::new(order, s, opts));
                 }
             }
-        }
-        if let Some((_, c, p, t)) = best {
-            untiled_arena = Some(planned.plan.arena_size);
-            (choice, planned, tiling) = (c, p, Some(t.clone()));
-        }
-        if tiling.is_none() {
-            // The smallest budget tiling reaches: plan the lowest bounds.
-            bounded.sort_by_key(|(bound, t)| (*bound, t.extra_macs));
-            for (_, t) in bounded.into_iter().take(FLOOR_PLANS) {
-                let arena = plan_orders(graph, ops, orders, &direct, opts, Some(&t))?.plan.arena_size;
-                if tiled_floor.as_ref().is_none_or(|(best, _)| arena < *best) {
-                    tiled_floor = Some((arena, t));
+            let Some(first) = bases.first() else { break };
+            // A stage that leaves the peak out leaves the peak as it is.
+            let peak = first.steps.iter().enumerate().max_by_key(|&(t, &v)| (v, std::cmp::Reverse(t))).map(|(t, _)| t);
+            let taken = |t: &Tiling| chosen.iter().any(|c| c.stage.nodes.iter().any(|n| t.stage.nodes.contains(n)));
+            let mut bounded = Vec::new();
+            for t in tiling::candidates(graph, ops, first.order, peak.and_then(|t| t.checked_sub(1))) {
+                if !taken(&t)
+                    && let Some((bound, inside)) = tiled_bound(graph, &bases, &t, opts)
+                {
+                    bounded.push((bound, inside, t));
                 }
             }
+            let with = |t: &Tiling| chosen.iter().chain([t]).cloned().collect::<Vec<_>>();
+            // Among the first that fit (fewest recomputed MACs first, their
+            // bound within the budget), the fastest by estimate: the kernels
+            // the budget leaves them, the recomputed rows, the extra calls.
+            let estimate = |choice: &[Variant], stages: &[Tiling]| {
+                let cost = |n: usize| choice[n].cost;
+                (0..ops.len()).map(cost).sum::<u64>() + stages.iter().map(|t| t.extra_cost(cost)).sum::<u64>()
+            };
+            let mut best: Option<(u64, Vec<Variant>, Planned, Vec<Tiling>)> = None;
+            let mut fitting = 0;
+            // Then the lowest bounds, as the smallest tiled arena is measured
+            // (a budget near it may fit only those).
+            let mut lowest: Vec<&(usize, usize, Tiling)> =
+                bounded.iter().filter(|(bound, ..)| *bound <= budget).collect();
+            lowest.sort_by_key(|(bound, inside, t)| (*bound, *inside, t.extra_macs));
+            let by_cost = bounded.iter().filter(|(bound, ..)| *bound <= budget).take(MAX_TILED_PLANS);
+            for (.., t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
+                let stages = with(t);
+                let (c, p) = fit(graph, ops, orders, variants, budget, opts, &stages)?;
+                if p.plan.arena_size <= budget {
+                    let cost = estimate(&c, &stages);
+                    if best.as_ref().is_none_or(|b| cost < b.0) {
+                        best = Some((cost, c, p, stages));
+                    }
+                    fitting += 1;
+                    if fitting == TILINGS_COMPARED {
+                        break;
+                    }
+                }
+            }
+            if let Some((_, c, p, stages)) = best {
+                untiled_arena = Some(planned.plan.arena_size);
+                (choice, planned, tilings) = (c, p, stages);
+                break;
+            }
+            // None fits: the stage that gives the smallest arena (planned
+            // among the lowest bounds; on ties, while other peaks set the
+            // arena, the lowest over its own ops), if it lowers it, and on.
+            bounded.sort_by_key(|(bound, inside, t)| (*bound, *inside, t.extra_macs));
+            let mut step: Option<(usize, usize, Vec<Tiling>)> = None;
+            for (_, inside, t) in bounded.into_iter().take(FLOOR_PLANS) {
+                let stages = with(&t);
+                let arena = plan_orders(graph, ops, orders, &direct, opts, &stages)?.plan.arena_size;
+                if step.as_ref().is_none_or(|(best, best_inside, _)| (arena, inside) < (*best, *best_inside)) {
+                    step = Some((arena, inside, stages));
+                }
+            }
+            match step {
+                Some((arena, _, stages)) if floor.as_ref().is_none_or(|(best, _)| arena <= *best) => {
+                    chosen.clone_from(&stages);
+                    floor = Some((arena, stages));
+                }
+                _ => break,
+            }
+        }
+        if tilings.is_empty() {
+            tiled_floor = floor;
         }
     }
     // What the fast kernels cost: the arena with direct kernels only.
     let direct = plainest(variants);
     let direct_arena = if choice != direct {
-        Some(plan_orders(graph, ops, orders, &direct, opts, tiling.as_ref())?.plan.arena_size)
+        Some(plan_orders(graph, ops, orders, &direct, opts, &tilings)?.plan.arena_size)
     } else {
         None
     };
     // What keeping the inputs costs: the same kernels without it.
     let arena_without_kept_inputs = if opts.inputs() == schedule::Inputs::Kept {
         let free = Options { keep_inputs: false, ..opts.clone() };
-        Some(plan_orders(graph, ops, orders, &choice, &free, tiling.as_ref())?.plan.arena_size)
+        Some(plan_orders(graph, ops, orders, &choice, &free, &tilings)?.plan.arena_size)
     } else {
         None
     };
-    Ok(Choice { choice, planned, tiling, untiled_arena, tiled_floor, direct_arena, arena_without_kept_inputs })
+    Ok(Choice { choice, planned, tilings, untiled_arena, tiled_floor, direct_arena, arena_without_kept_inputs })
 }
 
 /// Each op's plainest variant, the first it lists (its direct kernel, or

@@ -62,18 +62,15 @@ pub(super) fn plan_consts(
             pub const #public: #usize_ty = #module::#size;
         })
     });
-    let tiled = match (&a.tiling, a.tiling.as_ref().and_then(|t| t.positions(&a.order))) {
-        (Some(t), Some(at)) => {
-            let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
-            let (untiled, keep_halo, moved, streamed) =
-                (a.untiled_arena.unwrap_or(0), t.keep_halo, t.moved_bytes, t.streamed);
-            quote!(#option::Some(::tinyaot::TiledStage {
-                first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, streamed: #streamed,
-                recomputed_macs: #macs, keep_halo: #keep_halo, moved_bytes: #moved, untiled_arena: #untiled,
-            }))
-        }
-        _ => quote!(#option::None),
-    };
+    let tiled = a.tiled_stages().into_iter().map(|(t, at)| {
+        let (first, last, bands, rows, macs) = (at.start, at.end - 1, t.bands.len(), t.band_rows, t.extra_macs);
+        let (untiled, keep_halo, moved, streamed) =
+            (a.untiled_arena.unwrap_or(0), t.keep_halo, t.moved_bytes, t.streamed);
+        quote!(::tinyaot::TiledStage {
+            first_op: #first, last_op: #last, bands: #bands, band_rows: #rows, streamed: #streamed,
+            recomputed_macs: #macs, keep_halo: #keep_halo, moved_bytes: #moved, untiled_arena: #untiled,
+        })
+    });
     quote! {
     /// Bytes of activation memory the plan needs (over all its memory
     /// regions, if it has several).
@@ -90,7 +87,7 @@ pub(super) fn plan_consts(
         tflm_greedy: #tflm,
         buffers: &[#(#placements),*],
         ops: #module::OP_SITES,
-        tiled: #tiled,
+        tiled: &[#(#tiled),*],
         regions: &[#(#region_rows),*],
     };
     /// Bytes of constant data (weights, biases, requantization tables) in flash.
