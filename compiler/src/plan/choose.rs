@@ -287,6 +287,9 @@ pub fn choose(
             tiled_floor = floor;
         }
     }
+    if planned.plan.arena_size <= budget {
+        (choice, planned) = add_back(graph, ops, orders, variants, budget, opts, &tilings, choice, planned)?;
+    }
     // What the fast kernels cost: the arena with direct kernels only.
     let direct = plainest(variants);
     let direct_arena = if choice != direct {
@@ -302,6 +305,52 @@ pub fn choose(
         None
     };
     Ok(Choice { choice, planned, tilings, untiled_arena, tiled_floor, direct_arena, arena_without_kept_inputs })
+}
+
+/// Plans tried when fast variants given up are tried again.
+const ADD_BACK_TRIES: usize = 48;
+
+/// The fast variants `fit` gave up (all of them, when it fell back to the
+/// scratch-free kernels everywhere), tried back once a plan fits `budget`:
+/// op by op, the largest estimated saving first, its variants faster than
+/// the chosen one from the fastest, the first that still fits kept.
+#[allow(clippy::too_many_arguments)]
+fn add_back(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    variants: &[Vec<Variant>],
+    budget: usize,
+    opts: &Options,
+    tilings: &[Tiling],
+    mut choice: Vec<Variant>,
+    mut planned: Planned,
+) -> Result<(Vec<Variant>, Planned), Error> {
+    let faster = |n: usize, choice: &[Variant]| {
+        let mut v: Vec<Variant> = variants[n].iter().filter(|x| x.cost < choice[n].cost).copied().collect();
+        v.sort_by_key(|x| x.cost);
+        v
+    };
+    let mut ups: Vec<(u64, usize)> =
+        (0..variants.len()).filter_map(|n| Some((choice[n].cost - faster(n, &choice).first()?.cost, n))).collect();
+    ups.sort_by_key(|&(saving, n)| (std::cmp::Reverse(saving), n));
+    let mut tries = 0;
+    'ops: for (_, n) in ups {
+        for variant in faster(n, &choice) {
+            if tries == ADD_BACK_TRIES {
+                break 'ops;
+            }
+            tries += 1;
+            let mut tried = choice.clone();
+            tried[n] = variant;
+            let p = plan_orders(graph, ops, orders, &tried, opts, tilings)?;
+            if p.plan.arena_size <= budget {
+                (choice, planned) = (tried, p);
+                continue 'ops;
+            }
+        }
+    }
+    Ok((choice, planned))
 }
 
 /// Each op's plainest variant, the first it lists (its direct kernel, or
