@@ -535,6 +535,10 @@ pub fn stream(stage: &Stage, step: usize) -> Option<Tiling> {
             // time, not in a burst that would hold them all at once.
             let rate = (step * h).div_ceil(heights[0]).max(1);
             let mut end = if paced[i] { ((b + 1) * step * h).div_ceil(heights[0]) } else { done[i] + rate }.min(h);
+            // Rows of top padding only come with the first row that reads.
+            while end < h && input_rows(&w.geo, &(done[i]..end)).is_none() {
+                end += 1;
+            }
             for &t in &w.inputs {
                 if let Some(k) = writer(t) {
                     while end > done[i] && reads_to(i, done[i]..end) > done[k] {

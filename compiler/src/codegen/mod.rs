@@ -118,6 +118,7 @@ fn tiled_stage(
                 emit.band_view(t, (rows.start - first_row) * row, rows.len() * row / elem);
             }
             let n = tiling.stage.nodes[i];
+            emit.set_band_rows(op.output_rows.clone());
             emit.set_op(first + i, a.choice[n].kernel, scratch_of(first + i), a.op_states[n]);
             let call = a.ops[n].emit_window(emit, &op.geo)?;
             calls.push(hooked(first + i, Some(b), call));

@@ -36,6 +36,8 @@ pub struct Emit<'g> {
     /// stage is emitted: tensor -> (byte offset from the tensor's start,
     /// elements).
     bands: HashMap<usize, (usize, usize)>,
+    /// The output rows of the band being emitted ([`Emit::set_band_rows`]).
+    band_rows: Option<std::ops::Range<usize>>,
     /// With borrowed inputs: tensor -> the graph input (or view of one)
     /// it is, read through the `input{k}` pointer instead of the arena.
     borrowed: Vec<Option<usize>>,
@@ -99,6 +101,7 @@ impl<'g> Emit<'g> {
             scratch: None,
             op_state: None,
             bands: HashMap::new(),
+            band_rows: None,
             borrowed,
             nudged_pairs: Default::default(),
             position: 0,
@@ -142,6 +145,18 @@ impl<'g> Emit<'g> {
     /// Back to every tensor's own placement.
     pub fn end_band(&mut self) {
         self.bands.clear();
+        self.band_rows = None;
+    }
+
+    /// While a band of a tiled stage is emitted: the output rows of the op
+    /// the band computes (of its whole output map).
+    pub fn set_band_rows(&mut self, rows: std::ops::Range<usize>) {
+        self.band_rows = Some(rows);
+    }
+
+    /// The output rows of the band being emitted, if any.
+    pub fn band_rows(&self) -> Option<std::ops::Range<usize>> {
+        self.band_rows.clone()
     }
 
     /// Notes, before any op is emitted, a fused pixel-pair instance an op

@@ -189,6 +189,130 @@ fn tiled_bound(graph: &Graph<'_>, bases: &[Base<'_>], tiling: &Tiling, opts: &Op
 /// Most tiled stages one plan takes.
 const MAX_STAGES: usize = 12;
 
+/// Which stage the descent takes while none fits alone.
+#[derive(Clone, Copy)]
+enum Pick {
+    /// The one that gives the smallest arena (on ties the lowest bound
+    /// over its own ops).
+    SmallestArena,
+    /// One whose own ops fit the budget with the fewest recomputed MACs,
+    /// else the one with the lowest bound over its own ops, so that it is
+    /// not the next peak (then the smallest arena).
+    LowestStage,
+}
+
+/// Where a descent ends.
+enum Descent {
+    /// A plan within the budget: kernels, plan, stages.
+    Fits(Vec<Variant>, Box<Planned>, Vec<Tiling>),
+    /// None: the smallest arena it reached with scratch-free kernels, and
+    /// its stages.
+    Floor(Option<(usize, Vec<Tiling>)>),
+}
+
+/// Tiled stages down to `budget`: a stage over the peak that fits (the
+/// fastest of the first that do), else the stage `pick` prefers (its own
+/// ops within `pick_budget`, for [`Pick::LowestStage`]) and on to the next
+/// peak, at most [`MAX_STAGES`].
+fn descend(
+    graph: &Graph<'_>,
+    ops: &[Box<dyn Operator>],
+    orders: &[Vec<usize>],
+    variants: &[Vec<Variant>],
+    budget: usize,
+    opts: &Options,
+    (pick, pick_budget): (Pick, usize),
+) -> Result<Descent, Error> {
+    let direct = plainest(variants);
+    // The stages taken on the way down, and the smallest arena so far.
+    let mut chosen: Vec<Tiling> = Vec::new();
+    let mut floor: Option<(usize, Vec<Tiling>)> = None;
+    for _ in 0..MAX_STAGES {
+        let mut bases = Vec::new();
+        for order in orders {
+            let mut s = schedule::schedule(graph, ops, order, &direct, opts.inputs())?;
+            if chosen.iter().all(|t| t.apply(graph, order, &mut s).is_some()) {
+                bases.push(Base::new(order, s, opts));
+            }
+        }
+        let Some(first) = bases.first() else { break };
+        // A stage that leaves the peak out leaves the peak as it is.
+        let peak = first.steps.iter().enumerate().max_by_key(|&(t, &v)| (v, std::cmp::Reverse(t))).map(|(t, _)| t);
+        let taken = |t: &Tiling| chosen.iter().any(|c| c.stage.nodes.iter().any(|n| t.stage.nodes.contains(n)));
+        let mut bounded = Vec::new();
+        for t in tiling::candidates(graph, ops, first.order, peak.and_then(|t| t.checked_sub(1))) {
+            if !taken(&t)
+                && let Some((bound, inside)) = tiled_bound(graph, &bases, &t, opts)
+            {
+                bounded.push((bound, inside, t));
+            }
+        }
+        let with = |t: &Tiling| chosen.iter().chain([t]).cloned().collect::<Vec<_>>();
+        // Among the first that fit (fewest recomputed MACs first, their
+        // bound within the budget), the fastest by estimate: the kernels
+        // the budget leaves them, the recomputed rows, the extra calls.
+        let estimate = |choice: &[Variant], stages: &[Tiling]| {
+            let cost = |n: usize| choice[n].cost;
+            (0..ops.len()).map(cost).sum::<u64>() + stages.iter().map(|t| t.extra_cost(cost)).sum::<u64>()
+        };
+        let mut best: Option<(u64, Vec<Variant>, Planned, Vec<Tiling>)> = None;
+        let mut fitting = 0;
+        // Then the lowest bounds, as the smallest tiled arena is measured
+        // (a budget near it may fit only those).
+        let mut lowest: Vec<&(usize, usize, Tiling)> = bounded.iter().filter(|(bound, ..)| *bound <= budget).collect();
+        lowest.sort_by_key(|(bound, inside, t)| (*bound, *inside, t.extra_macs));
+        let by_cost = bounded.iter().filter(|(bound, ..)| *bound <= budget).take(MAX_TILED_PLANS);
+        for (.., t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
+            let stages = with(t);
+            let (c, p) = fit(graph, ops, orders, variants, budget, opts, &stages)?;
+            if p.plan.arena_size <= budget {
+                let cost = estimate(&c, &stages);
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, c, p, stages));
+                }
+                fitting += 1;
+                if fitting == TILINGS_COMPARED {
+                    break;
+                }
+            }
+        }
+        if let Some((_, c, p, stages)) = best {
+            return Ok(Descent::Fits(c, Box::new(p), stages));
+        }
+        // None fits: the stage `pick` prefers (planned among the lowest
+        // bounds), if it lowers the arena, and on.
+        bounded.sort_by_key(|(bound, inside, t)| match pick {
+            Pick::SmallestArena => (*bound, *inside as u64, t.extra_macs),
+            Pick::LowestStage => ((*inside).max(pick_budget), t.extra_macs, *bound as u64),
+        });
+        let mut step: Option<(usize, usize, Vec<Tiling>)> = None;
+        for (_, inside, t) in bounded.into_iter().take(FLOOR_PLANS) {
+            let stages = with(&t);
+            let arena = plan_orders(graph, ops, orders, &direct, opts, &stages)?.plan.arena_size;
+            let macs = t.extra_macs;
+            let better = |(best, best_inside, best_macs): (usize, usize, u64)| match pick {
+                Pick::SmallestArena => (arena, inside) < (best, best_inside),
+                Pick::LowestStage => {
+                    (inside.max(pick_budget), macs, arena) < (best_inside.max(pick_budget), best_macs, best)
+                }
+            };
+            if step.as_ref().is_none_or(|(best, best_inside, stages)| {
+                better((*best, *best_inside, stages.last().map_or(0, |t| t.extra_macs)))
+            }) {
+                step = Some((arena, inside, stages));
+            }
+        }
+        match step {
+            Some((arena, _, stages)) if floor.as_ref().is_none_or(|(best, _)| arena <= *best) => {
+                chosen.clone_from(&stages);
+                floor = Some((arena, stages));
+            }
+            _ => break,
+        }
+    }
+    Ok(Descent::Floor(floor))
+}
+
 /// Chooses kernels, op order and, over an explicit `arena_limit` the plain
 /// plan cannot meet, tiled stages, within `budget` bytes: a stage over the
 /// peak, and while no single one fits, the stage that lowers the arena most
@@ -204,87 +328,26 @@ pub fn choose(
     let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, &[])?;
     let (mut tilings, mut untiled_arena, mut tiled_floor) = (Vec::new(), None, None);
     if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
-        let direct = plainest(variants);
-        // The stages taken on the way down, and the smallest arena so far.
-        let mut chosen: Vec<Tiling> = Vec::new();
-        let mut floor: Option<(usize, Vec<Tiling>)> = None;
-        for _ in 0..MAX_STAGES {
-            let mut bases = Vec::new();
-            for order in orders {
-                let mut s = schedule::schedule(graph, ops, order, &direct, opts.inputs())?;
-                if chosen.iter().all(|t| t.apply(graph, order, &mut s).is_some()) {
-                    bases.push(Base::new(order, s, opts));
-                }
-            }
-            let Some(first) = bases.first() else { break };
-            // A stage that leaves the peak out leaves the peak as it is.
-            let peak = first.steps.iter().enumerate().max_by_key(|&(t, &v)| (v, std::cmp::Reverse(t))).map(|(t, _)| t);
-            let taken = |t: &Tiling| chosen.iter().any(|c| c.stage.nodes.iter().any(|n| t.stage.nodes.contains(n)));
-            let mut bounded = Vec::new();
-            for t in tiling::candidates(graph, ops, first.order, peak.and_then(|t| t.checked_sub(1))) {
-                if !taken(&t)
-                    && let Some((bound, inside)) = tiled_bound(graph, &bases, &t, opts)
-                {
-                    bounded.push((bound, inside, t));
-                }
-            }
-            let with = |t: &Tiling| chosen.iter().chain([t]).cloned().collect::<Vec<_>>();
-            // Among the first that fit (fewest recomputed MACs first, their
-            // bound within the budget), the fastest by estimate: the kernels
-            // the budget leaves them, the recomputed rows, the extra calls.
-            let estimate = |choice: &[Variant], stages: &[Tiling]| {
-                let cost = |n: usize| choice[n].cost;
-                (0..ops.len()).map(cost).sum::<u64>() + stages.iter().map(|t| t.extra_cost(cost)).sum::<u64>()
-            };
-            let mut best: Option<(u64, Vec<Variant>, Planned, Vec<Tiling>)> = None;
-            let mut fitting = 0;
-            // Then the lowest bounds, as the smallest tiled arena is measured
-            // (a budget near it may fit only those).
-            let mut lowest: Vec<&(usize, usize, Tiling)> =
-                bounded.iter().filter(|(bound, ..)| *bound <= budget).collect();
-            lowest.sort_by_key(|(bound, inside, t)| (*bound, *inside, t.extra_macs));
-            let by_cost = bounded.iter().filter(|(bound, ..)| *bound <= budget).take(MAX_TILED_PLANS);
-            for (.., t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
-                let stages = with(t);
-                let (c, p) = fit(graph, ops, orders, variants, budget, opts, &stages)?;
-                if p.plan.arena_size <= budget {
-                    let cost = estimate(&c, &stages);
-                    if best.as_ref().is_none_or(|b| cost < b.0) {
-                        best = Some((cost, c, p, stages));
-                    }
-                    fitting += 1;
-                    if fitting == TILINGS_COMPARED {
-                        break;
-                    }
-                }
-            }
-            if let Some((_, c, p, stages)) = best {
-                untiled_arena = Some(planned.plan.arena_size);
-                (choice, planned, tilings) = (c, p, stages);
+        let mut floors = Vec::new();
+        // The third takes the path of the smallest tiled arena
+        // (`smallest_tiled_arena`, a budget of 1), so that a limit set to
+        // it is met.
+        let picks = [(Pick::SmallestArena, budget), (Pick::LowestStage, budget), (Pick::LowestStage, 1)];
+        for (k, pick) in picks.into_iter().enumerate() {
+            if k == 2 && budget <= 1 {
                 break;
             }
-            // None fits: the stage that gives the smallest arena (planned
-            // among the lowest bounds; on ties, while other peaks set the
-            // arena, the lowest over its own ops), if it lowers it, and on.
-            bounded.sort_by_key(|(bound, inside, t)| (*bound, *inside, t.extra_macs));
-            let mut step: Option<(usize, usize, Vec<Tiling>)> = None;
-            for (_, inside, t) in bounded.into_iter().take(FLOOR_PLANS) {
-                let stages = with(&t);
-                let arena = plan_orders(graph, ops, orders, &direct, opts, &stages)?.plan.arena_size;
-                if step.as_ref().is_none_or(|(best, best_inside, _)| (arena, inside) < (*best, *best_inside)) {
-                    step = Some((arena, inside, stages));
+            match descend(graph, ops, orders, variants, budget, opts, pick)? {
+                Descent::Fits(c, p, stages) => {
+                    untiled_arena = Some(planned.plan.arena_size);
+                    (choice, planned, tilings) = (c, *p, stages);
+                    break;
                 }
-            }
-            match step {
-                Some((arena, _, stages)) if floor.as_ref().is_none_or(|(best, _)| arena <= *best) => {
-                    chosen.clone_from(&stages);
-                    floor = Some((arena, stages));
-                }
-                _ => break,
+                Descent::Floor(floor) => floors.extend(floor),
             }
         }
         if tilings.is_empty() {
-            tiled_floor = floor;
+            tiled_floor = floors.into_iter().min_by_key(|(arena, stages)| (*arena, stages.len()));
         }
     }
     if planned.plan.arena_size <= budget {

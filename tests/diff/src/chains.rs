@@ -239,11 +239,30 @@ fn same_quant(a: &Option<QuantDef>, b: &Option<QuantDef>) -> bool {
 /// also compiles each such case at the smallest arena a tiled plan
 /// reaches, where the chain runs band by band, and compares that too.
 pub fn window_chain(r: &mut Rng) -> (Model, String) {
+    chain_of_windows(r, false)
+}
+
+/// [`window_chain`] behind an NCHW input and the TRANSPOSE to NHWC that
+/// PyTorch exports start with (a tiled stage may take the TRANSPOSE in).
+pub fn window_chain_nchw(r: &mut Rng) -> (Model, String) {
+    chain_of_windows(r, true)
+}
+
+fn chain_of_windows(r: &mut Rng, nchw: bool) -> (Model, String) {
     let ty = r.pick(&[Ty::I8, Ty::I8, Ty::F32]);
     let mut b = Builder::default();
     let shape = [1, r.size(8, 33), r.size(2, 12), r.size(1, 3)];
     let q = activation_quant(r, ty, 1e-2, 0.1);
-    let input = b.input("input", &shape, ty, q.clone());
+    let input = if nchw {
+        let [n, h, w, c] = shape;
+        let input = b.input("input", &[n, c, h, w], ty, q.clone());
+        let perm = b.ints("perm", &[4], &[0, 2, 3, 1]);
+        let nhwc = b.tensor("nhwc", &shape, ty, q.clone());
+        b.op(39, &[input, perm], &[nhwc], None);
+        nhwc
+    } else {
+        b.input("input", &shape, ty, q.clone())
+    };
     let mut x = Node { t: input, shape, q };
     let mut seen = vec![x.clone()];
     let mut steps = Vec::new();
@@ -265,7 +284,8 @@ pub fn window_chain(r: &mut Rng) -> (Model, String) {
         }
     }
     b.mark_output(x.t, ty);
-    let label = format!("{} {shape:?}: {} -> {:?}", ty.name(), steps.join(", "), x.shape);
+    let front = if nchw { "NCHW, TRANSPOSE, " } else { "" };
+    let label = format!("{} {shape:?}: {front}{} -> {:?}", ty.name(), steps.join(", "), x.shape);
     (b.finish_graph(), label)
 }
 

@@ -169,6 +169,7 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("DECODE", decode),
     ("WINDOW_CHAIN", crate::chains::window_chain),
     ("WINDOW_CHAIN", crate::chains::window_chain),
+    ("WINDOW_CHAIN_NCHW", crate::chains::window_chain_nchw),
     ("UINT8_OPS", uint8_ops),
     ("UINT8_OPS", uint8_ops),
     ("UINT8_OPS", uint8_ops),
