@@ -93,17 +93,21 @@ const FLOOR_PLANS: usize = 16;
 /// Fitting tilings compared by estimated cost before one is taken.
 const TILINGS_COMPARED: usize = 8;
 
+/// What every step of the search plans over: the graph, its ops, the
+/// candidate orders, each op's kernel variants and the options.
+#[derive(Clone, Copy)]
+struct Search<'a, 'g> {
+    graph: &'a Graph<'g>,
+    ops: &'a [Box<dyn Operator>],
+    orders: &'a [Vec<usize>],
+    variants: &'a [Vec<Variant>],
+    opts: &'a Options,
+}
+
 /// The fastest variant of every op, then the scratch at the peak given up,
 /// largest first, until the plan fits `budget` (or nothing is left to give).
-fn fit(
-    graph: &Graph<'_>,
-    ops: &[Box<dyn Operator>],
-    orders: &[Vec<usize>],
-    variants: &[Vec<Variant>],
-    budget: usize,
-    opts: &Options,
-    tilings: &[Tiling],
-) -> Result<(Vec<Variant>, Planned), Error> {
+fn fit(search: &Search<'_, '_>, budget: usize, tilings: &[Tiling]) -> Result<(Vec<Variant>, Planned), Error> {
+    let Search { graph, ops, orders, variants, opts } = *search;
     let direct = plainest(variants);
     // The cheapest by estimate, the first listed on ties.
     let mut choice: Vec<Variant> = variants
@@ -214,15 +218,8 @@ enum Descent {
 /// fastest of the first that do), else the stage `pick` prefers (its own
 /// ops within `pick_budget`, for [`Pick::LowestStage`]) and on to the next
 /// peak, at most [`MAX_STAGES`].
-fn descend(
-    graph: &Graph<'_>,
-    ops: &[Box<dyn Operator>],
-    orders: &[Vec<usize>],
-    variants: &[Vec<Variant>],
-    budget: usize,
-    opts: &Options,
-    (pick, pick_budget): (Pick, usize),
-) -> Result<Descent, Error> {
+fn descend(search: &Search<'_, '_>, budget: usize, (pick, pick_budget): (Pick, usize)) -> Result<Descent, Error> {
+    let Search { graph, ops, orders, variants, opts } = *search;
     let direct = plainest(variants);
     // The stages taken on the way down, and the smallest arena so far.
     let mut chosen: Vec<Tiling> = Vec::new();
@@ -264,7 +261,7 @@ fn descend(
         let by_cost = bounded.iter().filter(|(bound, ..)| *bound <= budget).take(MAX_TILED_PLANS);
         for (.., t) in by_cost.chain(lowest.into_iter().take(FLOOR_PLANS)) {
             let stages = with(t);
-            let (c, p) = fit(graph, ops, orders, variants, budget, opts, &stages)?;
+            let (c, p) = fit(search, budget, &stages)?;
             if p.plan.arena_size <= budget {
                 let cost = estimate(&c, &stages);
                 if best.as_ref().is_none_or(|b| cost < b.0) {
@@ -325,7 +322,8 @@ pub fn choose(
     budget: usize,
     opts: &Options,
 ) -> Result<Choice, Error> {
-    let (mut choice, mut planned) = fit(graph, ops, orders, variants, budget, opts, &[])?;
+    let search = Search { graph, ops, orders, variants, opts };
+    let (mut choice, mut planned) = fit(&search, budget, &[])?;
     let (mut tilings, mut untiled_arena, mut tiled_floor) = (Vec::new(), None, None);
     if planned.plan.arena_size > budget && opts.arena_limit.is_some() {
         let mut floors = Vec::new();
@@ -337,7 +335,7 @@ pub fn choose(
             if k == 2 && budget <= 1 {
                 break;
             }
-            match descend(graph, ops, orders, variants, budget, opts, pick)? {
+            match descend(&search, budget, pick)? {
                 Descent::Fits(c, p, stages) => {
                     untiled_arena = Some(planned.plan.arena_size);
                     (choice, planned, tilings) = (c, *p, stages);
@@ -351,7 +349,7 @@ pub fn choose(
         }
     }
     if planned.plan.arena_size <= budget {
-        (choice, planned) = add_back(graph, ops, orders, variants, budget, opts, &tilings, choice, planned)?;
+        (choice, planned) = add_back(&search, budget, &tilings, (choice, planned))?;
     }
     // What the fast kernels cost: the arena with direct kernels only.
     let direct = plainest(variants);
@@ -377,18 +375,13 @@ const ADD_BACK_TRIES: usize = 48;
 /// scratch-free kernels everywhere), tried back once a plan fits `budget`:
 /// op by op, the largest estimated saving first, its variants faster than
 /// the chosen one from the fastest, the first that still fits kept.
-#[allow(clippy::too_many_arguments)]
 fn add_back(
-    graph: &Graph<'_>,
-    ops: &[Box<dyn Operator>],
-    orders: &[Vec<usize>],
-    variants: &[Vec<Variant>],
+    search: &Search<'_, '_>,
     budget: usize,
-    opts: &Options,
     tilings: &[Tiling],
-    mut choice: Vec<Variant>,
-    mut planned: Planned,
+    (mut choice, mut planned): (Vec<Variant>, Planned),
 ) -> Result<(Vec<Variant>, Planned), Error> {
+    let Search { graph, ops, orders, variants, opts } = *search;
     let faster = |n: usize, choice: &[Variant]| {
         let mut v: Vec<Variant> = variants[n].iter().filter(|x| x.cost < choice[n].cost).copied().collect();
         v.sort_by_key(|x| x.cost);
