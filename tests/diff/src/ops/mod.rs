@@ -168,7 +168,8 @@ pub const GENERATORS: &[(&str, Generator)] = &[
     ("SIGNAL_OVERLAP_ADD", signal_overlap_add),
     ("DECODE", decode),
     ("WINDOW_CHAIN", crate::chains::window_chain),
-    ("WINDOW_CHAIN", crate::chains::window_chain),
+    // (In the second window-chain slot: a new entry would shift every
+    // seed's sample.)
     ("WINDOW_CHAIN_NCHW", crate::chains::window_chain_nchw),
     ("UINT8_OPS", uint8_ops),
     ("UINT8_OPS", uint8_ops),
