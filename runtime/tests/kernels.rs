@@ -1460,8 +1460,20 @@ fn detection_reads_uint8_inputs_as_litert_dequantizes_them() {
     use tinyaot::__private::kernels::detection::{Dequantized, Values};
     // uint8 [0, 128, 255] with zero point 0, as the uint8 pass gives them:
     // int8 [-128, 0, 127] with zero point -128.
-    let q = Dequantized { values: &[-128, 0, 127], zero_point: -128, scale: 0.5 };
+    let q =
+        Dequantized { values: &[-128, 0, 127], zero_point: -128, scale: 0.5, vector_part: 0, zero_times_scale: 0.0 };
     assert_eq!([q.at(0), q.at(1), q.at(2)], [0.0, 64.0, 127.5]);
+    // LiteRT's vector loop over class scores: uint8 q times the scale plus
+    // -zero_point * scale, two roundings, where one rounding gives another
+    // float (scale 0.010021506, zero point 129: q 246 is 1.1725162 in one
+    // rounding, 1.1725163 in two); past `vector_part`, one rounding.
+    let scale = 0.010021506_f32;
+    let zero_times_scale = (-129.0 * f64::from(scale)) as f32;
+    let values = [246u8 as i32 - 128; 9].map(|v| v as i8);
+    let q = Dequantized { values: &values, zero_point: 1, scale, vector_part: 8, zero_times_scale };
+    assert_eq!(q.at(0), 246.0 * scale + zero_times_scale);
+    assert_eq!(q.at(8), 117.0 * scale);
+    assert_ne!(q.at(0), q.at(8), "the two forms differ on this value");
 }
 
 #[test]

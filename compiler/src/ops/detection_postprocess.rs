@@ -158,14 +158,24 @@ impl Operator for DetectionPostprocess {
 
     fn emit(&self, cx: &mut Emit<'_>) -> Result<TokenStream, Error> {
         let mut values = Vec::new();
-        for (&t, q) in self.inputs.iter().zip(self.dequantized) {
+        for (k, (&t, q)) in self.inputs.iter().zip(self.dequantized).enumerate() {
             let read = cx.read(t)?;
             values.push(match q {
                 None => read,
                 Some((zero_point, scale)) => {
+                    // LiteRT dequantizes the class scores with its vector
+                    // Dequantize (8 at a time, on x86 too through its NEON
+                    // emulation: a product and a sum, two roundings; the last
+                    // `len % 8` by its scalar code), the box encodings and
+                    // anchors one by one (one rounding).
+                    let len = self.boxes * self.columns;
+                    let vector_part = if k == 1 { len - len % 8 } else { 0 };
+                    let stored_zero_point = f64::from(zero_point + 128);
+                    let zero_times_scale = f32_lit((-stored_zero_point * f64::from(scale)) as f32);
                     let scale = f32_lit(scale);
                     quote!(::tinyaot::__private::kernels::detection::Dequantized {
                         values: #read, zero_point: #zero_point, scale: #scale,
+                        vector_part: #vector_part, zero_times_scale: #zero_times_scale,
                     })
                 }
             });

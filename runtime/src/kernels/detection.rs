@@ -55,12 +55,26 @@ pub struct Dequantized<'a> {
     pub zero_point: i32,
     /// The scale.
     pub scale: f32,
+    /// The first `vector_part` values are read as LiteRT's vector loop
+    /// dequantizes its class scores, 8 at a time: the stored uint8 value
+    /// times the scale in float32, plus `zero_times_scale`, two roundings;
+    /// the rest (and every box encoding and anchor) as its scalar code,
+    /// `(q - zero_point) * scale` with one rounding.
+    pub vector_part: usize,
+    /// `-zero_point * scale` of the stored uint8 values, in double then
+    /// float32 (LiteRT's vector constant).
+    pub zero_times_scale: f32,
 }
 
 impl Values for Dequantized<'_> {
     #[inline(always)]
     fn at(&self, i: usize) -> f32 {
-        (self.values[i] as i32 - self.zero_point) as f32 * self.scale
+        if i < self.vector_part {
+            // The stored uint8 value: the int8 one plus 128.
+            (self.values[i] as i32 + 128) as f32 * self.scale + self.zero_times_scale
+        } else {
+            (self.values[i] as i32 - self.zero_point) as f32 * self.scale
+        }
     }
 }
 
