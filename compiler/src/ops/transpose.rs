@@ -45,8 +45,7 @@ pub fn lower(cx: &OpCx<'_, '_>) -> Result<Box<dyn Operator>, Error> {
             dilation: [1, 1],
             pad: [0, 0],
         };
-        let row_stride = is[perm[1] as usize];
-        return Ok(Box::new(Transpose { copy, geo, row_stride }));
+        return Ok(Box::new(Transpose { copy, geo }));
     }
     Ok(Box::new(Movement { fills: vec![], copies: vec![copy] }))
 }
@@ -58,8 +57,6 @@ struct Transpose {
     copy: BoxCopy,
     /// Its window: every output row reads every input row.
     geo: Geometry,
-    /// Input elements between consecutive output rows.
-    row_stride: usize,
 }
 
 impl Operator for Transpose {
@@ -75,7 +72,8 @@ impl Operator for Transpose {
     fn emit_window(&self, cx: &mut Emit<'_>, geo: &Geometry) -> Result<TokenStream, Error> {
         let rows = cx.band_rows().ok_or_else(|| Error::model("internal error: a TRANSPOSE band without its rows"))?;
         let mut copy = self.copy.clone();
-        copy.src_base = rows.start * self.row_stride;
+        // `dims[1]`: the output rows, with their stride in the input.
+        copy.src_base = rows.start * copy.dims[1].1 as usize;
         copy.dims[1].0 = geo.output[1];
         Movement { fills: vec![], copies: vec![copy] }.emit(cx)
     }
